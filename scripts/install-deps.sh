@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of the zone server on Debian 12 (bookworm).
+#
+# This is the only place that lists packages: the README commands and the Dockerfile call it.
+# Idempotent and non-interactive. Needs root (or sudo).
+#
+#   scripts/install-deps.sh           # apt-get update, then install whatever is missing
+#   scripts/install-deps.sh --check   # exit 0 when everything is installed, 1 otherwise; no changes
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  build-essential
+  cmake
+  ninja-build
+  ccache
+  pkg-config
+  clang-format
+  # libraries
+  libboost-dev          # Boost.Geometry (benchmark baseline); later Asio and Beast
+  # tests and benchmarks
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+)
+
+missing_packages() {
+  local pkg
+  for pkg in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+      echo "$pkg"
+    fi
+  done
+}
+
+if [[ "${1:-}" == "--check" ]]; then
+  missing="$(missing_packages)"
+  if [[ -n "$missing" ]]; then
+    echo "missing packages:" $missing >&2
+    exit 1
+  fi
+  exit 0
+fi
+
+SUDO=""
+if [[ "$(id -u)" -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+  else
+    echo "install-deps.sh: run as root (or install sudo)" >&2
+    exit 1
+  fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${PACKAGES[@]}"

@@ -1,0 +1,422 @@
+// Quadtree mutation: insert, remove, move, split, collapse, and introspection.
+// Queries are in quadtree_query.cc.
+#include "spatial/quadtree.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace zs::spatial {
+
+namespace {
+
+constexpr uint32_t kMaxLeafCapacity = 4096;
+constexpr uint32_t kMaxDepth = 20;
+
+uint32_t SlabSizeFor(uint32_t capacity) {
+  // A leaf below capacity fits in one slab; slabs are a multiple of 8 floats so scans vectorise.
+  return std::max<uint32_t>(8, (capacity + 7) / 8 * 8);
+}
+
+}  // namespace
+
+Status Quadtree::ValidateConfig(const QuadtreeConfig& c) noexcept {
+  if (!IsFinite(c.bounds.min) || !IsFinite(c.bounds.max)) {
+    return {StatusCode::kInvalidArgument, "bounds must be finite"};
+  }
+  if (!(c.bounds.max.x > c.bounds.min.x) || !(c.bounds.max.y > c.bounds.min.y)) {
+    return {StatusCode::kInvalidArgument, "bounds must have positive width and height"};
+  }
+  if (c.leaf_capacity < 1 || c.leaf_capacity > kMaxLeafCapacity) {
+    return {StatusCode::kInvalidArgument, "leaf_capacity must be in 1..4096"};
+  }
+  if (c.max_depth > kMaxDepth) {
+    return {StatusCode::kInvalidArgument, "max_depth must be in 0..20"};
+  }
+  return Status::Ok();
+}
+
+Quadtree::Quadtree(const QuadtreeConfig& config)
+    : config_(config),
+      slab_size_(SlabSizeFor(config.leaf_capacity)),
+      merge_threshold_(config.leaf_capacity / 2) {
+  if (Status s = ValidateConfig(config); !s.ok()) {
+    throw std::invalid_argument(std::string("quadtree config: ") + std::string(s.message()));
+  }
+  Clear();
+}
+
+void Quadtree::Clear() noexcept {
+  nodes_.clear();
+  nodes_.push_back(Node{config_.bounds, 0.0f, 0, -1, -1, -1, 0});
+  free_blocks_.clear();
+  xs_.clear();
+  ys_.clear();
+  rs_.clear();
+  ids_.clear();
+  masks_.clear();
+  slab_next_.clear();
+  free_slabs_.clear();
+  std::fill(locs_.begin(), locs_.end(), Loc{kFree, -1, -1, 0});
+  size_ = 0;
+}
+
+// ---- lookups ----
+
+Status Quadtree::CheckPosition(Vec2 p) const noexcept {
+  if (!IsFinite(p)) return {StatusCode::kOutOfBounds, "position is not finite"};
+  if (!config_.bounds.Contains(p)) return {StatusCode::kOutOfBounds, "position outside the world"};
+  return Status::Ok();
+}
+
+const Quadtree::Loc* Quadtree::Find(EntityId id) const noexcept {
+  const uint32_t index = EntityIndex(id);
+  if (id == kInvalidEntity || index >= locs_.size()) return nullptr;
+  const Loc& loc = locs_[index];
+  return loc.raw_id == ToRaw(id) ? &loc : nullptr;
+}
+
+bool Quadtree::Contains(EntityId id) const noexcept { return Find(id) != nullptr; }
+
+bool Quadtree::GetPosition(EntityId id, Vec2* center) const noexcept {
+  const Loc* loc = Find(id);
+  if (loc == nullptr) return false;
+  const size_t i = static_cast<size_t>(loc->slab) * slab_size_ + loc->offset;
+  *center = {xs_[i], ys_[i]};
+  return true;
+}
+
+bool Quadtree::CellContains(const Node& n, Vec2 p) const noexcept {
+  // Half-open cells [min, max), closed at the world's max edges.
+  return p.x >= n.rect.min.x && (p.x < n.rect.max.x || n.rect.max.x >= config_.bounds.max.x) &&
+         p.y >= n.rect.min.y && (p.y < n.rect.max.y || n.rect.max.y >= config_.bounds.max.y);
+}
+
+int32_t Quadtree::ChildFor(const Node& n, Vec2 p) const noexcept {
+  // Child order: 0 = low x low y, 1 = high x low y, 2 = low x high y, 3 = high x high y.
+  // The split point is stored once, as child 3's min corner, so every test uses the same float.
+  const Vec2 mid = nodes_[static_cast<size_t>(n.children) + 3].rect.min;
+  return n.children + (p.x >= mid.x ? 1 : 0) + (p.y >= mid.y ? 2 : 0);
+}
+
+int32_t Quadtree::LocateLeaf(int32_t from, Vec2 p) const noexcept {
+  int32_t n = from;
+  while (nodes_[n].children >= 0) n = ChildFor(nodes_[n], p);
+  return n;
+}
+
+// ---- storage ----
+
+int32_t Quadtree::AllocChildren() {
+  if (!free_blocks_.empty()) {
+    const int32_t first = free_blocks_.back();
+    free_blocks_.pop_back();
+    return first;
+  }
+  const auto first = static_cast<int32_t>(nodes_.size());
+  nodes_.resize(nodes_.size() + 4);
+  return first;
+}
+
+void Quadtree::FreeChildren(int32_t first) { free_blocks_.push_back(first); }
+
+int32_t Quadtree::AllocSlab() {
+  if (!free_slabs_.empty()) {
+    const int32_t s = free_slabs_.back();
+    free_slabs_.pop_back();
+    slab_next_[s] = -1;
+    return s;
+  }
+  const auto s = static_cast<int32_t>(slab_next_.size());
+  slab_next_.push_back(-1);
+  const size_t n = slab_next_.size() * slab_size_;
+  xs_.resize(n);
+  ys_.resize(n);
+  rs_.resize(n);
+  ids_.resize(n);
+  masks_.resize(n);
+  return s;
+}
+
+int32_t Quadtree::TailSlab(int32_t leaf) const noexcept {
+  int32_t s = nodes_[leaf].slab;
+  while (s >= 0 && slab_next_[s] >= 0) s = slab_next_[s];
+  return s;
+}
+
+void Quadtree::AppendToLeaf(int32_t leaf, uint32_t raw_id, Vec2 p, float r, uint32_t mask) {
+  const uint32_t pos = nodes_[leaf].count;
+  const uint32_t off = pos % slab_size_;
+  int32_t slab;
+  if (off == 0) {
+    slab = AllocSlab();
+    if (nodes_[leaf].slab < 0) {
+      nodes_[leaf].slab = slab;
+    } else {
+      slab_next_[TailSlab(leaf)] = slab;
+    }
+  } else {
+    slab = TailSlab(leaf);
+  }
+  const size_t i = static_cast<size_t>(slab) * slab_size_ + off;
+  xs_[i] = p.x;
+  ys_[i] = p.y;
+  rs_[i] = r;
+  ids_[i] = raw_id;
+  masks_[i] = mask;
+  locs_[raw_id & kMaxEntityIndex] = Loc{raw_id, leaf, slab, off};
+  Node& n = nodes_[leaf];
+  n.count = pos + 1;
+  n.max_radius = std::max(n.max_radius, r);
+}
+
+void Quadtree::RemoveFromLeaf(const Loc& loc) {
+  Node& n = nodes_[loc.node];
+  const uint32_t last = n.count - 1;
+  const uint32_t last_off = last % slab_size_;
+  const int32_t tail = TailSlab(loc.node);
+  const size_t hole = static_cast<size_t>(loc.slab) * slab_size_ + loc.offset;
+  const size_t from = static_cast<size_t>(tail) * slab_size_ + last_off;
+  const uint32_t removed_raw = ids_[hole];
+  if (hole != from) {
+    xs_[hole] = xs_[from];
+    ys_[hole] = ys_[from];
+    rs_[hole] = rs_[from];
+    ids_[hole] = ids_[from];
+    masks_[hole] = masks_[from];
+    Loc& moved = locs_[ids_[hole] & kMaxEntityIndex];
+    moved.slab = loc.slab;
+    moved.offset = loc.offset;
+  }
+  n.count = last;
+  if (last_off == 0) {  // the tail slab is now empty: unlink and recycle it
+    if (n.slab == tail) {
+      n.slab = -1;
+    } else {
+      int32_t s = n.slab;
+      while (slab_next_[s] != tail) s = slab_next_[s];
+      slab_next_[s] = -1;
+    }
+    free_slabs_.push_back(tail);
+  }
+  locs_[removed_raw & kMaxEntityIndex] = Loc{kFree, -1, -1, 0};
+}
+
+// ---- structure changes ----
+
+void Quadtree::Split(int32_t leaf) {
+  scratch_.clear();
+  for (int32_t s = nodes_[leaf].slab; s >= 0;) {
+    const uint32_t n = std::min(slab_size_, nodes_[leaf].count -
+                                                static_cast<uint32_t>(scratch_.size()));
+    for (uint32_t k = 0; k < n; ++k) {
+      const size_t i = static_cast<size_t>(s) * slab_size_ + k;
+      scratch_.push_back(Entry{ids_[i], {xs_[i], ys_[i]}, rs_[i], masks_[i]});
+    }
+    const int32_t next = slab_next_[s];
+    free_slabs_.push_back(s);
+    s = next;
+  }
+  const int32_t first = AllocChildren();  // may reallocate nodes_
+  Node& parent = nodes_[leaf];
+  parent.slab = -1;
+  parent.children = first;
+  const Aabb r = parent.rect;
+  const Vec2 mid{r.min.x + (r.max.x - r.min.x) * 0.5f, r.min.y + (r.max.y - r.min.y) * 0.5f};
+  const Aabb rects[4] = {{r.min, mid},
+                         {{mid.x, r.min.y}, {r.max.x, mid.y}},
+                         {{r.min.x, mid.y}, {mid.x, r.max.y}},
+                         {mid, r.max}};
+  for (int32_t k = 0; k < 4; ++k) {
+    nodes_[first + k] = Node{rects[k], 0.0f, 0, leaf, -1, -1, parent.depth + 1};
+  }
+  for (const Entry& e : scratch_) {
+    AppendToLeaf(ChildFor(nodes_[leaf], e.p), e.raw_id, e.p, e.r, e.mask);
+  }
+  for (int32_t k = 0; k < 4; ++k) {
+    const Node& c = nodes_[first + k];
+    if (c.count > config_.leaf_capacity && c.depth < config_.max_depth) Split(first + k);
+  }
+}
+
+void Quadtree::Collapse(int32_t node) {
+  // Gather every entry of the subtree, release its nodes and slabs, refill `node` as a leaf.
+  scratch_.clear();
+  int32_t stack[4 * (kMaxDepth + 1)];
+  int top = 0;
+  stack[top++] = node;
+  while (top > 0) {
+    const int32_t n = stack[--top];
+    const Node& nd = nodes_[n];
+    if (nd.children >= 0) {
+      for (int32_t k = 0; k < 4; ++k) stack[top++] = nd.children + k;
+      if (n != node) FreeChildren(nd.children);
+      continue;
+    }
+    uint32_t left = nd.count;
+    for (int32_t s = nd.slab; s >= 0;) {
+      const uint32_t cnt = std::min(slab_size_, left);
+      for (uint32_t k = 0; k < cnt; ++k) {
+        const size_t i = static_cast<size_t>(s) * slab_size_ + k;
+        scratch_.push_back(Entry{ids_[i], {xs_[i], ys_[i]}, rs_[i], masks_[i]});
+      }
+      left -= cnt;
+      const int32_t next = slab_next_[s];
+      free_slabs_.push_back(s);
+      s = next;
+    }
+  }
+  Node& n = nodes_[node];
+  FreeChildren(n.children);
+  n.children = -1;
+  n.slab = -1;
+  n.count = 0;
+  n.max_radius = 0.0f;
+  for (const Entry& e : scratch_) AppendToLeaf(node, e.raw_id, e.p, e.r, e.mask);
+}
+
+void Quadtree::RecomputeMaxRadius(int32_t node) {
+  Node& n = nodes_[node];
+  float m = 0.0f;
+  if (n.children >= 0) {
+    for (int32_t k = 0; k < 4; ++k) m = std::max(m, nodes_[n.children + k].max_radius);
+  } else {
+    uint32_t left = n.count;
+    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
+      const uint32_t cnt = std::min(slab_size_, left);
+      const float* r = &rs_[static_cast<size_t>(s) * slab_size_];
+      for (uint32_t k = 0; k < cnt; ++k) m = std::max(m, r[k]);
+      left -= cnt;
+    }
+  }
+  n.max_radius = m;
+}
+
+void Quadtree::Shrink(int32_t leaf, int32_t stop, float removed_radius) {
+  if (removed_radius > 0.0f && removed_radius >= nodes_[leaf].max_radius) {
+    RecomputeMaxRadius(leaf);
+    for (int32_t n = nodes_[leaf].parent; n != stop && n >= 0; n = nodes_[n].parent) {
+      RecomputeMaxRadius(n);
+    }
+  }
+  int32_t highest = -1;
+  for (int32_t n = nodes_[leaf].parent; n != stop && n >= 0; n = nodes_[n].parent) {
+    if (nodes_[n].count <= merge_threshold_) highest = n;
+  }
+  if (highest >= 0) Collapse(highest);
+}
+
+void Quadtree::InsertBelow(int32_t from, bool count_from, uint32_t raw_id, Vec2 p, float r,
+                           uint32_t mask) {
+  int32_t n = from;
+  if (count_from && nodes_[n].children >= 0) {
+    nodes_[n].count++;
+    nodes_[n].max_radius = std::max(nodes_[n].max_radius, r);
+  }
+  while (nodes_[n].children >= 0) {
+    n = ChildFor(nodes_[n], p);
+    if (nodes_[n].children >= 0) {
+      nodes_[n].count++;
+      nodes_[n].max_radius = std::max(nodes_[n].max_radius, r);
+    }
+  }
+  AppendToLeaf(n, raw_id, p, r, mask);
+  if (nodes_[n].count > config_.leaf_capacity && nodes_[n].depth < config_.max_depth) Split(n);
+}
+
+// ---- public mutation ----
+
+Status Quadtree::Insert(EntityId id, Vec2 center, float radius, uint32_t mask) noexcept {
+  if (id == kInvalidEntity) return {StatusCode::kInvalidArgument, "invalid entity id"};
+  if (!std::isfinite(radius) || radius < 0.0f) {
+    return {StatusCode::kInvalidArgument, "radius must be finite and >= 0"};
+  }
+  if (Status s = CheckPosition(center); !s.ok()) return s;
+  const uint32_t index = EntityIndex(id);
+  if (index < locs_.size() && locs_[index].raw_id != kFree) {
+    return {StatusCode::kAlreadyExists, "entity index already stored"};
+  }
+  if (index >= locs_.size()) locs_.resize(static_cast<size_t>(index) + 1, Loc{kFree, -1, -1, 0});
+  InsertBelow(0, true, ToRaw(id), center, radius, mask);
+  ++size_;
+  return Status::Ok();
+}
+
+Status Quadtree::Remove(EntityId id) noexcept {
+  const Loc* found = Find(id);
+  if (found == nullptr) return {StatusCode::kNotFound, "unknown or stale entity id"};
+  const Loc loc = *found;
+  const float r = rs_[static_cast<size_t>(loc.slab) * slab_size_ + loc.offset];
+  RemoveFromLeaf(loc);
+  for (int32_t n = nodes_[loc.node].parent; n >= 0; n = nodes_[n].parent) nodes_[n].count--;
+  --size_;
+  Shrink(loc.node, -1, r);
+  return Status::Ok();
+}
+
+Status Quadtree::Move(EntityId id, Vec2 center) noexcept {
+  if (Status s = CheckPosition(center); !s.ok()) return s;
+  const Loc* found = Find(id);
+  if (found == nullptr) return {StatusCode::kNotFound, "unknown or stale entity id"};
+  const Loc loc = *found;
+  const size_t i = static_cast<size_t>(loc.slab) * slab_size_ + loc.offset;
+  if (CellContains(nodes_[loc.node], center)) {  // the common case: O(1)
+    xs_[i] = center.x;
+    ys_[i] = center.y;
+    return Status::Ok();
+  }
+  const float r = rs_[i];
+  const uint32_t mask = masks_[i];
+  RemoveFromLeaf(loc);
+  // Climb to the lowest ancestor that contains the new centre; the nodes passed lose one.
+  int32_t a = nodes_[loc.node].parent;
+  while (!CellContains(nodes_[a], center)) {
+    nodes_[a].count--;
+    a = nodes_[a].parent;
+  }
+  InsertBelow(a, false, ToRaw(id), center, r, mask);
+  Shrink(loc.node, a, r);
+  return Status::Ok();
+}
+
+// ---- introspection ----
+
+TreeStats Quadtree::Stats() const noexcept {
+  TreeStats t;
+  t.entities = size_;
+  int32_t stack[4 * (kMaxDepth + 1)];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& n = nodes_[stack[--top]];
+    ++t.nodes;
+    t.depth = std::max(t.depth, n.depth);
+    if (n.children < 0) {
+      ++t.leaves;
+    } else {
+      for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
+    }
+  }
+  t.bytes_used = nodes_.capacity() * sizeof(Node) + free_blocks_.capacity() * sizeof(int32_t) +
+                 (xs_.capacity() + ys_.capacity() + rs_.capacity()) * sizeof(float) +
+                 (ids_.capacity() + masks_.capacity()) * sizeof(uint32_t) +
+                 (slab_next_.capacity() + free_slabs_.capacity()) * sizeof(int32_t) +
+                 locs_.capacity() * sizeof(Loc) + scratch_.capacity() * sizeof(Entry);
+  return t;
+}
+
+void Quadtree::ExportNodes(std::vector<NodeInfo>* out) const {
+  out->clear();
+  int32_t stack[4 * (kMaxDepth + 1)];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& n = nodes_[stack[--top]];
+    out->push_back(NodeInfo{n.rect, n.depth, n.count, n.children < 0});
+    if (n.children >= 0) {
+      for (int32_t k = 3; k >= 0; --k) stack[top++] = n.children + k;
+    }
+  }
+}
+
+}  // namespace zs::spatial

@@ -1,0 +1,365 @@
+// Quadtree queries. Each shape is a small policy with three tests:
+//   MayHit(rect, grow): can any entity whose centre is in `rect` and whose radius is at most
+//                       `grow` be hit? Conservative (false only when nothing can be hit).
+//   Covers(rect):       is every entity whose centre is in `rect` a hit, whatever its radius?
+//                       Exact (true only when the narrow test would pass for all of them).
+//   Hit(x, y, r):       the narrow test, the same function the brute-force oracle uses.
+// One traversal (Collect) drives all of them; leaf scans run over contiguous slab arrays.
+#include <algorithm>
+#include <cmath>
+
+#include "spatial/quadtree.h"
+
+namespace zs::spatial {
+
+namespace {
+
+constexpr int kStackSize = 4 * 21;
+// Extra margin for the conservative node tests of shapes whose narrow test involves more
+// rounding steps (sector, capsule): culling must never drop a true hit.
+constexpr float kCullSlack = 4.0f * kContactEpsilon;
+
+struct CirclePolicy {
+  Circle c;
+  bool MayHit(const Aabb& rect, float grow) const {
+    const float reach = c.radius + grow + kContactEpsilon;
+    return RectDistanceSq(c.center, rect) <= reach * reach;
+  }
+  bool Covers(const Aabb& rect) const {
+    const float fx = std::max(std::abs(c.center.x - rect.min.x), std::abs(c.center.x - rect.max.x));
+    const float fy = std::max(std::abs(c.center.y - rect.min.y), std::abs(c.center.y - rect.max.y));
+    return fx * fx + fy * fy <= c.radius * c.radius;
+  }
+  bool Hit(float x, float y, float r) const { return CircleHitsCircle(c, {x, y}, r); }
+  Vec2 Origin() const { return c.center; }
+  bool Finite() const { return IsFinite(c.center) && std::isfinite(c.radius); }
+};
+
+struct AabbPolicy {
+  Aabb a;
+  bool MayHit(const Aabb& rect, float grow) const {
+    const float g = grow + kContactEpsilon + kCullSlack;
+    return rect.min.x <= a.max.x + g && rect.max.x >= a.min.x - g && rect.min.y <= a.max.y + g &&
+           rect.max.y >= a.min.y - g;
+  }
+  bool Covers(const Aabb& rect) const {
+    return rect.min.x >= a.min.x && rect.max.x <= a.max.x && rect.min.y >= a.min.y &&
+           rect.max.y <= a.max.y;
+  }
+  bool Hit(float x, float y, float r) const { return AabbHitsCircle(a, {x, y}, r); }
+  Vec2 Origin() const { return {(a.min.x + a.max.x) * 0.5f, (a.min.y + a.max.y) * 0.5f}; }
+  bool Finite() const { return IsFinite(a.min) && IsFinite(a.max) && a.Valid(); }
+};
+
+struct SectorPolicy {
+  PreparedSector s;
+  bool MayHit(const Aabb& rect, float grow) const {
+    const float g = grow + kContactEpsilon + kCullSlack;
+    const float reach = s.range + g;
+    if (RectDistanceSq(s.origin, rect) > reach * reach) return false;
+    if (s.half_angle <= kPi * 0.5f) {
+      // A sector of at most a half disc lies in the half plane in front of its origin.
+      const float fx = s.dir.x >= 0.0f ? rect.max.x : rect.min.x;
+      const float fy = s.dir.y >= 0.0f ? rect.max.y : rect.min.y;
+      if (Dot(Vec2{fx, fy} - s.origin, s.dir) < -g) return false;
+    }
+    return true;
+  }
+  bool Covers(const Aabb&) const { return false; }
+  bool Hit(float x, float y, float r) const { return SectorHitsCircle(s, {x, y}, r); }
+  Vec2 Origin() const { return s.origin; }
+  bool Finite() const { return IsFinite(s.origin) && std::isfinite(s.range) && IsFinite(s.dir); }
+};
+
+struct CapsulePolicy {
+  Capsule c;
+  bool MayHit(const Aabb& rect, float grow) const {
+    const float g = c.radius + grow + kContactEpsilon + kCullSlack;
+    if (rect.min.x > std::max(c.a.x, c.b.x) + g || rect.max.x < std::min(c.a.x, c.b.x) - g ||
+        rect.min.y > std::max(c.a.y, c.b.y) + g || rect.max.y < std::min(c.a.y, c.b.y) - g) {
+      return false;
+    }
+    const Vec2 centre{(rect.min.x + rect.max.x) * 0.5f, (rect.min.y + rect.max.y) * 0.5f};
+    const float reach = g + 0.5f * Length(rect.max - rect.min) * 1.0001f;
+    return SegmentDistanceSq(centre - c.a, c.b - c.a) <= reach * reach;
+  }
+  bool Covers(const Aabb&) const { return false; }
+  bool Hit(float x, float y, float r) const { return CapsuleHitsCircle(c, {x, y}, r); }
+  Vec2 Origin() const { return c.a; }
+  bool Finite() const { return IsFinite(c.a) && IsFinite(c.b) && std::isfinite(c.radius); }
+};
+
+inline bool Passes(uint32_t mask, uint32_t raw, const QueryFilter& f) {
+  return ((mask & f.mask) != 0) & (raw != ToRaw(f.exclude));
+}
+
+}  // namespace
+
+void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResults* out) const {
+  const bool all = filter.mask == 0xFFFFFFFFu && filter.exclude == kInvalidEntity;
+  int32_t stack[kStackSize];
+  int top = 0;
+  stack[top++] = node;
+  while (top > 0) {
+    const Node& n = nodes_[stack[--top]];
+    if (n.count == 0) continue;
+    ++out->stats.nodes_visited;
+    if (n.children >= 0) {
+      for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
+      continue;
+    }
+    uint32_t left = n.count;
+    out->stats.candidates += left;
+    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
+      const uint32_t cnt = std::min(slab_size_, left);
+      left -= cnt;
+      const size_t base = static_cast<size_t>(s) * slab_size_;
+      const size_t k0 = out->ids.size();
+      out->ids.resize(k0 + cnt);
+      EntityId* dst = out->ids.data() + k0;
+      const uint32_t* ids = &ids_[base];
+      if (all) {
+        for (uint32_t i = 0; i < cnt; ++i) dst[i] = static_cast<EntityId>(ids[i]);
+      } else {
+        const uint32_t* masks = &masks_[base];
+        size_t k = 0;
+        for (uint32_t i = 0; i < cnt; ++i) {
+          dst[k] = static_cast<EntityId>(ids[i]);
+          k += Passes(masks[i], ids[i], filter) ? 1 : 0;
+        }
+        out->ids.resize(k0 + k);
+      }
+    }
+  }
+}
+
+template <typename Shape>
+void Quadtree::Collect(const Shape& shape, const QueryFilter& filter, QueryResults* out) const {
+  out->ids.clear();
+  out->stats = QueryStats{};
+  if (!shape.Finite()) return;
+  int32_t stack[kStackSize];
+  int top = 0;
+  stack[top++] = 0;
+  uint8_t hit[64];
+  while (top > 0) {
+    const int32_t index = stack[--top];
+    const Node& n = nodes_[index];
+    if (n.count == 0) continue;
+    ++out->stats.nodes_visited;
+    if (!shape.MayHit(n.rect, n.max_radius)) continue;
+    if (shape.Covers(n.rect)) {
+      --out->stats.nodes_visited;  // AppendSubtree counts it again
+      AppendSubtree(index, filter, out);
+      continue;
+    }
+    if (n.children >= 0) {
+      for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
+      continue;
+    }
+    uint32_t left = n.count;
+    out->stats.candidates += left;
+    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
+      const uint32_t cnt = std::min(slab_size_, left);
+      left -= cnt;
+      const size_t base = static_cast<size_t>(s) * slab_size_;
+      for (uint32_t c0 = 0; c0 < cnt; c0 += 64) {
+        const uint32_t m = std::min<uint32_t>(64, cnt - c0);
+        const float* xs = &xs_[base + c0];
+        const float* ys = &ys_[base + c0];
+        const float* rs = &rs_[base + c0];
+        const uint32_t* ids = &ids_[base + c0];
+        const uint32_t* masks = &masks_[base + c0];
+        // Pass 1: branch-free tests over contiguous arrays (vectorises for the circle).
+        for (uint32_t i = 0; i < m; ++i) {
+          hit[i] = static_cast<uint8_t>(shape.Hit(xs[i], ys[i], rs[i]) &
+                                        Passes(masks[i], ids[i], filter));
+        }
+        // Pass 2: compact the hits into the caller's buffer.
+        const size_t k0 = out->ids.size();
+        out->ids.resize(k0 + m);
+        EntityId* dst = out->ids.data() + k0;
+        size_t k = 0;
+        for (uint32_t i = 0; i < m; ++i) {
+          dst[k] = static_cast<EntityId>(ids[i]);
+          k += hit[i];
+        }
+        out->ids.resize(k0 + k);
+      }
+    }
+  }
+  out->stats.hits = out->ids.size();
+}
+
+void Quadtree::Order(Vec2 origin, QueryOrder order, QueryResults* out) const {
+  if (order == QueryOrder::kById) {
+    std::sort(out->ids.begin(), out->ids.end(),
+              [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
+  } else if (order == QueryOrder::kByDistance) {
+    out->keyed_.clear();
+    for (EntityId id : out->ids) {
+      const Loc& loc = locs_[EntityIndex(id)];
+      const size_t i = static_cast<size_t>(loc.slab) * slab_size_ + loc.offset;
+      out->keyed_.emplace_back(DistanceSq(origin, {xs_[i], ys_[i]}), ToRaw(id));
+    }
+    std::sort(out->keyed_.begin(), out->keyed_.end());
+    for (size_t k = 0; k < out->keyed_.size(); ++k) {
+      out->ids[k] = static_cast<EntityId>(out->keyed_[k].second);
+    }
+  }
+}
+
+void Quadtree::QueryCircle(const Circle& circle, const QueryFilter& filter, QueryOrder order,
+                           QueryResults* out) const {
+  const CirclePolicy p{circle};
+  Collect(p, filter, out);
+  Order(p.Origin(), order, out);
+}
+
+void Quadtree::QueryAabb(const Aabb& rect, const QueryFilter& filter, QueryOrder order,
+                         QueryResults* out) const {
+  const AabbPolicy p{rect};
+  Collect(p, filter, out);
+  Order(p.Origin(), order, out);
+}
+
+void Quadtree::QuerySector(const Sector& sector, const QueryFilter& filter, QueryOrder order,
+                           QueryResults* out) const {
+  const SectorPolicy p{PreparedSector(sector)};
+  Collect(p, filter, out);
+  Order(p.Origin(), order, out);
+}
+
+void Quadtree::QueryCapsule(const Capsule& capsule, const QueryFilter& filter, QueryOrder order,
+                            QueryResults* out) const {
+  const CapsulePolicy p{capsule};
+  Collect(p, filter, out);
+  Order(p.Origin(), order, out);
+}
+
+void Quadtree::QueryNearest(Vec2 p, uint32_t k, float max_distance, const QueryFilter& filter,
+                            QueryResults* out) const {
+  out->ids.clear();
+  out->stats = QueryStats{};
+  if (k == 0 || !IsFinite(p) || std::isnan(max_distance) || max_distance < 0.0f) return;
+  const float limit_sq = std::isinf(max_distance) ? INFINITY : max_distance * max_distance;
+  // Best-first: a min-heap of nodes by distance to their cell, a max-heap of the k best hits.
+  auto& heap = out->nodes_;
+  auto& best = out->keyed_;
+  heap.clear();
+  best.clear();
+  const auto node_greater = [](const std::pair<float, int32_t>& a,
+                               const std::pair<float, int32_t>& b) { return a.first > b.first; };
+  heap.emplace_back(0.0f, 0);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), node_greater);
+    const auto [bound, index] = heap.back();
+    heap.pop_back();
+    if (bound > limit_sq) break;
+    if (best.size() == k && bound > best.front().first) break;
+    const Node& n = nodes_[index];
+    ++out->stats.nodes_visited;
+    if (n.children >= 0) {
+      for (int32_t c = 0; c < 4; ++c) {
+        const Node& child = nodes_[n.children + c];
+        if (child.count == 0) continue;
+        heap.emplace_back(RectDistanceSq(p, child.rect), n.children + c);
+        std::push_heap(heap.begin(), heap.end(), node_greater);
+      }
+      continue;
+    }
+    uint32_t left = n.count;
+    out->stats.candidates += left;
+    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
+      const uint32_t cnt = std::min(slab_size_, left);
+      left -= cnt;
+      const size_t base = static_cast<size_t>(s) * slab_size_;
+      for (uint32_t i = 0; i < cnt; ++i) {
+        if (!Passes(masks_[base + i], ids_[base + i], filter)) continue;
+        const std::pair<float, uint32_t> cand{DistanceSq(p, {xs_[base + i], ys_[base + i]}),
+                                              ids_[base + i]};
+        if (cand.first > limit_sq) continue;
+        if (best.size() < k) {
+          best.push_back(cand);
+          std::push_heap(best.begin(), best.end());
+        } else if (cand < best.front()) {
+          std::pop_heap(best.begin(), best.end());
+          best.back() = cand;
+          std::push_heap(best.begin(), best.end());
+        }
+      }
+    }
+  }
+  std::sort_heap(best.begin(), best.end());
+  for (const auto& b : best) out->ids.push_back(static_cast<EntityId>(b.second));
+  out->stats.hits = out->ids.size();
+}
+
+QueryStats Quadtree::QueryPairs(std::vector<std::pair<EntityId, EntityId>>* out) const {
+  out->clear();
+  QueryStats stats;
+  int32_t stack[kStackSize];
+  // For each leaf L and each entity e in L: test e against later entries of L, then against the
+  // entities of every leaf with a larger index that can touch e. Each pair is tested once.
+  int32_t leaves[kStackSize];
+  int leaves_top = 0;
+  leaves[leaves_top++] = 0;
+  while (leaves_top > 0) {
+    const auto li = static_cast<size_t>(leaves[--leaves_top]);
+    const Node& leaf = nodes_[li];
+    if (leaf.children >= 0) {
+      for (int32_t k = 0; k < 4; ++k) leaves[leaves_top++] = leaf.children + k;
+      continue;
+    }
+    for (uint32_t a = 0; a < leaf.count; ++a) {
+      int32_t sa = leaf.slab;
+      for (uint32_t skip = a / slab_size_; skip > 0; --skip) sa = slab_next_[sa];
+      const size_t ia = static_cast<size_t>(sa) * slab_size_ + a % slab_size_;
+      const Circle me{{xs_[ia], ys_[ia]}, rs_[ia]};
+      int32_t sb = sa;
+      for (uint32_t b = a + 1; b < leaf.count; ++b) {
+        if (b % slab_size_ == 0) sb = slab_next_[sb];
+        const size_t ib = static_cast<size_t>(sb) * slab_size_ + b % slab_size_;
+        ++stats.candidates;
+        if (CircleHitsCircle(me, {xs_[ib], ys_[ib]}, rs_[ib])) {
+          out->emplace_back(static_cast<EntityId>(std::min(ids_[ia], ids_[ib])),
+                            static_cast<EntityId>(std::max(ids_[ia], ids_[ib])));
+        }
+      }
+      const CirclePolicy policy{me};
+      int top = 0;
+      stack[top++] = 0;
+      while (top > 0) {
+        const int32_t index = stack[--top];
+        const Node& n = nodes_[index];
+        if (n.count == 0 || !policy.MayHit(n.rect, n.max_radius)) continue;
+        ++stats.nodes_visited;
+        if (n.children >= 0) {
+          for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
+          continue;
+        }
+        if (static_cast<size_t>(index) <= li) continue;
+        uint32_t left = n.count;
+        for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
+          const uint32_t cnt = std::min(slab_size_, left);
+          left -= cnt;
+          const size_t base = static_cast<size_t>(s) * slab_size_;
+          stats.candidates += cnt;
+          for (uint32_t i = 0; i < cnt; ++i) {
+            if (CircleHitsCircle(me, {xs_[base + i], ys_[base + i]}, rs_[base + i])) {
+              out->emplace_back(static_cast<EntityId>(std::min(ids_[ia], ids_[base + i])),
+                                static_cast<EntityId>(std::max(ids_[ia], ids_[base + i])));
+            }
+          }
+        }
+      }
+    }
+  }
+  std::sort(out->begin(), out->end(), [](const auto& x, const auto& y) {
+    return std::pair(ToRaw(x.first), ToRaw(x.second)) < std::pair(ToRaw(y.first), ToRaw(y.second));
+  });
+  stats.hits = out->size();
+  return stats;
+}
+
+}  // namespace zs::spatial
