@@ -63,8 +63,9 @@ struct Capsule {
 
 // Squared distance from p to the rectangle (0 inside).
 [[nodiscard]] inline float RectDistanceSq(Vec2 p, const Aabb& r) noexcept {
-  const float dx = std::max({r.min.x - p.x, 0.0f, p.x - r.max.x});
-  const float dy = std::max({r.min.y - p.y, 0.0f, p.y - r.max.y});
+  // Nested two-argument max compiles to branch-free maxss; the initializer-list form loops.
+  const float dx = std::max(std::max(r.min.x - p.x, 0.0f), p.x - r.max.x);
+  const float dy = std::max(std::max(r.min.y - p.y, 0.0f), p.y - r.max.y);
   return dx * dx + dy * dy;
 }
 

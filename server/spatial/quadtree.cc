@@ -13,6 +13,10 @@ namespace {
 constexpr uint32_t kMaxLeafCapacity = 4096;
 constexpr uint32_t kMaxDepth = 20;
 
+Vec2 MidPoint(const Aabb& r) {
+  return {r.min.x + (r.max.x - r.min.x) * 0.5f, r.min.y + (r.max.y - r.min.y) * 0.5f};
+}
+
 uint32_t SlabSizeFor(uint32_t capacity) {
   // A leaf below capacity fits in one slab; slabs are a multiple of 8 floats so scans vectorise.
   return std::max<uint32_t>(8, (capacity + 7) / 8 * 8);
@@ -48,7 +52,7 @@ Quadtree::Quadtree(const QuadtreeConfig& config)
 
 void Quadtree::Clear() noexcept {
   nodes_.clear();
-  nodes_.push_back(Node{config_.bounds, 0.0f, 0, -1, -1, -1, 0});
+  nodes_.push_back(Node{config_.bounds, MidPoint(config_.bounds), 0.0f, 0, -1, -1, -1, 0});
   free_blocks_.clear();
   xs_.clear();
   ys_.clear();
@@ -94,9 +98,9 @@ bool Quadtree::CellContains(const Node& n, Vec2 p) const noexcept {
 
 int32_t Quadtree::ChildFor(const Node& n, Vec2 p) const noexcept {
   // Child order: 0 = low x low y, 1 = high x low y, 2 = low x high y, 3 = high x high y.
-  // The split point is stored once, as child 3's min corner, so every test uses the same float.
-  const Vec2 mid = nodes_[static_cast<size_t>(n.children) + 3].rect.min;
-  return n.children + (p.x >= mid.x ? 1 : 0) + (p.y >= mid.y ? 2 : 0);
+  // The split point is computed once, at split time, and is exactly the children's shared
+  // corner, so every test uses the same float.
+  return n.children + (p.x >= n.mid.x ? 1 : 0) + (p.y >= n.mid.y ? 2 : 0);
 }
 
 int32_t Quadtree::LocateLeaf(int32_t from, Vec2 p) const noexcept {
@@ -222,13 +226,13 @@ void Quadtree::Split(int32_t leaf) {
   parent.slab = -1;
   parent.children = first;
   const Aabb r = parent.rect;
-  const Vec2 mid{r.min.x + (r.max.x - r.min.x) * 0.5f, r.min.y + (r.max.y - r.min.y) * 0.5f};
+  const Vec2 mid = parent.mid;
   const Aabb rects[4] = {{r.min, mid},
                          {{mid.x, r.min.y}, {r.max.x, mid.y}},
                          {{r.min.x, mid.y}, {mid.x, r.max.y}},
                          {mid, r.max}};
   for (int32_t k = 0; k < 4; ++k) {
-    nodes_[first + k] = Node{rects[k], 0.0f, 0, leaf, -1, -1, parent.depth + 1};
+    nodes_[first + k] = Node{rects[k], MidPoint(rects[k]), 0.0f, 0, leaf, -1, -1, parent.depth + 1};
   }
   for (const Entry& e : scratch_) {
     AppendToLeaf(ChildFor(nodes_[leaf], e.p), e.raw_id, e.p, e.r, e.mask);

@@ -44,6 +44,7 @@
 #include "core/shapes.h"
 #include "core/status.h"
 #include "core/vec2.h"
+#include "spatial/id_buffer.h"
 
 namespace zs::spatial {
 
@@ -84,7 +85,7 @@ struct QueryStats {
 // allocate nothing.
 class QueryResults {
  public:
-  std::vector<EntityId> ids;  // the hits of the last query
+  IdBuffer ids;       // the hits of the last query
   QueryStats stats;           // the work of the last query
 
  private:
@@ -165,6 +166,7 @@ class Quadtree {
  private:
   struct Node {
     Aabb rect;
+    Vec2 mid;                 // split point; the children's shared corner (exact same floats)
     float max_radius = 0.0f;  // >= every hitbox radius in the subtree
     uint32_t count = 0;       // entities in the subtree
     int32_t parent = -1;
@@ -182,9 +184,13 @@ class Quadtree {
   static constexpr uint32_t kFree = 0xFFFFFFFFu;
 
   template <typename Shape>
+  void ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter& filter,
+                QueryResults* out) const;
+  template <typename Shape>
   void Collect(const Shape& shape, const QueryFilter& filter, QueryResults* out) const;
   void Order(Vec2 origin, QueryOrder order, QueryResults* out) const;
   void AppendSubtree(int32_t node, const QueryFilter& filter, QueryResults* out) const;
+  [[nodiscard]] int32_t StartNode(const Aabb& bounds) const noexcept;
 
   [[nodiscard]] Status CheckPosition(Vec2 p) const noexcept;
   [[nodiscard]] const Loc* Find(EntityId id) const noexcept;

@@ -32,6 +32,10 @@ struct CirclePolicy {
   }
   bool Hit(float x, float y, float r) const { return CircleHitsCircle(c, {x, y}, r); }
   Vec2 Origin() const { return c.center; }
+  Aabb Bounds() const {
+    return {{c.center.x - c.radius, c.center.y - c.radius},
+            {c.center.x + c.radius, c.center.y + c.radius}};
+  }
   bool Finite() const { return IsFinite(c.center) && std::isfinite(c.radius); }
 };
 
@@ -48,6 +52,7 @@ struct AabbPolicy {
   }
   bool Hit(float x, float y, float r) const { return AabbHitsCircle(a, {x, y}, r); }
   Vec2 Origin() const { return {(a.min.x + a.max.x) * 0.5f, (a.min.y + a.max.y) * 0.5f}; }
+  Aabb Bounds() const { return a; }
   bool Finite() const { return IsFinite(a.min) && IsFinite(a.max) && a.Valid(); }
 };
 
@@ -68,6 +73,10 @@ struct SectorPolicy {
   bool Covers(const Aabb&) const { return false; }
   bool Hit(float x, float y, float r) const { return SectorHitsCircle(s, {x, y}, r); }
   Vec2 Origin() const { return s.origin; }
+  Aabb Bounds() const {
+    return {{s.origin.x - s.range, s.origin.y - s.range},
+            {s.origin.x + s.range, s.origin.y + s.range}};
+  }
   bool Finite() const { return IsFinite(s.origin) && std::isfinite(s.range) && IsFinite(s.dir); }
 };
 
@@ -86,6 +95,10 @@ struct CapsulePolicy {
   bool Covers(const Aabb&) const { return false; }
   bool Hit(float x, float y, float r) const { return CapsuleHitsCircle(c, {x, y}, r); }
   Vec2 Origin() const { return c.a; }
+  Aabb Bounds() const {
+    return {{std::min(c.a.x, c.b.x) - c.radius, std::min(c.a.y, c.b.y) - c.radius},
+            {std::max(c.a.x, c.b.x) + c.radius, std::max(c.a.y, c.b.y) + c.radius}};
+  }
   bool Finite() const { return IsFinite(c.a) && IsFinite(c.b) && std::isfinite(c.radius); }
 };
 
@@ -114,12 +127,11 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
       const uint32_t cnt = std::min(slab_size_, left);
       left -= cnt;
       const size_t base = static_cast<size_t>(s) * slab_size_;
-      const size_t k0 = out->ids.size();
-      out->ids.resize(k0 + cnt);
-      EntityId* dst = out->ids.data() + k0;
+      EntityId* dst = out->ids.Reserve(cnt);
       const uint32_t* ids = &ids_[base];
       if (all) {
         for (uint32_t i = 0; i < cnt; ++i) dst[i] = static_cast<EntityId>(ids[i]);
+        out->ids.Commit(cnt);
       } else {
         const uint32_t* masks = &masks_[base];
         size_t k = 0;
@@ -127,9 +139,61 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
           dst[k] = static_cast<EntityId>(ids[i]);
           k += Passes(masks[i], ids[i], filter) ? 1 : 0;
         }
-        out->ids.resize(k0 + k);
+        out->ids.Commit(k);
       }
     }
+  }
+}
+
+template <typename Shape>
+void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter& filter,
+                        QueryResults* out) const {
+  const bool filtered = filter.mask != 0xFFFFFFFFu || filter.exclude != kInvalidEntity;
+  uint32_t left = leaf.count;
+  out->stats.candidates += left;
+  for (int32_t s = leaf.slab; s >= 0; s = slab_next_[s]) {
+    const uint32_t cnt = std::min(slab_size_, left);
+    left -= cnt;
+    const size_t base = static_cast<size_t>(s) * slab_size_;
+    EntityId* dst = out->ids.Reserve((cnt + 7) & ~7u);
+    size_t k = 0;
+    // Slabs are a multiple of 8 long: test 8 slots at a time with a fixed trip count (the
+    // compiler unrolls and vectorises it), then append the hits branch-free.
+    for (uint32_t c0 = 0; c0 < cnt; c0 += 8) {
+      const float* xs = &xs_[base + c0];
+      const float* ys = &ys_[base + c0];
+      const float* rs = &rs_[base + c0];
+      const uint32_t* ids = &ids_[base + c0];
+      bool hit[8];
+      for (uint32_t i = 0; i < 8; ++i) hit[i] = shape.Hit(xs[i], ys[i], rs[i]) & (c0 + i < cnt);
+      if (filtered) {
+        const uint32_t* masks = &masks_[base + c0];
+        for (uint32_t i = 0; i < 8; ++i) hit[i] = hit[i] & Passes(masks[i], ids[i], filter);
+      }
+      for (uint32_t i = 0; i < 8; ++i) {  // Reserve(cnt) leaves room: cnt rounds up to 8
+        dst[k] = static_cast<EntityId>(ids[i]);
+        k += hit[i] ? 1 : 0;
+      }
+    }
+    out->ids.Commit(k);
+  }
+}
+
+int32_t Quadtree::StartNode(const Aabb& bounds) const noexcept {
+  // The smallest node whose cell contains `bounds` grown by the largest hitbox anywhere: no
+  // entity outside it can touch the shape, so the traversal can skip the levels above it.
+  const float grow = nodes_[0].max_radius + kContactEpsilon + kCullSlack;
+  const Aabb b{{bounds.min.x - grow, bounds.min.y - grow}, {bounds.max.x + grow, bounds.max.y + grow}};
+  int32_t n = 0;
+  for (;;) {
+    // Branch-free descent: the only branch is "stop here", which is rarely taken.
+    const Node& nd = nodes_[n];
+    const bool right = b.min.x >= nd.mid.x;
+    const bool up = b.min.y >= nd.mid.y;
+    const bool fits_x = right | (b.max.x < nd.mid.x);
+    const bool fits_y = up | (b.max.y < nd.mid.y);
+    if (nd.children < 0 || !(fits_x & fits_y)) return n;
+    n = nd.children + static_cast<int32_t>(right) + 2 * static_cast<int32_t>(up);
   }
 }
 
@@ -138,53 +202,50 @@ void Quadtree::Collect(const Shape& shape, const QueryFilter& filter, QueryResul
   out->ids.clear();
   out->stats = QueryStats{};
   if (!shape.Finite()) return;
+  const int32_t start = StartNode(shape.Bounds());
+  if (nodes_[start].count == 0 || !shape.MayHit(nodes_[start].rect, nodes_[start].max_radius)) {
+    return;
+  }
+  // Every node on the stack is non-empty and may be hit: children are tested before the push.
+  // Children are sorted branch-free into internal nodes (the stack), leaves (a batch scanned
+  // right after) and covered nodes (bulk-appended), so the traversal loop has no unpredictable
+  // "is this a leaf?" branch.
   int32_t stack[kStackSize];
+  int32_t leaves[4];
   int top = 0;
-  stack[top++] = 0;
-  uint8_t hit[64];
+  stack[top++] = start;
   while (top > 0) {
     const int32_t index = stack[--top];
     const Node& n = nodes_[index];
-    if (n.count == 0) continue;
     ++out->stats.nodes_visited;
-    if (!shape.MayHit(n.rect, n.max_radius)) continue;
+    if (n.children < 0) {  // only the start node can be a leaf here
+      ScanLeaf(shape, n, filter, out);
+      continue;
+    }
     if (shape.Covers(n.rect)) {
       --out->stats.nodes_visited;  // AppendSubtree counts it again
       AppendSubtree(index, filter, out);
       continue;
     }
-    if (n.children >= 0) {
-      for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
-      continue;
+    int num_leaves = 0;
+    for (int32_t k = 0; k < 4; ++k) {
+      const int32_t ci = n.children + k;
+      const Node& c = nodes_[ci];
+      const bool may = (c.count != 0) & shape.MayHit(c.rect, c.max_radius);
+      const bool leaf = c.children < 0;
+      stack[top] = ci;
+      top += static_cast<int>(may & !leaf);
+      leaves[num_leaves] = ci;
+      num_leaves += static_cast<int>(may & leaf);
     }
-    uint32_t left = n.count;
-    out->stats.candidates += left;
-    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
-      const uint32_t cnt = std::min(slab_size_, left);
-      left -= cnt;
-      const size_t base = static_cast<size_t>(s) * slab_size_;
-      for (uint32_t c0 = 0; c0 < cnt; c0 += 64) {
-        const uint32_t m = std::min<uint32_t>(64, cnt - c0);
-        const float* xs = &xs_[base + c0];
-        const float* ys = &ys_[base + c0];
-        const float* rs = &rs_[base + c0];
-        const uint32_t* ids = &ids_[base + c0];
-        const uint32_t* masks = &masks_[base + c0];
-        // Pass 1: branch-free tests over contiguous arrays (vectorises for the circle).
-        for (uint32_t i = 0; i < m; ++i) {
-          hit[i] = static_cast<uint8_t>(shape.Hit(xs[i], ys[i], rs[i]) &
-                                        Passes(masks[i], ids[i], filter));
-        }
-        // Pass 2: compact the hits into the caller's buffer.
-        const size_t k0 = out->ids.size();
-        out->ids.resize(k0 + m);
-        EntityId* dst = out->ids.data() + k0;
-        size_t k = 0;
-        for (uint32_t i = 0; i < m; ++i) {
-          dst[k] = static_cast<EntityId>(ids[i]);
-          k += hit[i];
-        }
-        out->ids.resize(k0 + k);
+    out->stats.nodes_visited += static_cast<uint64_t>(num_leaves);
+    for (int k = 0; k < num_leaves; ++k) {
+      const Node& leaf = nodes_[leaves[k]];
+      if (shape.Covers(leaf.rect)) {
+        --out->stats.nodes_visited;
+        AppendSubtree(leaves[k], filter, out);
+      } else {
+        ScanLeaf(shape, leaf, filter, out);
       }
     }
   }
@@ -193,7 +254,7 @@ void Quadtree::Collect(const Shape& shape, const QueryFilter& filter, QueryResul
 
 void Quadtree::Order(Vec2 origin, QueryOrder order, QueryResults* out) const {
   if (order == QueryOrder::kById) {
-    std::sort(out->ids.begin(), out->ids.end(),
+    std::sort(out->ids.data(), out->ids.data() + out->ids.size(),
               [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
   } else if (order == QueryOrder::kByDistance) {
     out->keyed_.clear();
@@ -204,7 +265,7 @@ void Quadtree::Order(Vec2 origin, QueryOrder order, QueryResults* out) const {
     }
     std::sort(out->keyed_.begin(), out->keyed_.end());
     for (size_t k = 0; k < out->keyed_.size(); ++k) {
-      out->ids[k] = static_cast<EntityId>(out->keyed_[k].second);
+      out->ids.data()[k] = static_cast<EntityId>(out->keyed_[k].second);
     }
   }
 }

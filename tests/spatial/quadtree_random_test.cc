@@ -233,7 +233,7 @@ class Sequence {
   }
 
   void Compare(const char* what, QueryOrder order, std::vector<EntityId> want) {
-    std::vector<EntityId> got = results_.ids;
+    std::vector<EntityId> got = results_.ids.ToVector();
     if (order == QueryOrder::kAny) {
       std::sort(got.begin(), got.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
     }
@@ -349,7 +349,7 @@ TEST(QuadtreeDifferentialLarge, ThousandsOfMovingEntities) {
     for (int q = 0; q < 20; ++q) {
       const Circle circle{{u(rng), u(rng)}, u(rng) / 4};
       tree.QueryCircle(circle, {.mask = 2}, QueryOrder::kByDistance, &r);
-      ASSERT_EQ(r.ids, oracle.QueryCircle(circle, {.mask = 2}, QueryOrder::kByDistance));
+      ASSERT_EQ(r.ids.ToVector(), oracle.QueryCircle(circle, {.mask = 2}, QueryOrder::kByDistance));
     }
   }
 }

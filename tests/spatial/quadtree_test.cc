@@ -54,7 +54,7 @@ struct Snapshot {
   }
 };
 
-std::vector<uint32_t> Raw(const std::vector<EntityId>& ids) {
+std::vector<uint32_t> Raw(const IdBuffer& ids) {
   std::vector<uint32_t> out;
   for (EntityId id : ids) out.push_back(ToRaw(id));
   return out;
