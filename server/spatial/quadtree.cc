@@ -17,10 +17,6 @@ Vec2 MidPoint(const Aabb& r) {
   return {r.min.x + (r.max.x - r.min.x) * 0.5f, r.min.y + (r.max.y - r.min.y) * 0.5f};
 }
 
-uint32_t SlabSizeFor(uint32_t capacity) {
-  // A leaf below capacity fits in one slab; slabs are a multiple of 8 floats so scans vectorise.
-  return std::max<uint32_t>(8, (capacity + 7) / 8 * 8);
-}
 
 }  // namespace
 
@@ -42,7 +38,6 @@ Status Quadtree::ValidateConfig(const QuadtreeConfig& c) noexcept {
 
 Quadtree::Quadtree(const QuadtreeConfig& config)
     : config_(config),
-      slab_size_(SlabSizeFor(config.leaf_capacity)),
       merge_threshold_(config.leaf_capacity / 2) {
   if (Status s = ValidateConfig(config); !s.ok()) {
     throw std::invalid_argument(std::string("quadtree config: ") + std::string(s.message()));
@@ -54,12 +49,7 @@ void Quadtree::Clear() noexcept {
   nodes_.clear();
   nodes_.push_back(Node{config_.bounds, MidPoint(config_.bounds), 0.0f, 0, -1, -1, -1, 0});
   free_blocks_.clear();
-  xs_.clear();
-  ys_.clear();
-  rs_.clear();
-  ids_.clear();
-  masks_.clear();
-  slab_next_.clear();
+  slabs_.clear();
   free_slabs_.clear();
   std::fill(locs_.begin(), locs_.end(), Loc{kFree, -1, -1, 0});
   size_ = 0;
@@ -85,8 +75,8 @@ bool Quadtree::Contains(EntityId id) const noexcept { return Find(id) != nullptr
 bool Quadtree::GetPosition(EntityId id, Vec2* center) const noexcept {
   const Loc* loc = Find(id);
   if (loc == nullptr) return false;
-  const size_t i = static_cast<size_t>(loc->slab) * slab_size_ + loc->offset;
-  *center = {xs_[i], ys_[i]};
+  const Slab& slab = slabs_[loc->slab];
+  *center = {slab.x[loc->offset], slab.y[loc->offset]};
   return true;
 }
 
@@ -125,50 +115,45 @@ int32_t Quadtree::AllocChildren() {
 void Quadtree::FreeChildren(int32_t first) { free_blocks_.push_back(first); }
 
 int32_t Quadtree::AllocSlab() {
+  int32_t s;
   if (!free_slabs_.empty()) {
-    const int32_t s = free_slabs_.back();
+    s = free_slabs_.back();
     free_slabs_.pop_back();
-    slab_next_[s] = -1;
-    return s;
+  } else {
+    s = static_cast<int32_t>(slabs_.size());
+    slabs_.emplace_back();
   }
-  const auto s = static_cast<int32_t>(slab_next_.size());
-  slab_next_.push_back(-1);
-  const size_t n = slab_next_.size() * slab_size_;
-  xs_.resize(n);
-  ys_.resize(n);
-  rs_.resize(n);
-  ids_.resize(n);
-  masks_.resize(n);
+  slabs_[s].next = -1;
   return s;
 }
 
 int32_t Quadtree::TailSlab(int32_t leaf) const noexcept {
   int32_t s = nodes_[leaf].slab;
-  while (s >= 0 && slab_next_[s] >= 0) s = slab_next_[s];
+  while (s >= 0 && slabs_[s].next >= 0) s = slabs_[s].next;
   return s;
 }
 
 void Quadtree::AppendToLeaf(int32_t leaf, uint32_t raw_id, Vec2 p, float r, uint32_t mask) {
   const uint32_t pos = nodes_[leaf].count;
-  const uint32_t off = pos % slab_size_;
-  int32_t slab;
+  const uint32_t off = pos % kSlabSize;
+  int32_t s;
   if (off == 0) {
-    slab = AllocSlab();
+    s = AllocSlab();
     if (nodes_[leaf].slab < 0) {
-      nodes_[leaf].slab = slab;
+      nodes_[leaf].slab = s;
     } else {
-      slab_next_[TailSlab(leaf)] = slab;
+      slabs_[TailSlab(leaf)].next = s;
     }
   } else {
-    slab = TailSlab(leaf);
+    s = TailSlab(leaf);
   }
-  const size_t i = static_cast<size_t>(slab) * slab_size_ + off;
-  xs_[i] = p.x;
-  ys_[i] = p.y;
-  rs_[i] = r;
-  ids_[i] = raw_id;
-  masks_[i] = mask;
-  locs_[raw_id & kMaxEntityIndex] = Loc{raw_id, leaf, slab, off};
+  Slab& slab = slabs_[s];
+  slab.x[off] = p.x;
+  slab.y[off] = p.y;
+  slab.r[off] = r;
+  slab.id[off] = raw_id;
+  slab.mask[off] = mask;
+  locs_[raw_id & kMaxEntityIndex] = Loc{raw_id, leaf, s, off};
   Node& n = nodes_[leaf];
   n.count = pos + 1;
   n.max_radius = std::max(n.max_radius, r);
@@ -177,20 +162,21 @@ void Quadtree::AppendToLeaf(int32_t leaf, uint32_t raw_id, Vec2 p, float r, uint
 void Quadtree::RemoveFromLeaf(const Loc& loc) {
   Node& n = nodes_[loc.node];
   const uint32_t last = n.count - 1;
-  const uint32_t last_off = last % slab_size_;
+  const uint32_t last_off = last % kSlabSize;
   const int32_t tail = TailSlab(loc.node);
-  const size_t hole = static_cast<size_t>(loc.slab) * slab_size_ + loc.offset;
-  const size_t from = static_cast<size_t>(tail) * slab_size_ + last_off;
-  const uint32_t removed_raw = ids_[hole];
-  if (hole != from) {
-    xs_[hole] = xs_[from];
-    ys_[hole] = ys_[from];
-    rs_[hole] = rs_[from];
-    ids_[hole] = ids_[from];
-    masks_[hole] = masks_[from];
-    Loc& moved = locs_[ids_[hole] & kMaxEntityIndex];
+  Slab& hole = slabs_[loc.slab];
+  const Slab& from = slabs_[tail];
+  const uint32_t removed_raw = hole.id[loc.offset];
+  if (loc.slab != tail || loc.offset != last_off) {
+    const uint32_t h = loc.offset;
+    hole.x[h] = from.x[last_off];
+    hole.y[h] = from.y[last_off];
+    hole.r[h] = from.r[last_off];
+    hole.id[h] = from.id[last_off];
+    hole.mask[h] = from.mask[last_off];
+    Loc& moved = locs_[hole.id[h] & kMaxEntityIndex];
     moved.slab = loc.slab;
-    moved.offset = loc.offset;
+    moved.offset = h;
   }
   n.count = last;
   if (last_off == 0) {  // the tail slab is now empty: unlink and recycle it
@@ -198,29 +184,34 @@ void Quadtree::RemoveFromLeaf(const Loc& loc) {
       n.slab = -1;
     } else {
       int32_t s = n.slab;
-      while (slab_next_[s] != tail) s = slab_next_[s];
-      slab_next_[s] = -1;
+      while (slabs_[s].next != tail) s = slabs_[s].next;
+      slabs_[s].next = -1;
     }
     free_slabs_.push_back(tail);
   }
   locs_[removed_raw & kMaxEntityIndex] = Loc{kFree, -1, -1, 0};
 }
 
+void Quadtree::TakeLeafEntries(int32_t leaf) {
+  uint32_t left = nodes_[leaf].count;
+  for (int32_t s = nodes_[leaf].slab; s >= 0;) {
+    const Slab& slab = slabs_[s];
+    const uint32_t cnt = std::min(kSlabSize, left);
+    for (uint32_t k = 0; k < cnt; ++k) {
+      scratch_.push_back(Entry{slab.id[k], {slab.x[k], slab.y[k]}, slab.r[k], slab.mask[k]});
+    }
+    left -= cnt;
+    free_slabs_.push_back(s);
+    s = slab.next;
+  }
+  nodes_[leaf].slab = -1;
+}
+
 // ---- structure changes ----
 
 void Quadtree::Split(int32_t leaf) {
   scratch_.clear();
-  for (int32_t s = nodes_[leaf].slab; s >= 0;) {
-    const uint32_t n = std::min(slab_size_, nodes_[leaf].count -
-                                                static_cast<uint32_t>(scratch_.size()));
-    for (uint32_t k = 0; k < n; ++k) {
-      const size_t i = static_cast<size_t>(s) * slab_size_ + k;
-      scratch_.push_back(Entry{ids_[i], {xs_[i], ys_[i]}, rs_[i], masks_[i]});
-    }
-    const int32_t next = slab_next_[s];
-    free_slabs_.push_back(s);
-    s = next;
-  }
+  TakeLeafEntries(leaf);
   const int32_t first = AllocChildren();  // may reallocate nodes_
   Node& parent = nodes_[leaf];
   parent.slab = -1;
@@ -257,18 +248,7 @@ void Quadtree::Collapse(int32_t node) {
       if (n != node) FreeChildren(nd.children);
       continue;
     }
-    uint32_t left = nd.count;
-    for (int32_t s = nd.slab; s >= 0;) {
-      const uint32_t cnt = std::min(slab_size_, left);
-      for (uint32_t k = 0; k < cnt; ++k) {
-        const size_t i = static_cast<size_t>(s) * slab_size_ + k;
-        scratch_.push_back(Entry{ids_[i], {xs_[i], ys_[i]}, rs_[i], masks_[i]});
-      }
-      left -= cnt;
-      const int32_t next = slab_next_[s];
-      free_slabs_.push_back(s);
-      s = next;
-    }
+    TakeLeafEntries(n);
   }
   Node& n = nodes_[node];
   FreeChildren(n.children);
@@ -286,10 +266,9 @@ void Quadtree::RecomputeMaxRadius(int32_t node) {
     for (int32_t k = 0; k < 4; ++k) m = std::max(m, nodes_[n.children + k].max_radius);
   } else {
     uint32_t left = n.count;
-    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
-      const uint32_t cnt = std::min(slab_size_, left);
-      const float* r = &rs_[static_cast<size_t>(s) * slab_size_];
-      for (uint32_t k = 0; k < cnt; ++k) m = std::max(m, r[k]);
+    for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
+      const uint32_t cnt = std::min(kSlabSize, left);
+      for (uint32_t k = 0; k < cnt; ++k) m = std::max(m, slabs_[s].r[k]);
       left -= cnt;
     }
   }
@@ -350,7 +329,7 @@ Status Quadtree::Remove(EntityId id) noexcept {
   const Loc* found = Find(id);
   if (found == nullptr) return {StatusCode::kNotFound, "unknown or stale entity id"};
   const Loc loc = *found;
-  const float r = rs_[static_cast<size_t>(loc.slab) * slab_size_ + loc.offset];
+  const float r = slabs_[loc.slab].r[loc.offset];
   RemoveFromLeaf(loc);
   for (int32_t n = nodes_[loc.node].parent; n >= 0; n = nodes_[n].parent) nodes_[n].count--;
   --size_;
@@ -363,14 +342,14 @@ Status Quadtree::Move(EntityId id, Vec2 center) noexcept {
   const Loc* found = Find(id);
   if (found == nullptr) return {StatusCode::kNotFound, "unknown or stale entity id"};
   const Loc loc = *found;
-  const size_t i = static_cast<size_t>(loc.slab) * slab_size_ + loc.offset;
+  Slab& slab = slabs_[loc.slab];
   if (CellContains(nodes_[loc.node], center)) {  // the common case: O(1)
-    xs_[i] = center.x;
-    ys_[i] = center.y;
+    slab.x[loc.offset] = center.x;
+    slab.y[loc.offset] = center.y;
     return Status::Ok();
   }
-  const float r = rs_[i];
-  const uint32_t mask = masks_[i];
+  const float r = slab.r[loc.offset];
+  const uint32_t mask = slab.mask[loc.offset];
   RemoveFromLeaf(loc);
   // Climb to the lowest ancestor that contains the new centre; the nodes passed lose one.
   int32_t a = nodes_[loc.node].parent;
@@ -402,9 +381,7 @@ TreeStats Quadtree::Stats() const noexcept {
     }
   }
   t.bytes_used = nodes_.capacity() * sizeof(Node) + free_blocks_.capacity() * sizeof(int32_t) +
-                 (xs_.capacity() + ys_.capacity() + rs_.capacity()) * sizeof(float) +
-                 (ids_.capacity() + masks_.capacity()) * sizeof(uint32_t) +
-                 (slab_next_.capacity() + free_slabs_.capacity()) * sizeof(int32_t) +
+                 slabs_.capacity() * sizeof(Slab) + free_slabs_.capacity() * sizeof(int32_t) +
                  locs_.capacity() * sizeof(Loc) + scratch_.capacity() * sizeof(Entry);
   return t;
 }

@@ -50,7 +50,7 @@ namespace zs::spatial {
 
 struct QuadtreeConfig {
   Aabb bounds{{0.0f, 0.0f}, {1024.0f, 1024.0f}};
-  uint32_t leaf_capacity = 12;  // split a leaf holding more than this (1..4096)
+  uint32_t leaf_capacity = 32;  // split a leaf holding more than this (1..4096)
   uint32_t max_depth = 10;      // root is depth 0 (0..20)
 };
 
@@ -190,6 +190,7 @@ class Quadtree {
   void Collect(const Shape& shape, const QueryFilter& filter, QueryResults* out) const;
   void Order(Vec2 origin, QueryOrder order, QueryResults* out) const;
   void AppendSubtree(int32_t node, const QueryFilter& filter, QueryResults* out) const;
+  void PrefetchSlab(int32_t slab) const noexcept;
   [[nodiscard]] int32_t StartNode(const Aabb& bounds) const noexcept;
 
   [[nodiscard]] Status CheckPosition(Vec2 p) const noexcept;
@@ -205,6 +206,8 @@ class Quadtree {
   void AppendToLeaf(int32_t leaf, uint32_t raw_id, Vec2 p, float r, uint32_t mask);
   // Removes the entry at loc from its leaf (swap with the leaf's last entry).
   void RemoveFromLeaf(const Loc& loc);
+  // Moves a leaf's entries to scratch_ and releases its slabs.
+  void TakeLeafEntries(int32_t leaf);
   void Split(int32_t leaf);
   void Collapse(int32_t node);
   // After entities left the path leaf..stop (exclusive): refresh max radii and collapse the
@@ -218,16 +221,23 @@ class Quadtree {
   [[nodiscard]] int32_t TailSlab(int32_t leaf) const noexcept;
 
   QuadtreeConfig config_;
-  uint32_t slab_size_;
   uint32_t merge_threshold_;
   size_t size_ = 0;
 
   std::vector<Node> nodes_;
   std::vector<int32_t> free_blocks_;
-  // Slab storage, slab s holds entries [s * slab_size_, (s + 1) * slab_size_).
-  std::vector<float> xs_, ys_, rs_;
-  std::vector<uint32_t> ids_, masks_;
-  std::vector<int32_t> slab_next_;
+  // Leaf contents: one slab per leaf (more only at max_depth), structure of arrays inside, so a
+  // leaf scan reads one contiguous block.
+  static constexpr uint32_t kSlabSize = 32;
+  struct Slab {
+    float x[kSlabSize];
+    float y[kSlabSize];
+    float r[kSlabSize];
+    uint32_t id[kSlabSize];
+    uint32_t mask[kSlabSize];
+    int32_t next = -1;  // next slab of the same leaf, -1 for none
+  };
+  std::vector<Slab> slabs_;
   std::vector<int32_t> free_slabs_;
   std::vector<Loc> locs_;  // indexed by EntityIndex(id)
   // Scratch reused by Split/Collapse.

@@ -38,17 +38,17 @@ std::string Quadtree::CheckInvariants() const {
     }
     uint32_t pos = 0;
     int32_t s = n.slab;
-    for (; s >= 0 && pos < n.count; s = slab_next_[s]) {
-      for (uint32_t off = 0; off < slab_size_ && pos < n.count; ++off, ++pos) {
-        const size_t i = static_cast<size_t>(s) * slab_size_ + off;
-        const uint32_t raw = ids_[i];
+    for (; s >= 0 && pos < n.count; s = slabs_[s].next) {
+      const Slab& slab = slabs_[s];
+      for (uint32_t off = 0; off < kSlabSize && pos < n.count; ++off, ++pos) {
+        const uint32_t raw = slab.id[off];
         const Loc& loc = locs_[raw & kMaxEntityIndex];
         if (loc.raw_id != raw || loc.node != index || loc.slab != s || loc.offset != off) {
           err << "id table does not point at entity " << raw << " in leaf " << index;
         }
-        const Vec2 p{xs_[i], ys_[i]};
+        const Vec2 p{slab.x[off], slab.y[off]};
         if (LocateLeaf(0, p) != index) err << "entity " << raw << " is in the wrong leaf";
-        if (rs_[i] > n.max_radius) err << "entity " << raw << " radius above leaf max_radius";
+        if (slab.r[off] > n.max_radius) err << "entity " << raw << " radius above leaf max_radius";
         ++seen;
       }
     }

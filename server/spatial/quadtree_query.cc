@@ -7,6 +7,7 @@
 // One traversal (Collect) drives all of them; leaf scans run over contiguous slab arrays.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "spatial/quadtree.h"
 
@@ -26,8 +27,10 @@ struct CirclePolicy {
     return RectDistanceSq(c.center, rect) <= reach * reach;
   }
   bool Covers(const Aabb& rect) const {
-    const float fx = std::max(std::abs(c.center.x - rect.min.x), std::abs(c.center.x - rect.max.x));
-    const float fy = std::max(std::abs(c.center.y - rect.min.y), std::abs(c.center.y - rect.max.y));
+    const float ax = std::abs(c.center.x - rect.min.x), bx = std::abs(c.center.x - rect.max.x);
+    const float ay = std::abs(c.center.y - rect.min.y), by = std::abs(c.center.y - rect.max.y);
+    const float fx = MaxBranchless(ax, bx);
+    const float fy = MaxBranchless(ay, by);
     return fx * fx + fy * fy <= c.radius * c.radius;
   }
   bool Hit(float x, float y, float r) const { return CircleHitsCircle(c, {x, y}, r); }
@@ -102,6 +105,41 @@ struct CapsulePolicy {
   bool Finite() const { return IsFinite(c.a) && IsFinite(c.b) && std::isfinite(c.radius); }
 };
 
+// Tests 8 slots at once. The generic form calls the exact test per slot; the circle's form is
+// the same arithmetic written so the compiler vectorises it (it must stay bit-identical to
+// CircleHitsCircle: same operations in the same order).
+template <typename Shape>
+inline void HitBatch(const Shape& shape, const float* xs, const float* ys, const float* rs,
+                     uint32_t* hit) {
+  for (uint32_t i = 0; i < 8; ++i) hit[i] = shape.Hit(xs[i], ys[i], rs ? rs[i] : 0.0f) ? 1 : 0;
+}
+
+inline void HitBatch(const CirclePolicy& shape, const float* xs, const float* ys,
+                     const float* rs, uint32_t* hit) {
+  // GCC/Clang vector extensions: 4 lanes, lowered to SSE2 on x86-64 and NEON on ARM.
+  using F4 = float __attribute__((vector_size(16)));
+  using I4 = int32_t __attribute__((vector_size(16)));
+  const F4 cx = {shape.c.center.x, shape.c.center.x, shape.c.center.x, shape.c.center.x};
+  const F4 cy = {shape.c.center.y, shape.c.center.y, shape.c.center.y, shape.c.center.y};
+  const F4 radius = {shape.c.radius, shape.c.radius, shape.c.radius, shape.c.radius};
+  const F4 eps = {kContactEpsilon, kContactEpsilon, kContactEpsilon, kContactEpsilon};
+  for (uint32_t i = 0; i < 8; i += 4) {
+    F4 x, y, r;
+    std::memcpy(&x, xs + i, sizeof(F4));
+    std::memcpy(&y, ys + i, sizeof(F4));
+    F4 reach = radius + eps;  // == radius + 0 + eps: hitboxes of radius 0 need no load
+    if (rs != nullptr) {
+      std::memcpy(&r, rs + i, sizeof(F4));
+      reach = radius + r + eps;
+    }
+    const F4 dx = cx - x;
+    const F4 dy = cy - y;
+    const I4 m = (dx * dx + dy * dy) <= (reach * reach);  // lanes are -1 (hit) or 0
+    const I4 one = m & 1;
+    std::memcpy(hit + i, &one, sizeof(I4));
+  }
+}
+
 inline bool Passes(uint32_t mask, uint32_t raw, const QueryFilter& f) {
   return ((mask & f.mask) != 0) & (raw != ToRaw(f.exclude));
 }
@@ -123,17 +161,17 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
     }
     uint32_t left = n.count;
     out->stats.candidates += left;
-    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
-      const uint32_t cnt = std::min(slab_size_, left);
+    for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
+      const Slab& slab = slabs_[s];
+      const uint32_t cnt = std::min(kSlabSize, left);
       left -= cnt;
-      const size_t base = static_cast<size_t>(s) * slab_size_;
       EntityId* dst = out->ids.Reserve(cnt);
-      const uint32_t* ids = &ids_[base];
+      const uint32_t* ids = slab.id;
       if (all) {
         for (uint32_t i = 0; i < cnt; ++i) dst[i] = static_cast<EntityId>(ids[i]);
         out->ids.Commit(cnt);
       } else {
-        const uint32_t* masks = &masks_[base];
+        const uint32_t* masks = slab.mask;
         size_t k = 0;
         for (uint32_t i = 0; i < cnt; ++i) {
           dst[k] = static_cast<EntityId>(ids[i]);
@@ -145,34 +183,42 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
   }
 }
 
+void Quadtree::PrefetchSlab(int32_t s) const noexcept {
+  if (s < 0) return;
+  const Slab& slab = slabs_[s];
+  for (size_t line = 0; line < sizeof(Slab); line += 64) {
+    __builtin_prefetch(reinterpret_cast<const char*>(&slab) + line);
+  }
+}
+
 template <typename Shape>
 void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter& filter,
                         QueryResults* out) const {
   const bool filtered = filter.mask != 0xFFFFFFFFu || filter.exclude != kInvalidEntity;
+  const bool points = leaf.max_radius == 0.0f;  // every hitbox radius here is 0
   uint32_t left = leaf.count;
   out->stats.candidates += left;
-  for (int32_t s = leaf.slab; s >= 0; s = slab_next_[s]) {
-    const uint32_t cnt = std::min(slab_size_, left);
+  for (int32_t s = leaf.slab; s >= 0; s = slabs_[s].next) {
+    const Slab& slab = slabs_[s];
+    const uint32_t cnt = left > kSlabSize ? kSlabSize : left;
     left -= cnt;
-    const size_t base = static_cast<size_t>(s) * slab_size_;
     EntityId* dst = out->ids.Reserve((cnt + 7) & ~7u);
     size_t k = 0;
     // Slabs are a multiple of 8 long: test 8 slots at a time with a fixed trip count (the
-    // compiler unrolls and vectorises it), then append the hits branch-free.
+    // compiler vectorises it), then append the hits branch-free. Slots past the leaf's count
+    // hold stale but initialised values and are masked off.
     for (uint32_t c0 = 0; c0 < cnt; c0 += 8) {
-      const float* xs = &xs_[base + c0];
-      const float* ys = &ys_[base + c0];
-      const float* rs = &rs_[base + c0];
-      const uint32_t* ids = &ids_[base + c0];
-      bool hit[8];
-      for (uint32_t i = 0; i < 8; ++i) hit[i] = shape.Hit(xs[i], ys[i], rs[i]) & (c0 + i < cnt);
+      const uint32_t* ids = slab.id + c0;
+      uint32_t hit[8];  // 32-bit lanes, like the floats, so the tests vectorise
+      HitBatch(shape, slab.x + c0, slab.y + c0, points ? nullptr : slab.r + c0, hit);
       if (filtered) {
-        const uint32_t* masks = &masks_[base + c0];
-        for (uint32_t i = 0; i < 8; ++i) hit[i] = hit[i] & Passes(masks[i], ids[i], filter);
+        const uint32_t* masks = slab.mask + c0;
+        for (uint32_t i = 0; i < 8; ++i) hit[i] &= Passes(masks[i], ids[i], filter) ? 1 : 0;
       }
-      for (uint32_t i = 0; i < 8; ++i) {  // Reserve(cnt) leaves room: cnt rounds up to 8
+      const uint32_t valid = cnt - c0;
+      for (uint32_t i = 0; i < 8; ++i) {  // Reserve() left room: cnt rounded up to 8
         dst[k] = static_cast<EntityId>(ids[i]);
-        k += hit[i] ? 1 : 0;
+        k += hit[i] & (i < valid ? 1u : 0u);
       }
     }
     out->ids.Commit(k);
@@ -239,6 +285,9 @@ void Quadtree::Collect(const Shape& shape, const QueryFilter& filter, QueryResul
       num_leaves += static_cast<int>(may & leaf);
     }
     out->stats.nodes_visited += static_cast<uint64_t>(num_leaves);
+    // The leaves' slabs are scattered in memory: start loading all of them before the first
+    // scan, so their cache misses overlap instead of queueing one after another.
+    for (int k = 0; k < num_leaves; ++k) PrefetchSlab(nodes_[leaves[k]].slab);
     for (int k = 0; k < num_leaves; ++k) {
       const Node& leaf = nodes_[leaves[k]];
       if (shape.Covers(leaf.rect)) {
@@ -260,8 +309,9 @@ void Quadtree::Order(Vec2 origin, QueryOrder order, QueryResults* out) const {
     out->keyed_.clear();
     for (EntityId id : out->ids) {
       const Loc& loc = locs_[EntityIndex(id)];
-      const size_t i = static_cast<size_t>(loc.slab) * slab_size_ + loc.offset;
-      out->keyed_.emplace_back(DistanceSq(origin, {xs_[i], ys_[i]}), ToRaw(id));
+      const Slab& slab = slabs_[loc.slab];
+      out->keyed_.emplace_back(DistanceSq(origin, {slab.x[loc.offset], slab.y[loc.offset]}),
+                               ToRaw(id));
     }
     std::sort(out->keyed_.begin(), out->keyed_.end());
     for (size_t k = 0; k < out->keyed_.size(); ++k) {
@@ -331,14 +381,13 @@ void Quadtree::QueryNearest(Vec2 p, uint32_t k, float max_distance, const QueryF
     }
     uint32_t left = n.count;
     out->stats.candidates += left;
-    for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
-      const uint32_t cnt = std::min(slab_size_, left);
+    for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
+      const Slab& slab = slabs_[s];
+      const uint32_t cnt = std::min(kSlabSize, left);
       left -= cnt;
-      const size_t base = static_cast<size_t>(s) * slab_size_;
       for (uint32_t i = 0; i < cnt; ++i) {
-        if (!Passes(masks_[base + i], ids_[base + i], filter)) continue;
-        const std::pair<float, uint32_t> cand{DistanceSq(p, {xs_[base + i], ys_[base + i]}),
-                                              ids_[base + i]};
+        if (!Passes(slab.mask[i], slab.id[i], filter)) continue;
+        const std::pair<float, uint32_t> cand{DistanceSq(p, {slab.x[i], slab.y[i]}), slab.id[i]};
         if (cand.first > limit_sq) continue;
         if (best.size() < k) {
           best.push_back(cand);
@@ -374,18 +423,22 @@ QueryStats Quadtree::QueryPairs(std::vector<std::pair<EntityId, EntityId>>* out)
     }
     for (uint32_t a = 0; a < leaf.count; ++a) {
       int32_t sa = leaf.slab;
-      for (uint32_t skip = a / slab_size_; skip > 0; --skip) sa = slab_next_[sa];
-      const size_t ia = static_cast<size_t>(sa) * slab_size_ + a % slab_size_;
-      const Circle me{{xs_[ia], ys_[ia]}, rs_[ia]};
+      for (uint32_t skip = a / kSlabSize; skip > 0; --skip) sa = slabs_[sa].next;
+      const Slab& slab_a = slabs_[sa];
+      const uint32_t ia = a % kSlabSize;
+      const Circle me{{slab_a.x[ia], slab_a.y[ia]}, slab_a.r[ia]};
+      const uint32_t id_a = slab_a.id[ia];
+      const auto test = [&](const Slab& slab, uint32_t i) {
+        if (CircleHitsCircle(me, {slab.x[i], slab.y[i]}, slab.r[i])) {
+          out->emplace_back(static_cast<EntityId>(std::min(id_a, slab.id[i])),
+                            static_cast<EntityId>(std::max(id_a, slab.id[i])));
+        }
+      };
       int32_t sb = sa;
       for (uint32_t b = a + 1; b < leaf.count; ++b) {
-        if (b % slab_size_ == 0) sb = slab_next_[sb];
-        const size_t ib = static_cast<size_t>(sb) * slab_size_ + b % slab_size_;
+        if (b % kSlabSize == 0) sb = slabs_[sb].next;
         ++stats.candidates;
-        if (CircleHitsCircle(me, {xs_[ib], ys_[ib]}, rs_[ib])) {
-          out->emplace_back(static_cast<EntityId>(std::min(ids_[ia], ids_[ib])),
-                            static_cast<EntityId>(std::max(ids_[ia], ids_[ib])));
-        }
+        test(slabs_[sb], b % kSlabSize);
       }
       const CirclePolicy policy{me};
       int top = 0;
@@ -401,17 +454,11 @@ QueryStats Quadtree::QueryPairs(std::vector<std::pair<EntityId, EntityId>>* out)
         }
         if (static_cast<size_t>(index) <= li) continue;
         uint32_t left = n.count;
-        for (int32_t s = n.slab; s >= 0; s = slab_next_[s]) {
-          const uint32_t cnt = std::min(slab_size_, left);
+        for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
+          const uint32_t cnt = std::min(kSlabSize, left);
           left -= cnt;
-          const size_t base = static_cast<size_t>(s) * slab_size_;
           stats.candidates += cnt;
-          for (uint32_t i = 0; i < cnt; ++i) {
-            if (CircleHitsCircle(me, {xs_[base + i], ys_[base + i]}, rs_[base + i])) {
-              out->emplace_back(static_cast<EntityId>(std::min(ids_[ia], ids_[base + i])),
-                                static_cast<EntityId>(std::max(ids_[ia], ids_[base + i])));
-            }
-          }
+          for (uint32_t i = 0; i < cnt; ++i) test(slabs_[s], i);
         }
       }
     }
