@@ -13,8 +13,8 @@ namespace zs::bench {
 namespace {
 
 // Two-pass scan of contiguous arrays: test into a byte mask (vectorises), then compact.
-inline size_t ScanPoints(const float* xs, const float* ys, const uint32_t* ids, size_t n,
-                         Vec2 c, float reach_sq, std::vector<uint32_t>* out) {
+inline size_t ScanPoints(const float* xs, const float* ys, const uint32_t* ids, size_t n, Vec2 c,
+                         float reach_sq, std::vector<uint32_t>* out) {
   uint8_t hit[64];
   size_t total = 0;
   for (size_t c0 = 0; c0 < n; c0 += 64) {
@@ -175,8 +175,9 @@ class NaiveQuadtree final : public BenchIndex {
   }
   size_t Query(Vec2 center, float radius, uint64_t* candidates) override {
     candidates_.clear();
-    root_->Retrieve(Aabb{{center.x - radius, center.y - radius}, {center.x + radius, center.y + radius}},
-                    &candidates_);
+    root_->Retrieve(
+        Aabb{{center.x - radius, center.y - radius}, {center.x + radius, center.y + radius}},
+        &candidates_);
     *candidates += candidates_.size();
     out_.clear();
     const float reach_sq = ReachSq(radius);

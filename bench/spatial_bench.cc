@@ -144,9 +144,8 @@ void RegisterAll() {
           if (n > ix.max_n) continue;
           const std::string name = std::string("tick/") + dist_name + "/n:" + std::to_string(n) +
                                    "/r:" + std::to_string(static_cast<int>(r)) + "/" + ix.name;
-          benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
-            RunTicks(s, ix.make, dist, n, r);
-          })
+          benchmark::RegisterBenchmark(
+              name.c_str(), [=](benchmark::State& s) { RunTicks(s, ix.make, dist, n, r); })
               ->UseManualTime()
               ->Unit(benchmark::kMillisecond)
               ->MinTime(0.3);

@@ -59,10 +59,12 @@ void TableReporter::PrintSpatialTables(std::FILE* out) const {
     const double ours_ns = ours ? ours->counters.at("ns_per_ent") : 0;
     std::fprintf(out, "\n### %s  (%.1f hits per query)\n\n", w.c_str(),
                  rows.begin()->second->counters.at("hits_per_q"));
-    std::fprintf(out, "| index | update ns/entity | query ns/entity | total ns/entity | vs ours | "
-                      "candidates/hit |\n|---|---:|---:|---:|---:|---:|\n");
+    std::fprintf(out,
+                 "| index | update ns/entity | query ns/entity | total ns/entity | vs ours | "
+                 "candidates/hit |\n|---|---:|---:|---:|---:|---:|\n");
     std::vector<std::pair<double, std::string>> sorted;
-    for (const auto& [variant, r] : rows) sorted.emplace_back(r->counters.at("ns_per_ent"), variant);
+    for (const auto& [variant, r] : rows)
+      sorted.emplace_back(r->counters.at("ns_per_ent"), variant);
     std::sort(sorted.begin(), sorted.end());
     Summary s{w, best_grid, ours_ns, 0, std::numeric_limits<double>::infinity(), 0};
     for (const auto& [ns, variant] : sorted) {
@@ -82,9 +84,10 @@ void TableReporter::PrintSpatialTables(std::FILE* out) const {
   }
   if (!summaries.empty()) {
     std::fprintf(out, "\n### Summary (total ns per entity per tick)\n\n");
-    std::fprintf(out, "| workload | ours | best grid | ours / grid | slowest-to-fastest of rtree "
-                      "and naive_qt: fastest / ours | ours candidates/hit |\n"
-                      "|---|---:|---:|---:|---:|---:|\n");
+    std::fprintf(out,
+                 "| workload | ours | best grid | ours / grid | slowest-to-fastest of rtree "
+                 "and naive_qt: fastest / ours | ours candidates/hit |\n"
+                 "|---|---:|---:|---:|---:|---:|\n");
     for (const Summary& s : summaries) {
       std::fprintf(out, "| %s | %.1f | %.1f (%s) | %.2f | %.1fx | %.2f |\n", s.workload.c_str(),
                    s.ours, s.grid_ns, s.grid.c_str(), s.grid_ns > 0 ? s.ours / s.grid_ns : 0.0,
@@ -95,8 +98,9 @@ void TableReporter::PrintSpatialTables(std::FILE* out) const {
   const auto ours = results_.find("classic/300_boxes/ours");
   if (brute != results_.end() && ours != results_.end()) {
     std::fprintf(out, "\n### Classic demo: 300 moving boxes in 120 x 80, all colliding pairs\n\n");
-    std::fprintf(out, "| method | checks per frame | pairs per frame | time per frame |\n"
-                      "|---|---:|---:|---:|\n");
+    std::fprintf(out,
+                 "| method | checks per frame | pairs per frame | time per frame |\n"
+                 "|---|---:|---:|---:|\n");
     for (const auto& [label, it] : {std::pair("brute force", brute), std::pair("ours", ours)}) {
       std::fprintf(out, "| %s | %.0f | %.1f | %.1f %s |\n", label,
                    it->second.counters.at("checks_per_frame"),

@@ -2,7 +2,8 @@
 //
 // The low kIndexBits bits are a slot index (dense, reused); the high bits are a generation that
 // the owner bumps each time a slot is reused, so a stale id (kept after its entity died) is
-// detected instead of silently naming the new occupant. kInvalidEntity (all ones) is never issued.
+// detected instead of silently naming the new occupant. kInvalidEntity (all ones) is reserved:
+// owners must not issue generation kMaxGeneration for index kMaxEntityIndex.
 #pragma once
 
 #include <cstdint>

@@ -40,32 +40,30 @@ std::vector<EntityId> BruteForceIndex::Scan(Pred hit, Vec2 origin, const QueryFi
 
 std::vector<EntityId> BruteForceIndex::QueryCircle(const Circle& c, const QueryFilter& f,
                                                    QueryOrder o) const {
-  if (!IsFinite(c.center) || !std::isfinite(c.radius)) return {};
-  return Scan([&](const Entity& e) { return CircleHitsCircle(c, e.center, e.radius); }, c.center,
-              f, o);
+  if (!IsFinite(c.center) || !std::isfinite(c.radius) || c.radius < 0) return {};
+  return Scan([&](const Entity& e) { return CircleHitsCircle(c, e.center, e.radius); }, c.center, f,
+              o);
 }
 
 std::vector<EntityId> BruteForceIndex::QueryAabb(const Aabb& a, const QueryFilter& f,
                                                  QueryOrder o) const {
   if (!IsFinite(a.min) || !IsFinite(a.max) || !a.Valid()) return {};
   const Vec2 origin{(a.min.x + a.max.x) * 0.5f, (a.min.y + a.max.y) * 0.5f};
-  return Scan([&](const Entity& e) { return AabbHitsCircle(a, e.center, e.radius); }, origin, f,
-              o);
+  return Scan([&](const Entity& e) { return AabbHitsCircle(a, e.center, e.radius); }, origin, f, o);
 }
 
 std::vector<EntityId> BruteForceIndex::QuerySector(const Sector& s, const QueryFilter& f,
                                                    QueryOrder o) const {
   const PreparedSector p(s);
   if (!IsFinite(p.origin) || !std::isfinite(p.range) || !IsFinite(p.dir)) return {};
-  return Scan([&](const Entity& e) { return SectorHitsCircle(p, e.center, e.radius); }, p.origin,
-              f, o);
+  return Scan([&](const Entity& e) { return SectorHitsCircle(p, e.center, e.radius); }, p.origin, f,
+              o);
 }
 
 std::vector<EntityId> BruteForceIndex::QueryCapsule(const Capsule& c, const QueryFilter& f,
                                                     QueryOrder o) const {
-  if (!IsFinite(c.a) || !IsFinite(c.b) || !std::isfinite(c.radius)) return {};
-  return Scan([&](const Entity& e) { return CapsuleHitsCircle(c, e.center, e.radius); }, c.a, f,
-              o);
+  if (!IsFinite(c.a) || !IsFinite(c.b) || !std::isfinite(c.radius) || c.radius < 0) return {};
+  return Scan([&](const Entity& e) { return CapsuleHitsCircle(c, e.center, e.radius); }, c.a, f, o);
 }
 
 std::vector<EntityId> BruteForceIndex::QueryNearest(Vec2 p, uint32_t k, float max_distance,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/entity_id.h"
@@ -17,8 +18,14 @@ namespace zs::spatial {
 class IdBuffer {
  public:
   IdBuffer() = default;
-  IdBuffer(IdBuffer&&) noexcept = default;
-  IdBuffer& operator=(IdBuffer&&) noexcept = default;
+  IdBuffer(IdBuffer&& o) noexcept
+      : buf_(std::move(o.buf_)), size_(std::exchange(o.size_, 0)), cap_(std::exchange(o.cap_, 0)) {}
+  IdBuffer& operator=(IdBuffer&& o) noexcept {
+    buf_ = std::move(o.buf_);
+    size_ = std::exchange(o.size_, 0);
+    cap_ = std::exchange(o.cap_, 0);
+    return *this;
+  }
 
   [[nodiscard]] size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }

@@ -17,7 +17,6 @@ Vec2 MidPoint(const Aabb& r) {
   return {r.min.x + (r.max.x - r.min.x) * 0.5f, r.min.y + (r.max.y - r.min.y) * 0.5f};
 }
 
-
 }  // namespace
 
 Status Quadtree::ValidateConfig(const QuadtreeConfig& c) noexcept {
@@ -33,12 +32,22 @@ Status Quadtree::ValidateConfig(const QuadtreeConfig& c) noexcept {
   if (c.max_depth > kMaxDepth) {
     return {StatusCode::kInvalidArgument, "max_depth must be in 0..20"};
   }
+  // The finest cell must stay well above float resolution, or split points would round onto
+  // cell edges and two cells could both claim a point.
+  const auto scale = static_cast<float>(1u << c.max_depth);
+  const float reach_x = std::max(std::abs(c.bounds.min.x), std::abs(c.bounds.max.x));
+  const float reach_y = std::max(std::abs(c.bounds.min.y), std::abs(c.bounds.max.y));
+  if ((c.bounds.max.x - c.bounds.min.x) / scale < reach_x * 1e-5f ||
+      (c.bounds.max.y - c.bounds.min.y) / scale < reach_y * 1e-5f) {
+    return {StatusCode::kInvalidArgument,
+            "bounds too small for max_depth at float precision (finest cell < 1e-5 of the "
+            "coordinates)"};
+  }
   return Status::Ok();
 }
 
 Quadtree::Quadtree(const QuadtreeConfig& config)
-    : config_(config),
-      merge_threshold_(config.leaf_capacity / 2) {
+    : config_(config), merge_threshold_(config.leaf_capacity / 2) {
   if (Status s = ValidateConfig(config); !s.ok()) {
     throw std::invalid_argument(std::string("quadtree config: ") + std::string(s.message()));
   }

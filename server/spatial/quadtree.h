@@ -14,10 +14,11 @@
 // tree that lives for days does not degrade.
 //
 // Layout: nodes live in one pooled vector (children are 4 consecutive nodes, recycled through a
-// free list; no `new` per node). Leaf contents live in fixed-size slabs of structure-of-arrays
-// storage (x[], y[], radius[], id[], mask[]), so a leaf scan is a straight loop over contiguous
-// floats that the compiler vectorises. A dense table maps an entity's index to its slot, so
-// Move() of an entity that stays in its leaf is O(1): two stores.
+// free list; no `new` per node). Leaf contents live in 32-slot slabs of structure-of-arrays
+// storage (x[], y[], radius[], id[], mask[]), chained when a leaf holds more than 32 (a
+// leaf_capacity above 32, or a leaf at max_depth), so a leaf scan is a straight loop over
+// contiguous floats that the compiler vectorises. A dense table maps an entity's index to its slot,
+// so Move() of an entity that stays in its leaf is O(1): two stores.
 //
 // Ownership and threads: a Quadtree owns all its storage. It is not thread-safe: one thread
 // mutates it; const queries may run concurrently with each other (each with its own
@@ -31,7 +32,10 @@
 //   - every node's max_radius >= each hitbox radius in its subtree.
 //
 // Errors are values: bad positions (NaN, inf, outside the world), bad radii, unknown or stale
-// ids and duplicate inserts return a Status and leave the tree unchanged.
+// ids and duplicate inserts return a Status and leave the tree unchanged. Storage grows on
+// demand (amortised; a warm tree in steady state does not allocate); running out of memory
+// inside a mutation terminates the process (the mutators are noexcept), as it would in any
+// other part of a game server.
 #pragma once
 
 #include <cstddef>
@@ -85,8 +89,8 @@ struct QueryStats {
 // allocate nothing.
 class QueryResults {
  public:
-  IdBuffer ids;       // the hits of the last query
-  QueryStats stats;           // the work of the last query
+  IdBuffer ids;      // the hits of the last query
+  QueryStats stats;  // the work of the last query
 
  private:
   friend class Quadtree;
@@ -141,7 +145,9 @@ class Quadtree {
   [[nodiscard]] const QuadtreeConfig& config() const noexcept { return config_; }
 
   // ---- queries: results replace out->ids, work replaces out->stats ----
-  // A shape with NaN/inf fields matches nothing.
+  // A shape with NaN/inf fields, a negative circle or capsule radius, or an AABB with
+  // min > max matches nothing. A sector's range below 0 is 0, its half-angle is clamped to
+  // [0, pi] (NaN: 0) and its facing is normalised (NaN: 0).
   void QueryCircle(const Circle& circle, const QueryFilter& filter, QueryOrder order,
                    QueryResults* out) const;
   void QueryAabb(const Aabb& rect, const QueryFilter& filter, QueryOrder order,
@@ -153,7 +159,8 @@ class Quadtree {
   // Up to k entities whose centre is within max_distance of p, nearest centre first, ties by id.
   void QueryNearest(Vec2 p, uint32_t k, float max_distance, const QueryFilter& filter,
                     QueryResults* out) const;
-  // Every unordered pair of entities whose hitboxes touch (centre distance <= r1 + r2), as
+  // Every unordered pair of entities whose hitboxes touch (centre distance <= r1 + r2, with
+  // the kContactEpsilon tolerance), as
   // (smaller raw id, larger raw id), sorted. Returns the work done.
   QueryStats QueryPairs(std::vector<std::pair<EntityId, EntityId>>* out) const;
 
@@ -201,8 +208,7 @@ class Quadtree {
 
   // Puts an entity under `from` (descending, splitting as needed); counts are incremented on
   // every node below `from`, and on `from` itself when count_from.
-  void InsertBelow(int32_t from, bool count_from, uint32_t raw_id, Vec2 p, float r,
-                   uint32_t mask);
+  void InsertBelow(int32_t from, bool count_from, uint32_t raw_id, Vec2 p, float r, uint32_t mask);
   void AppendToLeaf(int32_t leaf, uint32_t raw_id, Vec2 p, float r, uint32_t mask);
   // Removes the entry at loc from its leaf (swap with the leaf's last entry).
   void RemoveFromLeaf(const Loc& loc);
@@ -226,8 +232,8 @@ class Quadtree {
 
   std::vector<Node> nodes_;
   std::vector<int32_t> free_blocks_;
-  // Leaf contents: one slab per leaf (more only at max_depth), structure of arrays inside, so a
-  // leaf scan reads one contiguous block.
+  // Leaf contents: a chain of slabs per leaf (one when the leaf holds at most kSlabSize),
+  // structure of arrays inside, so a leaf scan reads contiguous blocks.
   static constexpr uint32_t kSlabSize = 32;
   struct Slab {
     float x[kSlabSize];

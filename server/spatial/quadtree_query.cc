@@ -39,7 +39,7 @@ struct CirclePolicy {
     return {{c.center.x - c.radius, c.center.y - c.radius},
             {c.center.x + c.radius, c.center.y + c.radius}};
   }
-  bool Finite() const { return IsFinite(c.center) && std::isfinite(c.radius); }
+  bool Finite() const { return IsFinite(c.center) && std::isfinite(c.radius) && c.radius >= 0; }
 };
 
 struct AabbPolicy {
@@ -102,7 +102,9 @@ struct CapsulePolicy {
     return {{std::min(c.a.x, c.b.x) - c.radius, std::min(c.a.y, c.b.y) - c.radius},
             {std::max(c.a.x, c.b.x) + c.radius, std::max(c.a.y, c.b.y) + c.radius}};
   }
-  bool Finite() const { return IsFinite(c.a) && IsFinite(c.b) && std::isfinite(c.radius); }
+  bool Finite() const {
+    return IsFinite(c.a) && IsFinite(c.b) && std::isfinite(c.radius) && c.radius >= 0;
+  }
 };
 
 // Tests 8 slots at once. The generic form calls the exact test per slot; the circle's form is
@@ -114,8 +116,8 @@ inline void HitBatch(const Shape& shape, const float* xs, const float* ys, const
   for (uint32_t i = 0; i < 8; ++i) hit[i] = shape.Hit(xs[i], ys[i], rs ? rs[i] : 0.0f) ? 1 : 0;
 }
 
-inline void HitBatch(const CirclePolicy& shape, const float* xs, const float* ys,
-                     const float* rs, uint32_t* hit) {
+inline void HitBatch(const CirclePolicy& shape, const float* xs, const float* ys, const float* rs,
+                     uint32_t* hit) {
   // GCC/Clang vector extensions: 4 lanes, lowered to SSE2 on x86-64 and NEON on ARM.
   using F4 = float __attribute__((vector_size(16)));
   using I4 = int32_t __attribute__((vector_size(16)));
@@ -229,7 +231,8 @@ int32_t Quadtree::StartNode(const Aabb& bounds) const noexcept {
   // The smallest node whose cell contains `bounds` grown by the largest hitbox anywhere: no
   // entity outside it can touch the shape, so the traversal can skip the levels above it.
   const float grow = nodes_[0].max_radius + kContactEpsilon + kCullSlack;
-  const Aabb b{{bounds.min.x - grow, bounds.min.y - grow}, {bounds.max.x + grow, bounds.max.y + grow}};
+  const Aabb b{{bounds.min.x - grow, bounds.min.y - grow},
+               {bounds.max.x + grow, bounds.max.y + grow}};
   int32_t n = 0;
   for (;;) {
     // Branch-free descent: the only branch is "stop here", which is rarely taken.

@@ -8,8 +8,8 @@ namespace {
 
 TEST(CircleHitsCircle, BoundaryIsInclusive) {
   const Circle c{{0, 0}, 5};
-  EXPECT_TRUE(CircleHitsCircle(c, {3, 4}, 0));   // exactly at range
-  EXPECT_TRUE(CircleHitsCircle(c, {6, 8}, 5));   // hitbox exactly touching
+  EXPECT_TRUE(CircleHitsCircle(c, {3, 4}, 0));  // exactly at range
+  EXPECT_TRUE(CircleHitsCircle(c, {6, 8}, 5));  // hitbox exactly touching
   EXPECT_FALSE(CircleHitsCircle(c, {6, 8}, 4.99f));
   EXPECT_FALSE(CircleHitsCircle(c, {5.01f, 0}, 0));
   EXPECT_TRUE(CircleHitsCircle({{0, 0}, 0}, {0, 0}, 0));  // a point on a point
@@ -18,20 +18,20 @@ TEST(CircleHitsCircle, BoundaryIsInclusive) {
 TEST(AabbHitsCircle, InsideEdgeAndCorner) {
   const Aabb a{{0, 0}, {10, 4}};
   EXPECT_TRUE(AabbHitsCircle(a, {5, 2}, 0));
-  EXPECT_TRUE(AabbHitsCircle(a, {10, 4}, 0));   // on the corner
-  EXPECT_TRUE(AabbHitsCircle(a, {13, 8}, 5));   // touching the corner (3,4,5)
+  EXPECT_TRUE(AabbHitsCircle(a, {10, 4}, 0));  // on the corner
+  EXPECT_TRUE(AabbHitsCircle(a, {13, 8}, 5));  // touching the corner (3,4,5)
   EXPECT_FALSE(AabbHitsCircle(a, {13, 8}, 4.99f));
-  EXPECT_TRUE(AabbHitsCircle(a, {-2, 2}, 2));   // touching the left edge
+  EXPECT_TRUE(AabbHitsCircle(a, {-2, 2}, 2));  // touching the left edge
 }
 
 TEST(CapsuleHitsCircle, ThrustLine) {
   const Capsule c{{0, 0}, {10, 0}, 1};
-  EXPECT_TRUE(CapsuleHitsCircle(c, {5, 1}, 0));    // on the side, exactly at width
-  EXPECT_TRUE(CapsuleHitsCircle(c, {5, 3}, 2));    // hitbox touching the side
+  EXPECT_TRUE(CapsuleHitsCircle(c, {5, 1}, 0));  // on the side, exactly at width
+  EXPECT_TRUE(CapsuleHitsCircle(c, {5, 3}, 2));  // hitbox touching the side
   EXPECT_FALSE(CapsuleHitsCircle(c, {5, 3.01f}, 2));
-  EXPECT_TRUE(CapsuleHitsCircle(c, {11, 0}, 0));   // round end cap
+  EXPECT_TRUE(CapsuleHitsCircle(c, {11, 0}, 0));  // round end cap
   EXPECT_FALSE(CapsuleHitsCircle(c, {-1.01f, 0}, 0));
-  const Capsule dot{{2, 2}, {2, 2}, 0};             // zero length, zero width
+  const Capsule dot{{2, 2}, {2, 2}, 0};  // zero length, zero width
   EXPECT_TRUE(CapsuleHitsCircle(dot, {2, 2}, 0));
   EXPECT_TRUE(CapsuleHitsCircle(dot, {5, 6}, 5));
 }
@@ -39,13 +39,13 @@ TEST(CapsuleHitsCircle, ThrustLine) {
 TEST(SectorHitsCircle, QuarterArc) {
   // Facing +x, 45 degrees either side, range 10.
   const Sector s{{0, 0}, 0.0f, kPi / 4, 10};
-  EXPECT_TRUE(SectorHitsCircle(s, {10, 0}, 0));          // exactly at range
+  EXPECT_TRUE(SectorHitsCircle(s, {10, 0}, 0));  // exactly at range
   EXPECT_FALSE(SectorHitsCircle(s, {10.01f, 0}, 0));
-  EXPECT_TRUE(SectorHitsCircle(s, {5, 5}, 0));           // exactly on the edge ray
+  EXPECT_TRUE(SectorHitsCircle(s, {5, 5}, 0));                    // exactly on the edge ray
   EXPECT_TRUE(SectorHitsCircle(s, {7.0710678f, 7.0710678f}, 0));  // edge ray at full range
-  EXPECT_FALSE(SectorHitsCircle(s, {-1, 0}, 0));         // behind the attacker
-  EXPECT_TRUE(SectorHitsCircle(s, {-1, 0}, 1));          // behind, hitbox touching origin
-  EXPECT_FALSE(SectorHitsCircle(s, {0, 5}, 0));          // 90 degrees off
+  EXPECT_FALSE(SectorHitsCircle(s, {-1, 0}, 0));                  // behind the attacker
+  EXPECT_TRUE(SectorHitsCircle(s, {-1, 0}, 1));                   // behind, hitbox touching origin
+  EXPECT_FALSE(SectorHitsCircle(s, {0, 5}, 0));                   // 90 degrees off
   // Hitbox touching the edge ray: centre at distance 1 from the ray y = x.
   EXPECT_FALSE(SectorHitsCircle(s, {4.0f - 0.70710678f, 4.0f + 0.70710678f}, 0.99f));
   EXPECT_TRUE(SectorHitsCircle(s, {4.0f - 0.70710678f, 4.0f + 0.70710678f}, 1.0f));
@@ -63,13 +63,13 @@ TEST(SectorHitsCircle, HalfAngleZeroIsARay) {
 
 TEST(SectorHitsCircle, HalfDiscAndFullDisc) {
   const Sector half{{0, 0}, 0.0f, kPi / 2, 10};
-  EXPECT_TRUE(SectorHitsCircle(half, {0, 10}, 0));   // on the straight edge
+  EXPECT_TRUE(SectorHitsCircle(half, {0, 10}, 0));  // on the straight edge
   EXPECT_FALSE(SectorHitsCircle(half, {-0.01f, 9}, 0));
   const Sector full{{0, 0}, 1.0f, kPi, 10};
   EXPECT_TRUE(SectorHitsCircle(full, {-10, 0}, 0));
   EXPECT_TRUE(SectorHitsCircle(full, {0, -10}, 0));
   EXPECT_FALSE(SectorHitsCircle(full, {0, -10.01f}, 0));
-  const Sector wider{{0, 0}, 0.0f, 10.0f, 10};       // half-angle above pi clamps to a disc
+  const Sector wider{{0, 0}, 0.0f, 10.0f, 10};  // half-angle above pi clamps to a disc
   EXPECT_TRUE(SectorHitsCircle(wider, {-10, 0}, 0));
 }
 
@@ -89,7 +89,7 @@ TEST(SectorHitsCircle, ReflexArcBeyondHalfDisc) {
   const Sector s{{0, 0}, 0.0f, 3 * kPi / 4, 10};
   EXPECT_TRUE(SectorHitsCircle(s, {0, -9}, 0));
   EXPECT_FALSE(SectorHitsCircle(s, {-9, 0}, 0));
-  EXPECT_TRUE(SectorHitsCircle(s, {-5, -5}, 0));   // on an edge of the missing wedge
+  EXPECT_TRUE(SectorHitsCircle(s, {-5, -5}, 0));     // on an edge of the missing wedge
   EXPECT_TRUE(SectorHitsCircle(s, {-9, 0}, 6.37f));  // big hitbox reaches the edge
 }
 

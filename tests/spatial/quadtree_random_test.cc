@@ -26,12 +26,18 @@ enum class Layout {
 
 const char* LayoutName(Layout l) {
   switch (l) {
-    case Layout::kUniform: return "uniform";
-    case Layout::kClustered: return "clustered";
-    case Layout::kOnePoint: return "one_point";
-    case Layout::kSplitLines: return "split_lines";
-    case Layout::kEdges: return "edges";
-    case Layout::kHugeRadius: return "huge_radius";
+    case Layout::kUniform:
+      return "uniform";
+    case Layout::kClustered:
+      return "clustered";
+    case Layout::kOnePoint:
+      return "one_point";
+    case Layout::kSplitLines:
+      return "split_lines";
+    case Layout::kEdges:
+      return "edges";
+    case Layout::kHugeRadius:
+      return "huge_radius";
   }
   return "?";
 }
@@ -96,7 +102,8 @@ class Sequence {
         return {Uniform(lo.x, hi.x), Uniform(lo.y, hi.y)};
       case Layout::kClustered: {
         std::normal_distribution<float> n(0.0f, 6.0f);
-        return {std::clamp(blob_.x + n(rng_), lo.x, hi.x), std::clamp(blob_.y + n(rng_), lo.y, hi.y)};
+        return {std::clamp(blob_.x + n(rng_), lo.x, hi.x),
+                std::clamp(blob_.y + n(rng_), lo.y, hi.y)};
       }
       case Layout::kOnePoint:
         return Next() % 8 == 0 ? Vec2{Uniform(lo.x, hi.x), Uniform(lo.y, hi.y)} : one_point_;
@@ -104,7 +111,9 @@ class Sequence {
         // Multiples of 256 / 2^k: every split line of every depth, including the edges.
         const uint32_t k = Next() % 7;
         const uint32_t cells = 1u << k;
-        const auto at = [&] { return 256.0f * static_cast<float>(Next() % (cells + 1)) / static_cast<float>(cells); };
+        const auto at = [&] {
+          return 256.0f * static_cast<float>(Next() % (cells + 1)) / static_cast<float>(cells);
+        };
         return {at(), at()};
       }
       case Layout::kEdges: {
@@ -118,9 +127,12 @@ class Sequence {
 
   float Radius() {
     switch (Next() % 6) {
-      case 0: return 0.0f;
-      case 1: return layout_ == Layout::kHugeRadius ? Uniform(300.0f, 2000.0f) : 0.5f;
-      default: return Uniform(0.0f, 4.0f);
+      case 0:
+        return 0.0f;
+      case 1:
+        return layout_ == Layout::kHugeRadius ? Uniform(300.0f, 2000.0f) : 0.5f;
+      default:
+        return Uniform(0.0f, 4.0f);
     }
   }
 
@@ -209,11 +221,17 @@ class Sequence {
   }
 
   float QueryRadius() {
-    switch (Next() % 4) {
-      case 0: return 0.0f;
-      case 1: return Uniform(0.0f, 5.0f);
-      case 2: return Uniform(0.0f, 60.0f);
-      default: return Uniform(0.0f, 500.0f);  // larger than the world
+    switch (Next() % 5) {
+      case 4:
+        return -Uniform(0.0f, 5.0f);  // negative: matches nothing
+      case 0:
+        return 0.0f;
+      case 1:
+        return Uniform(0.0f, 5.0f);
+      case 2:
+        return Uniform(0.0f, 60.0f);
+      default:
+        return Uniform(0.0f, 500.0f);  // larger than the world
     }
   }
 
@@ -277,8 +295,8 @@ class Sequence {
       case 4: {
         const Vec2 p = QueryPoint();
         const uint32_t k = Next() % 12;
-        const float max_d = Next() % 3 == 0 ? std::numeric_limits<float>::infinity()
-                                            : QueryRadius();
+        const float max_d =
+            Next() % 3 == 0 ? std::numeric_limits<float>::infinity() : QueryRadius();
         tree_->QueryNearest(p, k, max_d, f, &results_);
         Compare("nearest", QueryOrder::kByDistance, oracle_.QueryNearest(p, k, max_d, f));
         break;
@@ -311,17 +329,18 @@ class QuadtreeDifferential : public ::testing::TestWithParam<Layout> {};
 TEST_P(QuadtreeDifferential, MatchesBruteForce) {
   // 400 sequences of 300 operations per layout; 2400 sequences in all.
   for (uint32_t seed = 1; seed <= 400 && !HasFailure(); ++seed) {
-    SCOPED_TRACE(std::string("layout=") + LayoutName(GetParam()) +
-                 " seed=" + std::to_string(seed));
+    SCOPED_TRACE(std::string("layout=") + LayoutName(GetParam()) + " seed=" + std::to_string(seed));
     Sequence(GetParam(), seed * 7919u + static_cast<uint32_t>(GetParam())).Run(300);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, QuadtreeDifferential,
-                         ::testing::Values(Layout::kUniform, Layout::kClustered,
-                                           Layout::kOnePoint, Layout::kSplitLines,
-                                           Layout::kEdges, Layout::kHugeRadius),
-                         [](const auto& param_info) { return std::string(LayoutName(param_info.param)); });
+                         ::testing::Values(Layout::kUniform, Layout::kClustered, Layout::kOnePoint,
+                                           Layout::kSplitLines, Layout::kEdges,
+                                           Layout::kHugeRadius),
+                         [](const auto& param_info) {
+                           return std::string(LayoutName(param_info.param));
+                         });
 
 // A larger population (thousands of entities, deep trees) with fewer operations.
 TEST(QuadtreeDifferentialLarge, ThousandsOfMovingEntities) {

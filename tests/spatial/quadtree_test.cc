@@ -72,6 +72,10 @@ TEST(QuadtreeConfig, RejectsBadConfigWithReason) {
   EXPECT_FALSE(Quadtree::ValidateConfig(c).ok());
   c.bounds = {{0, 0}, {kNaN, 10}};
   EXPECT_FALSE(Quadtree::ValidateConfig(c).ok());
+  c.bounds = {{1e6f, 0}, {1e6f + 1, 1}};  // cells at depth 6 would be below float resolution
+  EXPECT_EQ(Quadtree::ValidateConfig(c).code(), StatusCode::kInvalidArgument);
+  c.bounds = {{1e6f, 0}, {1e6f + 1000, 1000}};  // 1000 / 2^6 is ample at 1e6
+  EXPECT_TRUE(Quadtree::ValidateConfig(c).ok());
   EXPECT_THROW(Quadtree{c}, std::invalid_argument);
   EXPECT_TRUE(Quadtree::ValidateConfig(SmallConfig()).ok());
 }
@@ -152,7 +156,8 @@ TEST(Quadtree, LongChurnDoesNotGrowStorage) {
     state = state * 1664525u + 1013904223u;
     return static_cast<float>(state >> 8) / static_cast<float>(1 << 24);
   };
-  for (uint32_t i = 0; i < 300; ++i) ASSERT_TRUE(t.Insert(Id(i), {rnd() * 100, rnd() * 100}, 1).ok());
+  for (uint32_t i = 0; i < 300; ++i)
+    ASSERT_TRUE(t.Insert(Id(i), {rnd() * 100, rnd() * 100}, 1).ok());
   size_t bytes_after_warmup = 0;
   for (int round = 0; round < 200; ++round) {
     for (uint32_t i = 0; i < 300; ++i) ASSERT_TRUE(t.Move(Id(i), {rnd() * 100, rnd() * 100}).ok());
@@ -178,9 +183,9 @@ TEST(Quadtree, CircleQueryWithFilterOrderAndStats) {
   Quadtree t(SmallConfig());
   // Players (mask 1) on a line, monsters (mask 2) interleaved.
   for (uint32_t i = 0; i < 10; ++i) {
-    ASSERT_TRUE(t.Insert(Id(i), {10.0f + 3.0f * static_cast<float>(i), 10}, 0.5f,
-                         i % 2 == 0 ? 1u : 2u)
-                    .ok());
+    ASSERT_TRUE(
+        t.Insert(Id(i), {10.0f + 3.0f * static_cast<float>(i), 10}, 0.5f, i % 2 == 0 ? 1u : 2u)
+            .ok());
   }
   QueryResults r;
   t.QueryCircle({{22, 10}, 6}, {}, QueryOrder::kByDistance, &r);
@@ -194,12 +199,12 @@ TEST(Quadtree, CircleQueryWithFilterOrderAndStats) {
 
 TEST(Quadtree, SectorQueryIsASwordSwing) {
   Quadtree t(SmallConfig());
-  ASSERT_TRUE(t.Insert(Id(0), {50, 50}, 0.5f).ok());  // the attacker
-  ASSERT_TRUE(t.Insert(Id(1), {53, 50}, 0.5f).ok());  // in front
-  ASSERT_TRUE(t.Insert(Id(2), {47, 50}, 0.5f).ok());  // behind
-  ASSERT_TRUE(t.Insert(Id(3), {52, 52}, 0.5f).ok());  // on the 45 degree edge
-  ASSERT_TRUE(t.Insert(Id(4), {50, 53}, 0.5f).ok());  // 90 degrees off
-  ASSERT_TRUE(t.Insert(Id(5), {54, 50}, 0.5f).ok());  // just reaching with its hitbox
+  ASSERT_TRUE(t.Insert(Id(0), {50, 50}, 0.5f).ok());     // the attacker
+  ASSERT_TRUE(t.Insert(Id(1), {53, 50}, 0.5f).ok());     // in front
+  ASSERT_TRUE(t.Insert(Id(2), {47, 50}, 0.5f).ok());     // behind
+  ASSERT_TRUE(t.Insert(Id(3), {52, 52}, 0.5f).ok());     // on the 45 degree edge
+  ASSERT_TRUE(t.Insert(Id(4), {50, 53}, 0.5f).ok());     // 90 degrees off
+  ASSERT_TRUE(t.Insert(Id(5), {54, 50}, 0.5f).ok());     // just reaching with its hitbox
   ASSERT_TRUE(t.Insert(Id(6), {54.6f, 50}, 0.5f).ok());  // out of reach
   QueryResults r;
   t.QuerySector({{50, 50}, 0.0f, kPi / 4, 3.5f}, {.exclude = Id(0)}, QueryOrder::kById, &r);
@@ -224,9 +229,9 @@ TEST(Quadtree, CapsuleAndAabbQueries) {
 TEST(Quadtree, NearestAndPairs) {
   Quadtree t(SmallConfig());
   ASSERT_TRUE(t.Insert(Id(0), {10, 10}, 1).ok());
-  ASSERT_TRUE(t.Insert(Id(1), {11.5f, 10}, 1).ok());   // overlaps 0
+  ASSERT_TRUE(t.Insert(Id(1), {11.5f, 10}, 1).ok());  // overlaps 0
   ASSERT_TRUE(t.Insert(Id(2), {60, 60}, 5).ok());
-  ASSERT_TRUE(t.Insert(Id(3), {69, 60}, 4).ok());      // touches 2 exactly
+  ASSERT_TRUE(t.Insert(Id(3), {69, 60}, 4).ok());  // touches 2 exactly
   ASSERT_TRUE(t.Insert(Id(4), {90, 90}, 0).ok());
   QueryResults r;
   t.QueryNearest({59, 59}, 2, kInf, {}, &r);
@@ -257,14 +262,20 @@ TEST(Quadtree, NonFiniteQueriesMatchNothing) {
   EXPECT_TRUE(r.ids.empty());
   t.QueryNearest({10, 10}, 1, kNaN, {}, &r);
   EXPECT_TRUE(r.ids.empty());
+  t.QueryCircle({{10, 10}, -5}, {}, QueryOrder::kAny, &r);  // negative radius
+  EXPECT_TRUE(r.ids.empty());
+  t.QueryCapsule({{10, 10}, {12, 10}, -1}, {}, QueryOrder::kAny, &r);
+  EXPECT_TRUE(r.ids.empty());
+  t.QueryAabb({{12, 12}, {8, 8}}, {}, QueryOrder::kAny, &r);  // min > max
+  EXPECT_TRUE(r.ids.empty());
 }
 
 TEST(Quadtree, QueriesDoNotAllocateOnceWarm) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 500; ++i) {
-    ASSERT_TRUE(t.Insert(Id(i), {static_cast<float>(i % 25) * 4, static_cast<float>(i / 25) * 5},
-                         0.5f)
-                    .ok());
+    ASSERT_TRUE(
+        t.Insert(Id(i), {static_cast<float>(i % 25) * 4, static_cast<float>(i / 25) * 5}, 0.5f)
+            .ok());
   }
   QueryResults r;
   t.QueryCircle({{50, 50}, 100}, {}, QueryOrder::kByDistance, &r);  // warm: the largest result
@@ -281,9 +292,22 @@ TEST(Quadtree, QueriesDoNotAllocateOnceWarm) {
   EXPECT_EQ(r.ids.capacity(), cap);
 }
 
+TEST(Quadtree, MovedFromResultsAreEmptyAndReusable) {
+  Quadtree t(SmallConfig());
+  ASSERT_TRUE(t.Insert(Id(0), {10, 10}, 1).ok());
+  QueryResults a;
+  t.QueryCircle({{10, 10}, 5}, {}, QueryOrder::kAny, &a);
+  QueryResults b = std::move(a);
+  EXPECT_EQ(b.ids.size(), 1u);
+  EXPECT_EQ(a.ids.size(), 0u);  // NOLINT(bugprone-use-after-move): reuse after move is allowed
+  t.QueryCircle({{10, 10}, 5}, {}, QueryOrder::kAny, &a);
+  EXPECT_EQ(a.ids.size(), 1u);
+}
+
 TEST(Quadtree, ClearKeepsWorking) {
   Quadtree t(SmallConfig());
-  for (uint32_t i = 0; i < 100; ++i) ASSERT_TRUE(t.Insert(Id(i), {static_cast<float>(i), static_cast<float>(i)}, 0).ok());
+  for (uint32_t i = 0; i < 100; ++i)
+    ASSERT_TRUE(t.Insert(Id(i), {static_cast<float>(i), static_cast<float>(i)}, 0).ok());
   t.Clear();
   EXPECT_EQ(t.size(), 0u);
   EXPECT_EQ(t.Stats().nodes, 1u);
@@ -296,7 +320,9 @@ TEST(Quadtree, ClearKeepsWorking) {
 TEST(Quadtree, ExportNodesCoversTheWorld) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 64; ++i) {
-    ASSERT_TRUE(t.Insert(Id(i), {1.5f * static_cast<float>(i), 100.0f - 1.5f * static_cast<float>(i)}, 0).ok());
+    ASSERT_TRUE(
+        t.Insert(Id(i), {1.5f * static_cast<float>(i), 100.0f - 1.5f * static_cast<float>(i)}, 0)
+            .ok());
   }
   std::vector<NodeInfo> nodes;
   t.ExportNodes(&nodes);
