@@ -85,8 +85,8 @@ void TableReporter::PrintSpatialTables(std::FILE* out) const {
   if (!summaries.empty()) {
     std::fprintf(out, "\n### Summary (total ns per entity per tick)\n\n");
     std::fprintf(out,
-                 "| workload | ours | best grid | ours / grid | slowest-to-fastest of rtree "
-                 "and naive_qt: fastest / ours | ours candidates/hit |\n"
+                 "| workload | ours | best grid | ours / grid | fastest of rtree, naive_qt / "
+                 "ours | ours candidates/hit |\n"
                  "|---|---:|---:|---:|---:|---:|\n");
     for (const Summary& s : summaries) {
       std::fprintf(out, "| %s | %.1f | %.1f (%s) | %.2f | %.1fx | %.2f |\n", s.workload.c_str(),
