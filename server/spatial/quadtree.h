@@ -96,6 +96,7 @@ class QueryResults {
   friend class Quadtree;
   std::vector<std::pair<float, uint32_t>> keyed_;  // (distance^2, raw id) scratch
   std::vector<std::pair<float, int32_t>> nodes_;   // nearest-first node heap
+  std::vector<int32_t> level_, next_, leaves_;     // breadth-first traversal frontiers
 };
 
 struct TreeStats {
@@ -234,7 +235,7 @@ class Quadtree {
   std::vector<int32_t> free_blocks_;
   // Leaf contents: a chain of slabs per leaf (one when the leaf holds at most kSlabSize),
   // structure of arrays inside, so a leaf scan reads contiguous blocks.
-  static constexpr uint32_t kSlabSize = 32;
+  static constexpr uint32_t kSlabSize = 32;  // == bits in the uint32_t hit mask of a scan
   struct Slab {
     float x[kSlabSize];
     float y[kSlabSize];

@@ -6,8 +6,13 @@
 //   Hit(x, y, r):       the narrow test, the same function the brute-force oracle uses.
 // One traversal (Collect) drives all of them; leaf scans run over contiguous slab arrays.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "spatial/quadtree.h"
 
@@ -107,39 +112,44 @@ struct CapsulePolicy {
   }
 };
 
-// Tests 8 slots at once. The generic form calls the exact test per slot; the circle's form is
-// the same arithmetic written so the compiler vectorises it (it must stay bit-identical to
-// CircleHitsCircle: same operations in the same order).
+// Tests the first `count` slots of a slab (count <= 32) and returns bit i set when slot i is a
+// hit. The generic form calls the exact test per slot. The circle's form is the same arithmetic
+// four lanes at a time (SSE on x86-64); it must stay bit-identical to CircleHitsCircle: the same
+// operations in the same order, and no fused multiply-add (we build without -march).
 template <typename Shape>
-inline void HitBatch(const Shape& shape, const float* xs, const float* ys, const float* rs,
-                     uint32_t* hit) {
-  for (uint32_t i = 0; i < 8; ++i) hit[i] = shape.Hit(xs[i], ys[i], rs ? rs[i] : 0.0f) ? 1 : 0;
+inline uint32_t HitMask(const Shape& shape, const float* xs, const float* ys, const float* rs,
+                        uint32_t count) {
+  uint32_t bits = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    bits |= (shape.Hit(xs[i], ys[i], rs ? rs[i] : 0.0f) ? 1u : 0u) << i;
+  }
+  return bits;
 }
 
-inline void HitBatch(const CirclePolicy& shape, const float* xs, const float* ys, const float* rs,
-                     uint32_t* hit) {
-  // GCC/Clang vector extensions: 4 lanes, lowered to SSE2 on x86-64 and NEON on ARM.
-  using F4 = float __attribute__((vector_size(16)));
-  using I4 = int32_t __attribute__((vector_size(16)));
-  const F4 cx = {shape.c.center.x, shape.c.center.x, shape.c.center.x, shape.c.center.x};
-  const F4 cy = {shape.c.center.y, shape.c.center.y, shape.c.center.y, shape.c.center.y};
-  const F4 radius = {shape.c.radius, shape.c.radius, shape.c.radius, shape.c.radius};
-  const F4 eps = {kContactEpsilon, kContactEpsilon, kContactEpsilon, kContactEpsilon};
-  for (uint32_t i = 0; i < 8; i += 4) {
-    F4 x, y, r;
-    std::memcpy(&x, xs + i, sizeof(F4));
-    std::memcpy(&y, ys + i, sizeof(F4));
-    F4 reach = radius + eps;  // == radius + 0 + eps: hitboxes of radius 0 need no load
-    if (rs != nullptr) {
-      std::memcpy(&r, rs + i, sizeof(F4));
-      reach = radius + r + eps;
-    }
-    const F4 dx = cx - x;
-    const F4 dy = cy - y;
-    const I4 m = (dx * dx + dy * dy) <= (reach * reach);  // lanes are -1 (hit) or 0
-    const I4 one = m & 1;
-    std::memcpy(hit + i, &one, sizeof(I4));
+inline uint32_t HitMask(const CirclePolicy& shape, const float* xs, const float* ys,
+                        const float* rs, uint32_t count) {
+#if defined(__SSE2__)
+  const __m128 cx = _mm_set1_ps(shape.c.center.x);
+  const __m128 cy = _mm_set1_ps(shape.c.center.y);
+  const __m128 radius = _mm_set1_ps(shape.c.radius);
+  const __m128 eps = _mm_set1_ps(kContactEpsilon);
+  // radius + 0 + eps == radius + eps: leaves whose hitboxes are all 0 skip the radius load.
+  const __m128 point_reach = _mm_add_ps(radius, eps);
+  uint32_t bits = 0;
+  for (uint32_t i = 0; i < count; i += 4) {
+    const __m128 dx = _mm_sub_ps(cx, _mm_loadu_ps(xs + i));
+    const __m128 dy = _mm_sub_ps(cy, _mm_loadu_ps(ys + i));
+    const __m128 reach =
+        rs ? _mm_add_ps(_mm_add_ps(radius, _mm_loadu_ps(rs + i)), eps) : point_reach;
+    const __m128 d_sq = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+    const __m128 hit = _mm_cmple_ps(d_sq, _mm_mul_ps(reach, reach));
+    bits |= static_cast<uint32_t>(_mm_movemask_ps(hit)) << i;
   }
+  // Slots past `count` (up to the next multiple of 4) hold stale values: mask them off.
+  return count >= 32 ? bits : bits & ((1u << count) - 1u);
+#else
+  return HitMask<CirclePolicy>(shape, xs, ys, rs, count);
+#endif
 }
 
 inline bool Passes(uint32_t mask, uint32_t raw, const QueryFilter& f) {
@@ -204,24 +214,19 @@ void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter&
     const Slab& slab = slabs_[s];
     const uint32_t cnt = left > kSlabSize ? kSlabSize : left;
     left -= cnt;
-    EntityId* dst = out->ids.Reserve((cnt + 7) & ~7u);
+    // One mask for the whole slab, then a loop over its set bits only: the work after the
+    // vector test is proportional to the hits, not to the slots.
+    uint32_t bits = HitMask(shape, slab.x, slab.y, points ? nullptr : slab.r, cnt);
+    if (filtered) {
+      for (uint32_t b = bits; b != 0; b &= b - 1) {
+        const auto i = static_cast<uint32_t>(std::countr_zero(b));
+        if (!Passes(slab.mask[i], slab.id[i], filter)) bits &= ~(1u << i);
+      }
+    }
+    EntityId* dst = out->ids.Reserve(static_cast<size_t>(std::popcount(bits)));
     size_t k = 0;
-    // Slabs are a multiple of 8 long: test 8 slots at a time with a fixed trip count (the
-    // compiler vectorises it), then append the hits branch-free. Slots past the leaf's count
-    // hold stale but initialised values and are masked off.
-    for (uint32_t c0 = 0; c0 < cnt; c0 += 8) {
-      const uint32_t* ids = slab.id + c0;
-      uint32_t hit[8];  // 32-bit lanes, like the floats, so the tests vectorise
-      HitBatch(shape, slab.x + c0, slab.y + c0, points ? nullptr : slab.r + c0, hit);
-      if (filtered) {
-        const uint32_t* masks = slab.mask + c0;
-        for (uint32_t i = 0; i < 8; ++i) hit[i] &= Passes(masks[i], ids[i], filter) ? 1 : 0;
-      }
-      const uint32_t valid = cnt - c0;
-      for (uint32_t i = 0; i < 8; ++i) {  // Reserve() left room: cnt rounded up to 8
-        dst[k] = static_cast<EntityId>(ids[i]);
-        k += hit[i] & (i < valid ? 1u : 0u);
-      }
+    for (; bits != 0; bits &= bits - 1) {
+      dst[k++] = static_cast<EntityId>(slab.id[std::countr_zero(bits)]);
     }
     out->ids.Commit(k);
   }
@@ -255,51 +260,56 @@ void Quadtree::Collect(const Shape& shape, const QueryFilter& filter, QueryResul
   if (nodes_[start].count == 0 || !shape.MayHit(nodes_[start].rect, nodes_[start].max_radius)) {
     return;
   }
-  // Every node on the stack is non-empty and may be hit: children are tested before the push.
-  // Children are sorted branch-free into internal nodes (the stack), leaves (a batch scanned
-  // right after) and covered nodes (bulk-appended), so the traversal loop has no unpredictable
-  // "is this a leaf?" branch.
-  int32_t stack[kStackSize];
-  int32_t leaves[4];
-  int top = 0;
-  stack[top++] = start;
-  while (top > 0) {
-    const int32_t index = stack[--top];
-    const Node& n = nodes_[index];
-    ++out->stats.nodes_visited;
-    if (n.children < 0) {  // only the start node can be a leaf here
-      ScanLeaf(shape, n, filter, out);
-      continue;
+  // Breadth-first, one level at a time. Within a level every node's children are tested
+  // independently and sorted branch-free into the next level (internal nodes) or this level's
+  // leaf batch, so the CPU overlaps the loads and tests of many nodes; a depth-first stack
+  // would chain each step on the previous one's result. Every listed node is non-empty and
+  // may be hit.
+  std::vector<int32_t>& level = out->level_;
+  std::vector<int32_t>& next = out->next_;
+  std::vector<int32_t>& leaves = out->leaves_;
+  level.assign(1, start);
+  while (!level.empty()) {
+    next.resize(level.size() * 4);
+    leaves.resize(level.size() * 4 + 1);
+    size_t num_next = 0;
+    size_t num_leaves = 0;
+    for (const int32_t index : level) {
+      const Node& n = nodes_[index];
+      if (n.children < 0) {  // only the start node can be a leaf here
+        leaves[num_leaves++] = index;
+        continue;
+      }
+      if (shape.Covers(n.rect)) {
+        AppendSubtree(index, filter, out);
+        continue;
+      }
+      ++out->stats.nodes_visited;
+      for (int32_t k = 0; k < 4; ++k) {
+        const int32_t ci = n.children + k;
+        const Node& c = nodes_[ci];
+        const bool may = (c.count != 0) & shape.MayHit(c.rect, c.max_radius);
+        const bool leaf = c.children < 0;
+        next[num_next] = ci;
+        num_next += static_cast<size_t>(may & !leaf);
+        leaves[num_leaves] = ci;
+        num_leaves += static_cast<size_t>(may & leaf);
+      }
     }
-    if (shape.Covers(n.rect)) {
-      --out->stats.nodes_visited;  // AppendSubtree counts it again
-      AppendSubtree(index, filter, out);
-      continue;
-    }
-    int num_leaves = 0;
-    for (int32_t k = 0; k < 4; ++k) {
-      const int32_t ci = n.children + k;
-      const Node& c = nodes_[ci];
-      const bool may = (c.count != 0) & shape.MayHit(c.rect, c.max_radius);
-      const bool leaf = c.children < 0;
-      stack[top] = ci;
-      top += static_cast<int>(may & !leaf);
-      leaves[num_leaves] = ci;
-      num_leaves += static_cast<int>(may & leaf);
-    }
-    out->stats.nodes_visited += static_cast<uint64_t>(num_leaves);
     // The leaves' slabs are scattered in memory: start loading all of them before the first
     // scan, so their cache misses overlap instead of queueing one after another.
-    for (int k = 0; k < num_leaves; ++k) PrefetchSlab(nodes_[leaves[k]].slab);
-    for (int k = 0; k < num_leaves; ++k) {
+    for (size_t k = 0; k < num_leaves; ++k) PrefetchSlab(nodes_[leaves[k]].slab);
+    for (size_t k = 0; k < num_leaves; ++k) {
       const Node& leaf = nodes_[leaves[k]];
       if (shape.Covers(leaf.rect)) {
-        --out->stats.nodes_visited;
         AppendSubtree(leaves[k], filter, out);
       } else {
+        ++out->stats.nodes_visited;
         ScanLeaf(shape, leaf, filter, out);
       }
     }
+    next.resize(num_next);
+    level.swap(next);
   }
   out->stats.hits = out->ids.size();
 }
