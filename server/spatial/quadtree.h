@@ -54,7 +54,7 @@ namespace zs::spatial {
 
 struct QuadtreeConfig {
   Aabb bounds{{0.0f, 0.0f}, {1024.0f, 1024.0f}};
-  uint32_t leaf_capacity = 32;  // split a leaf holding more than this (1..4096)
+  uint32_t leaf_capacity = 64;  // split a leaf holding more than this (1..4096)
   uint32_t max_depth = 10;      // root is depth 0 (0..20)
 };
 
