@@ -51,12 +51,18 @@ Quadtree::Quadtree(const QuadtreeConfig& config)
   if (Status s = ValidateConfig(config); !s.ok()) {
     throw std::invalid_argument(std::string("quadtree config: ") + std::string(s.message()));
   }
+  dir_depth_ = std::min<uint32_t>(config.max_depth, 6);  // up to 64 x 64 cells, 16 KiB
+  const auto side = static_cast<float>(1u << dir_depth_);
+  dir_scale_ = {side / (config.bounds.max.x - config.bounds.min.x),
+                side / (config.bounds.max.y - config.bounds.min.y)};
+  dir_.assign(static_cast<size_t>(1u << dir_depth_) << dir_depth_, 0);
   Clear();
 }
 
 void Quadtree::Clear() noexcept {
   nodes_.clear();
-  nodes_.push_back(Node{config_.bounds, MidPoint(config_.bounds), 0.0f, 0, -1, -1, -1, 0});
+  nodes_.push_back(Node{config_.bounds, MidPoint(config_.bounds), 0.0f, 0, -1, -1, -1, 0, 0, 0});
+  std::fill(dir_.begin(), dir_.end(), 0);
   free_blocks_.clear();
   slabs_.clear();
   free_slabs_.clear();
@@ -232,7 +238,19 @@ void Quadtree::Split(int32_t leaf) {
                          {{r.min.x, mid.y}, {mid.x, r.max.y}},
                          {mid, r.max}};
   for (int32_t k = 0; k < 4; ++k) {
-    nodes_[first + k] = Node{rects[k], MidPoint(rects[k]), 0.0f, 0, leaf, -1, -1, parent.depth + 1};
+    nodes_[first + k] = Node{rects[k],
+                             MidPoint(rects[k]),
+                             0.0f,
+                             0,
+                             leaf,
+                             -1,
+                             -1,
+                             parent.depth + 1,
+                             2 * parent.cell_x + static_cast<uint32_t>(k & 1),
+                             2 * parent.cell_y + static_cast<uint32_t>(k >> 1)};
+  }
+  if (nodes_[leaf].depth < dir_depth_) {
+    for (int32_t k = 0; k < 4; ++k) PointDirectoryAt(first + k);
   }
   for (const Entry& e : scratch_) {
     AppendToLeaf(ChildFor(nodes_[leaf], e.p), e.raw_id, e.p, e.r, e.mask);
@@ -266,6 +284,18 @@ void Quadtree::Collapse(int32_t node) {
   n.count = 0;
   n.max_radius = 0.0f;
   for (const Entry& e : scratch_) AppendToLeaf(node, e.raw_id, e.p, e.r, e.mask);
+  if (nodes_[node].depth < dir_depth_) PointDirectoryAt(node);
+}
+
+void Quadtree::PointDirectoryAt(int32_t node) {
+  const Node& n = nodes_[node];
+  const uint32_t shift = dir_depth_ - n.depth;
+  const uint32_t side = 1u << dir_depth_;
+  const uint32_t x0 = n.cell_x << shift;
+  const uint32_t y0 = n.cell_y << shift;
+  for (uint32_t y = y0; y < y0 + (1u << shift); ++y) {
+    std::fill_n(dir_.begin() + static_cast<std::ptrdiff_t>(y * side + x0), 1u << shift, node);
+  }
 }
 
 void Quadtree::RecomputeMaxRadius(int32_t node) {

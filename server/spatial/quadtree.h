@@ -181,6 +181,8 @@ class Quadtree {
     int32_t children = -1;  // first of 4 consecutive children; -1 for a leaf
     int32_t slab = -1;      // leaf only: first slab of its contents, -1 when empty
     uint32_t depth = 0;
+    uint32_t cell_x = 0;  // the node's cell coordinates among the 2^depth x 2^depth cells
+    uint32_t cell_y = 0;
   };
   // Where an entity lives. raw_id == kFree marks an unused table entry.
   struct Loc {
@@ -221,6 +223,8 @@ class Quadtree {
   // highest node that fell to the merge threshold.
   void Shrink(int32_t leaf, int32_t stop, float removed_radius);
   void RecomputeMaxRadius(int32_t node);
+  // Points every directory cell under `node` at it (node depth <= dir_depth_).
+  void PointDirectoryAt(int32_t node);
 
   int32_t AllocChildren();
   void FreeChildren(int32_t first);
@@ -247,6 +251,13 @@ class Quadtree {
   std::vector<Slab> slabs_;
   std::vector<int32_t> free_slabs_;
   std::vector<Loc> locs_;  // indexed by EntityIndex(id)
+  // Directory: for each cell of a 2^dir_depth_ square grid over the world, the deepest node of
+  // depth <= dir_depth_ that contains it. A query finds its start node with one lookup instead
+  // of descending level by level through nodes that are rarely in cache. Maintained on every
+  // split and collapse at depth < dir_depth_.
+  uint32_t dir_depth_ = 0;
+  Vec2 dir_scale_;  // cells per world unit, per axis
+  std::vector<int32_t> dir_;
   // Scratch reused by Split/Collapse.
   struct Entry {
     uint32_t raw_id;

@@ -15,6 +15,17 @@ std::string Quadtree::CheckInvariants() const {
     stack.pop_back();
     const Node& n = nodes_[index];
     if (n.depth > config_.max_depth) err << "node " << index << " deeper than max_depth";
+    if (n.depth <= dir_depth_ && (n.children < 0 || n.depth == dir_depth_)) {
+      // The deepest node of depth <= dir_depth_ over these cells: the directory must name it.
+      const uint32_t shift = dir_depth_ - n.depth;
+      for (uint32_t y = n.cell_y << shift; y < (n.cell_y + 1) << shift; ++y) {
+        for (uint32_t x = n.cell_x << shift; x < (n.cell_x + 1) << shift; ++x) {
+          if (dir_[(static_cast<size_t>(y) << dir_depth_) + x] != index) {
+            err << "directory cell (" << x << "," << y << ") does not name node " << index;
+          }
+        }
+      }
+    }
     if (n.children >= 0) {
       uint32_t sum = 0;
       for (int32_t k = 0; k < 4; ++k) {

@@ -238,7 +238,30 @@ int32_t Quadtree::StartNode(const Aabb& bounds) const noexcept {
   const float grow = nodes_[0].max_radius + kContactEpsilon + kCullSlack;
   const Aabb b{{bounds.min.x - grow, bounds.min.y - grow},
                {bounds.max.x + grow, bounds.max.y + grow}};
-  int32_t n = 0;
+  // Jump close to the answer with the directory, climb until the node's cell holds the box
+  // (the float cell arithmetic is only a hint, so this check makes it exact), then descend.
+  const auto cell = [&](float v, float lo, float scale) {
+    const float c = (v - lo) * scale;
+    const int32_t hi = static_cast<int32_t>(1u << dir_depth_) - 1;
+    return static_cast<uint32_t>(
+        c <= 0.0f ? 0 : (c >= static_cast<float>(hi) ? hi : static_cast<int32_t>(c)));
+  };
+  const Vec2 lo = config_.bounds.min;
+  const uint32_t x0 = cell(b.min.x, lo.x, dir_scale_.x), x1 = cell(b.max.x, lo.x, dir_scale_.x);
+  const uint32_t y0 = cell(b.min.y, lo.y, dir_scale_.y), y1 = cell(b.max.y, lo.y, dir_scale_.y);
+  const auto level = dir_depth_ - static_cast<uint32_t>(std::bit_width((x0 ^ x1) | (y0 ^ y1)));
+  int32_t n = dir_[(static_cast<size_t>(y0) << dir_depth_) + x0];
+  while (nodes_[n].depth > level) n = nodes_[n].parent;
+  const Aabb& world = config_.bounds;
+  while (n != 0) {
+    const Aabb& r = nodes_[n].rect;
+    const bool holds = (b.min.x >= r.min.x || r.min.x <= world.min.x) &&
+                       (b.max.x < r.max.x || r.max.x >= world.max.x) &&
+                       (b.min.y >= r.min.y || r.min.y <= world.min.y) &&
+                       (b.max.y < r.max.y || r.max.y >= world.max.y);
+    if (holds) break;
+    n = nodes_[n].parent;
+  }
   for (;;) {
     // Branch-free descent: the only branch is "stop here", which is rarely taken.
     const Node& nd = nodes_[n];
