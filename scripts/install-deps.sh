@@ -18,6 +18,7 @@ PACKAGES=(
   clang-format
   # libraries
   libboost-dev          # Boost.Geometry (benchmark baseline); later Asio and Beast
+  libyaml-cpp-dev       # world, zone, monster and skill config files
   # tests and benchmarks
   libgtest-dev
   libgmock-dev

@@ -376,6 +376,13 @@ Status Quadtree::Remove(EntityId id) noexcept {
   return Status::Ok();
 }
 
+Status Quadtree::SetMask(EntityId id, uint32_t mask) noexcept {
+  const Loc* loc = Find(id);
+  if (loc == nullptr) return {StatusCode::kNotFound, "unknown or stale entity id"};
+  slabs_[loc->slab].mask[loc->offset] = mask;
+  return Status::Ok();
+}
+
 Status Quadtree::Move(EntityId id, Vec2 center) noexcept {
   if (Status s = CheckPosition(center); !s.ok()) return s;
   const Loc* found = Find(id);

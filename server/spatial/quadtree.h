@@ -136,6 +136,8 @@ class Quadtree {
   Status Remove(EntityId id) noexcept;
   // Moves an entity. O(1) when it stays in its leaf. Same errors as Insert/Remove.
   Status Move(EntityId id, Vec2 center) noexcept;
+  // Changes an entity's category mask. O(1). kNotFound for an unknown or stale id.
+  Status SetMask(EntityId id, uint32_t mask) noexcept;
   // Removes everything; keeps allocated storage for reuse.
   void Clear() noexcept;
 

@@ -195,6 +195,10 @@ TEST(Quadtree, CircleQueryWithFilterOrderAndStats) {
   EXPECT_GE(r.stats.candidates, r.stats.hits);
   t.QueryCircle({{22, 10}, 6}, {.mask = 2, .exclude = Id(5)}, QueryOrder::kById, &r);
   EXPECT_EQ(Raw(r.ids), (std::vector<uint32_t>{3}));
+  ASSERT_TRUE(t.SetMask(Id(4), 2).ok());  // entity 4 changes category
+  t.QueryCircle({{22, 10}, 6}, {.mask = 2}, QueryOrder::kById, &r);
+  EXPECT_EQ(Raw(r.ids), (std::vector<uint32_t>{3, 4, 5}));
+  EXPECT_EQ(t.SetMask(Id(4, 1), 1).code(), StatusCode::kNotFound);
 }
 
 TEST(Quadtree, SectorQueryIsASwordSwing) {

@@ -1,0 +1,87 @@
+// Combat: "who does this sword swing hit?"
+//
+// Every attack (a player's skill input, or a monster's swing queued by the AI) goes through
+// ResolveAttack: alive and cooldown checks, then the skill's shape (arc, circle, line) as one
+// quadtree query that already applies the exact hitbox test, nearest targets first (ties by
+// id) up to the skill's target cap, then damage, deaths and respawn timers, and a hit event.
+// Friendly fire: players hit monsters, and players only where the zone allows PvP; monsters hit
+// players only.
+#include <algorithm>
+#include <cmath>
+
+#include "zone/zone.h"
+
+namespace zs::zone {
+
+void Zone::ResolveAttacks(uint64_t tick, ZoneTickOutput* out) {
+  for (const Attack& a : attacks_) {
+    if (!ResolveAttack(tick, a, out) && a.from_player) {
+      ++out->rejected[static_cast<size_t>(Reject::kCooldown)];
+    }
+  }
+}
+
+bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
+  Entity& attacker = entities_[a.slot];
+  if (!attacker.alive) return true;  // died earlier this tick: nothing to reject
+  if (tick < attacker.ready_tick[a.skill_index]) return false;
+  const SkillDef& skill = *world_->FindSkill(attacker.skills[a.skill_index]);
+  attacker.ready_tick[a.skill_index] = tick + std::max<uint32_t>(skill.cooldown_ticks, 1);
+  Face(attacker, a.facing);
+
+  spatial::QueryFilter filter;
+  filter.exclude = attacker.id;
+  filter.mask = attacker.kind == EntityKind::kMonster
+                    ? kMaskPlayerAlive
+                    : kMaskMonsterAlive | (config_.pvp ? kMaskPlayerAlive : 0u);
+  const Vec2 dir = FromAngle(attacker.facing);
+  Vec2 origin = attacker.position;
+  switch (skill.shape) {
+    case SkillShape::kArc:
+      tree_.QuerySector({origin, attacker.facing, skill.half_angle, skill.range}, filter,
+                        spatial::QueryOrder::kByDistance, &query_);
+      break;
+    case SkillShape::kCircle:
+      if (skill.cast_range > 0) {  // a ground target, pulled back within cast range
+        const Vec2 to = a.target - attacker.position;
+        const float d = Length(to);
+        origin = d <= skill.cast_range ? a.target
+                                       : attacker.position + to * (skill.cast_range / d);
+      }
+      tree_.QueryCircle({origin, skill.radius}, filter, spatial::QueryOrder::kByDistance, &query_);
+      break;
+    case SkillShape::kLine:
+      tree_.QueryCapsule({origin, origin + dir * skill.range, skill.width * 0.5f}, filter,
+                         spatial::QueryOrder::kByDistance, &query_);
+      break;
+  }
+
+  HitEvent event;
+  event.attacker = attacker.id;
+  event.skill = skill.id;
+  event.origin = origin;
+  event.facing = attacker.facing;
+  event.first_target = static_cast<uint32_t>(out->targets.size());
+  const size_t count = std::min<size_t>(query_.ids.size(), skill.max_targets);
+  for (size_t i = 0; i < count; ++i) {
+    Entity& target = entities_[static_cast<size_t>(slot_of_[EntityIndex(query_.ids[i])])];
+    target.hp = std::max(0, target.hp - skill.damage);
+    target.changed |= kChangedHp;
+    const bool killed = target.hp == 0;
+    if (killed) {
+      SetAlive(target, false);
+      target.move_direction = {};
+      target.velocity = {};
+      target.respawn_tick =
+          tick + (target.kind == EntityKind::kPlayer
+                      ? world_->player.respawn_ticks
+                      : config_.spawns[target.spawn_group].respawn_ticks);
+    }
+    out->targets.push_back(HitTarget{target.id, skill.damage, killed});
+  }
+  event.num_targets = static_cast<uint32_t>(count);
+  out->events.push_back(event);
+  return true;
+}
+
+}  // namespace zs::zone

@@ -1,0 +1,109 @@
+// Monster AI: idle/wander near home, aggro on the nearest living player in range, chase, attack
+// with the monster's skill (queued for the same combat step players use), leash back home and
+// heal when dragged too far.
+//
+// Cost: one k=1 nearest query per idle monster every 10 ticks (staggered by id), one id lookup
+// per chasing monster per tick: O(N log N) per tick overall, never N^2.
+#include <cmath>
+
+#include "zone/zone.h"
+
+namespace zs::zone {
+
+namespace {
+
+constexpr uint64_t kThinkInterval = 10;  // ticks between aggro scans of an idle monster
+constexpr float kHomeTolerance = 0.5f;
+
+}  // namespace
+
+void Zone::StepToward(Entity& e, Vec2 goal, float speed, float stop_distance) {
+  const Vec2 to = goal - e.position;
+  const float dist = Length(to);
+  if (dist <= stop_distance || dist <= 1e-6f) {
+    e.velocity = {};
+    return;
+  }
+  const float step = std::min(speed, dist - stop_distance);
+  Place(e, Clamp(e.position + to * (step / dist)));
+  Face(e, std::atan2(to.y, to.x));
+}
+
+void Zone::ThinkMonsters(uint64_t tick) {
+  const float per_tick = 1.0f / static_cast<float>(world_->tick_rate);
+  for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
+    Entity& m = entities_[slot];
+    if (m.kind != EntityKind::kMonster || !m.alive) continue;
+    const MonsterTemplate& t = *world_->FindMonster(m.template_id);
+    const float walk = t.walk_speed * per_tick;
+    const float run = t.run_speed * per_tick;
+
+    if (m.ai == MonsterState::kIdle && tick >= m.next_think) {
+      m.next_think = tick + kThinkInterval;
+      tree_.QueryNearest(m.position, 1, t.aggro_radius, {.mask = kMaskPlayerAlive}, &query_);
+      if (!query_.ids.empty()) {
+        m.ai = MonsterState::kChase;
+        m.target = query_.ids[0];
+      }
+    }
+
+    if (m.ai == MonsterState::kChase) {
+      const Entity* target = Find(m.target);
+      if (target == nullptr || !target->alive ||
+          DistanceSq(m.position, m.home) > t.leash_radius * t.leash_radius) {
+        m.ai = MonsterState::kReturn;  // lost, dead, or dragged too far from home
+        m.target = kInvalidEntity;
+      } else {
+        const SkillDef* skill = m.num_skills > 0 ? world_->FindSkill(m.skills[0]) : nullptr;
+        // Close enough to hit: the skill's reach plus the target's hitbox, with a margin so
+        // that the swing (which uses the exact test) lands.
+        const float reach = skill != nullptr
+                                ? (skill->shape == SkillShape::kCircle ? skill->radius
+                                                                        : skill->range) +
+                                      target->radius
+                                : 0.0f;
+        const Vec2 to = target->position - m.position;
+        const float facing = std::atan2(to.y, to.x);
+        if (skill != nullptr && Length(to) <= reach * 0.9f) {
+          m.velocity = {};
+          Face(m, facing);
+          if (tick >= m.ready_tick[0]) {
+            attacks_.push_back(Attack{slot, 0, facing, target->position, false});
+          }
+        } else {
+          StepToward(m, target->position, run, reach * 0.8f);
+        }
+      }
+    }
+
+    if (m.ai == MonsterState::kReturn) {
+      StepToward(m, m.home, run, 0.0f);
+      if (DistanceSq(m.position, m.home) <= kHomeTolerance * kHomeTolerance) {
+        m.ai = MonsterState::kIdle;
+        m.next_think = tick + kThinkInterval;
+        if (m.hp != m.max_hp) {
+          m.hp = m.max_hp;  // back home: heal, so kiting a monster away does not wear it down
+          m.changed |= kChangedHp;
+        }
+      }
+      continue;
+    }
+
+    if (m.ai == MonsterState::kIdle) {
+      if (DistanceSq(m.position, m.wander_goal) <= kHomeTolerance * kHomeTolerance) {
+        // Pause, then pick a new spot near home now and then.
+        if (rng_.Below(40) == 0) {
+          const float a = rng_.Range(-kPi, kPi);
+          const float d = rng_.Range(0.0f, t.wander_radius);
+          m.wander_goal = Clamp(m.home + FromAngle(a) * d);
+        } else {
+          m.velocity = {};
+        }
+      } else {
+        StepToward(m, m.wander_goal, walk, 0.0f);
+      }
+    }
+  }
+}
+
+}  // namespace zs::zone

@@ -1,0 +1,145 @@
+#include "zone/world.h"
+
+#include <utility>
+
+namespace zs::zone {
+
+EntityId EntityIdAllocator::Allocate() {
+  uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    if (generation_.size() > kMaxEntityIndex) return kInvalidEntity;
+    index = static_cast<uint32_t>(generation_.size());
+    generation_.push_back(0);
+  }
+  ++live_;
+  EntityId id = MakeEntityId(index, generation_[index]);
+  if (id == kInvalidEntity) {  // the one reserved value: skip to generation 0
+    generation_[index] = 0;
+    id = MakeEntityId(index, 0);
+  }
+  return id;
+}
+
+void EntityIdAllocator::Free(EntityId id) {
+  const uint32_t index = EntityIndex(id);
+  if (index >= generation_.size() || generation_[index] != EntityGeneration(id)) return;
+  generation_[index] = (generation_[index] + 1) & kMaxGeneration;
+  free_.push_back(index);
+  --live_;
+}
+
+World::World(WorldConfig config) : config_(std::move(config)) {
+  zones_.reserve(config_.zones.size());
+  for (size_t i = 0; i < config_.zones.size(); ++i) {
+    // Each zone's randomness derives from the world seed and its position: reproducible.
+    const uint64_t seed = config_.seed * 0x9E3779B97F4A7C15ull + i + 1;
+    zones_.emplace_back(config_, config_.zones[i], seed, [this] { return ids_.Allocate(); });
+  }
+  outputs_.resize(zones_.size());
+  moves_.resize(zones_.size());
+  skills_.resize(zones_.size());
+}
+
+std::optional<size_t> World::ZoneIndexById(uint32_t zone_id) const {
+  for (size_t i = 0; i < zones_.size(); ++i) {
+    if (zones_[i].config().id == zone_id) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> World::ZoneIndexOf(EntityId player) const {
+  const uint32_t index = EntityIndex(player);
+  if (index >= zone_of_.size() || zone_of_[index] < 0) return std::nullopt;
+  const auto z = static_cast<size_t>(zone_of_[index]);
+  if (zones_[z].Find(player) == nullptr) return std::nullopt;  // stale id
+  return z;
+}
+
+Status World::AddPlayer(std::optional<uint32_t> zone_id, EntityId* id) {
+  const std::optional<size_t> z = zone_id ? ZoneIndexById(*zone_id) : std::optional<size_t>(0);
+  if (!z) return {StatusCode::kNotFound, "no such zone"};
+  const EntityId new_id = ids_.Allocate();
+  if (new_id == kInvalidEntity) return {StatusCode::kOutOfBounds, "no entity ids left"};
+  if (Status s = zones_[*z].AddPlayer(new_id, zones_[*z].config().player_spawn); !s.ok()) {
+    ids_.Free(new_id);
+    return s;
+  }
+  const uint32_t index = EntityIndex(new_id);
+  if (index >= zone_of_.size()) zone_of_.resize(static_cast<size_t>(index) + 1, -1);
+  zone_of_[index] = static_cast<int32_t>(*z);
+  *id = new_id;
+  return Status::Ok();
+}
+
+Status World::RemovePlayer(EntityId id) {
+  const std::optional<size_t> z = ZoneIndexOf(id);
+  if (!z) return {StatusCode::kNotFound, "no such player"};
+  if (Status s = zones_[*z].RemovePlayer(id); !s.ok()) return s;
+  zone_of_[EntityIndex(id)] = -1;
+  ids_.Free(id);
+  return Status::Ok();
+}
+
+void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills) {
+  ++tick_;
+  for (auto& m : moves_) m.clear();
+  for (auto& s : skills_) s.clear();
+  uint32_t unknown = 0;
+  for (const MoveInput& in : moves) {
+    if (const auto z = ZoneIndexOf(in.entity)) {
+      moves_[*z].push_back(in);
+    } else {
+      ++unknown;
+    }
+  }
+  for (const SkillInput& in : skills) {
+    if (const auto z = ZoneIndexOf(in.entity)) {
+      skills_[*z].push_back(in);
+    } else {
+      ++unknown;
+    }
+  }
+  for (size_t z = 0; z < zones_.size(); ++z) {
+    zones_[z].Tick(tick_, moves_[z], skills_[z], &outputs_[z]);
+  }
+  outputs_[0].rejected[static_cast<size_t>(Reject::kUnknownEntity)] += unknown;
+  // Portal travel, after every zone has ticked.
+  for (size_t z = 0; z < zones_.size(); ++z) {
+    std::vector<Entity>& leaving = zones_[z].departures();
+    const std::vector<Transfer>& transfers = outputs_[z].transfers;
+    for (size_t k = 0; k < leaving.size(); ++k) {
+      const std::optional<size_t> target = ZoneIndexById(transfers[k].target_zone);
+      const size_t dest = target ? *target : z;  // validated config: always found
+      const EntityId id = leaving[k].id;
+      (void)zones_[dest].AdoptPlayer(std::move(leaving[k]), transfers[k].target_position);
+      zone_of_[EntityIndex(id)] = static_cast<int32_t>(dest);
+    }
+    leaving.clear();
+  }
+}
+
+const SkillDef* WorldConfig::FindSkill(uint32_t id) const {
+  for (const SkillDef& s : skills) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
+}
+
+const MonsterTemplate* WorldConfig::FindMonster(uint32_t id) const {
+  for (const MonsterTemplate& m : monsters) {
+    if (m.id == id) return &m;
+  }
+  return nullptr;
+}
+
+const ZoneConfig* WorldConfig::FindZone(uint32_t id) const {
+  for (const ZoneConfig& z : zones) {
+    if (z.id == id) return &z;
+  }
+  return nullptr;
+}
+
+}  // namespace zs::zone

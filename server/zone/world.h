@@ -1,0 +1,76 @@
+// World: every zone of a world, the entity id allocator, and the routing between them.
+//
+// Pure like Zone: Tick() advances every zone by one tick with the inputs given, in zone order,
+// then moves the players who walked through portals into their target zones (they appear there
+// on the next tick; no entity is ever in two zones). Ids are unique across the world and keep
+// their generation check: a player keeps its id when it changes zone.
+//
+// Thread: one at a time. The network layer calls AddPlayer/RemovePlayer/Tick from the thread
+// that owns the world.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/entity_id.h"
+#include "core/status.h"
+#include "zone/world_config.h"
+#include "zone/zone.h"
+#include "zone/zone_types.h"
+
+namespace zs::zone {
+
+// Hands out generational ids: a freed index comes back with the next generation.
+class EntityIdAllocator {
+ public:
+  [[nodiscard]] EntityId Allocate();
+  void Free(EntityId id);
+  [[nodiscard]] size_t live() const { return live_; }
+
+ private:
+  std::vector<uint32_t> generation_;  // by index
+  std::vector<uint32_t> free_;
+  size_t live_ = 0;
+};
+
+class World {
+ public:
+  // REQUIRES: a validated config (LoadWorldConfig or equivalent) with at least one zone.
+  explicit World(WorldConfig config);
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // A new player in `zone_id` (the first zone when omitted) at that zone's spawn point.
+  // kNotFound for an unknown zone; kOutOfBounds when no more ids are left.
+  Status AddPlayer(std::optional<uint32_t> zone_id, EntityId* id);
+  Status RemovePlayer(EntityId id);
+
+  // One tick of every zone. Inputs for unknown entities are counted as rejected in the first
+  // zone's output.
+  void Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills);
+
+  [[nodiscard]] uint64_t tick() const { return tick_; }
+  [[nodiscard]] const WorldConfig& config() const { return config_; }
+  [[nodiscard]] size_t zone_count() const { return zones_.size(); }
+  [[nodiscard]] const Zone& zone(size_t i) const { return zones_[i]; }
+  [[nodiscard]] Zone& mutable_zone(size_t i) { return zones_[i]; }
+  // The last tick's output of zone i.
+  [[nodiscard]] const ZoneTickOutput& output(size_t i) const { return outputs_[i]; }
+  // Index (not id) of the zone a player is in.
+  [[nodiscard]] std::optional<size_t> ZoneIndexOf(EntityId player) const;
+  [[nodiscard]] std::optional<size_t> ZoneIndexById(uint32_t zone_id) const;
+
+ private:
+  WorldConfig config_;
+  EntityIdAllocator ids_;
+  std::vector<Zone> zones_;
+  std::vector<ZoneTickOutput> outputs_;
+  std::vector<int32_t> zone_of_;  // by EntityIndex, players only; -1 when none
+  std::vector<std::vector<MoveInput>> moves_;  // per zone, reused
+  std::vector<std::vector<SkillInput>> skills_;
+  uint64_t tick_ = 0;
+};
+
+}  // namespace zs::zone

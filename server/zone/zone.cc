@@ -1,0 +1,292 @@
+// Zone: construction, entity bookkeeping, inputs, player movement, portals and the tick order.
+// Monster AI is in monster_ai.cc, combat in combat.cc, area of interest in aoi.cc.
+#include "zone/zone.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace zs::zone {
+
+namespace {
+
+spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& zone) {
+  spatial::QuadtreeConfig c;
+  c.bounds = zone.bounds;
+  return c;
+}
+
+}  // namespace
+
+Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed)
+    : world_(&world), config_(config), rng_(seed), tree_(TreeConfigFor(config)) {}
+
+// ---- bookkeeping ----
+
+const Entity* Zone::Find(EntityId id) const {
+  const uint32_t index = EntityIndex(id);
+  if (id == kInvalidEntity || index >= slot_of_.size() || slot_of_[index] < 0) return nullptr;
+  const Entity& e = entities_[static_cast<size_t>(slot_of_[index])];
+  return e.id == id ? &e : nullptr;
+}
+
+Entity* Zone::FindMutable(EntityId id) { return const_cast<Entity*>(std::as_const(*this).Find(id)); }
+
+uint32_t Zone::MaskOf(const Entity& e) const {
+  if (e.kind == EntityKind::kPlayer) return e.alive ? kMaskPlayerAlive : kMaskPlayerDead;
+  return e.alive ? kMaskMonsterAlive : kMaskMonsterDead;
+}
+
+uint32_t Zone::Insert(Entity e) {
+  const uint32_t index = EntityIndex(e.id);
+  if (index >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(index) + 1, -1);
+  const auto slot = static_cast<uint32_t>(entities_.size());
+  slot_of_[index] = static_cast<int32_t>(slot);
+  // The position was clamped into the zone by the caller, so the quadtree accepts it.
+  (void)tree_.Insert(e.id, e.position, e.radius, MaskOf(e));
+  if (e.kind == EntityKind::kPlayer) ++player_count_;
+  entities_.push_back(std::move(e));
+  return slot;
+}
+
+void Zone::EraseSlot(uint32_t slot) {
+  Entity& e = entities_[slot];
+  (void)tree_.Remove(e.id);
+  if (e.kind == EntityKind::kPlayer) --player_count_;
+  slot_of_[EntityIndex(e.id)] = -1;
+  if (slot + 1 != entities_.size()) {
+    e = std::move(entities_.back());
+    slot_of_[EntityIndex(e.id)] = static_cast<int32_t>(slot);
+  }
+  entities_.pop_back();
+}
+
+Vec2 Zone::Clamp(Vec2 p) const {
+  const Aabb& b = config_.bounds;
+  return {std::clamp(p.x, b.min.x, b.max.x), std::clamp(p.y, b.min.y, b.max.y)};
+}
+
+Vec2 Zone::RandomPointIn(const Aabb& area) {
+  const float x = rng_.Range(area.min.x, area.max.x);
+  const float y = rng_.Range(area.min.y, area.max.y);
+  return Clamp({x, y});
+}
+
+void Zone::Place(Entity& e, Vec2 position) {
+  if (position == e.position) return;
+  e.velocity = position - e.position;
+  e.position = position;
+  e.changed |= kChangedPosition;
+  (void)tree_.Move(e.id, position);
+}
+
+void Zone::Face(Entity& e, float facing) {
+  const float f = NormalizeAngle(facing);
+  if (f == e.facing) return;
+  e.facing = f;
+  e.changed |= kChangedFacing;
+}
+
+void Zone::SetAlive(Entity& e, bool alive) {
+  if (e.alive == alive) return;
+  e.alive = alive;
+  e.changed |= kChangedAlive;
+  (void)tree_.SetMask(e.id, MaskOf(e));
+}
+
+// ---- spawning and players ----
+
+void Zone::SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group) {
+  Entity m;
+  m.id = id;
+  m.kind = EntityKind::kMonster;
+  m.template_id = t.id;
+  m.radius = t.radius;
+  m.speed = t.walk_speed / static_cast<float>(world_->tick_rate);
+  m.hp = m.max_hp = t.max_hp;
+  m.position = m.home = m.wander_goal = RandomPointIn(config_.spawns[group].area);
+  m.facing = NormalizeAngle(rng_.Range(-kPi, kPi));
+  m.skills[0] = t.skill;
+  m.num_skills = world_->FindSkill(t.skill) != nullptr ? 1 : 0;
+  m.spawn_group = group;
+  m.next_think = EntityIndex(id) % 10;  // stagger the aggro scans over ticks
+  Insert(std::move(m));
+}
+
+Status Zone::AddPlayer(EntityId id, Vec2 position) {
+  const PlayerTemplate& t = world_->player;
+  Entity p;
+  p.id = id;
+  p.kind = EntityKind::kPlayer;
+  p.radius = t.radius;
+  p.speed = t.speed / static_cast<float>(world_->tick_rate);
+  p.hp = p.max_hp = t.max_hp;
+  for (uint32_t skill : t.skills) {
+    if (p.num_skills < kMaxSkills && world_->FindSkill(skill) != nullptr) {
+      p.skills[p.num_skills++] = skill;
+    }
+  }
+  return AdoptPlayer(std::move(p), position);
+}
+
+Status Zone::AdoptPlayer(Entity player, Vec2 position) {
+  if (player.id == kInvalidEntity || player.kind != EntityKind::kPlayer) {
+    return {StatusCode::kInvalidArgument, "not a player"};
+  }
+  if (!IsFinite(position)) return {StatusCode::kInvalidArgument, "position is not finite"};
+  const uint32_t index = EntityIndex(player.id);
+  if (index < slot_of_.size() && slot_of_[index] >= 0) {
+    return {StatusCode::kAlreadyExists, "entity index already in this zone"};
+  }
+  player.position = Clamp(position);
+  player.velocity = {};
+  player.move_direction = {};
+  player.known.clear();  // a new zone: the player knows nothing here yet
+  player.changed = 0;
+  Insert(std::move(player));
+  return Status::Ok();
+}
+
+Status Zone::RemovePlayer(EntityId id) {
+  const Entity* e = Find(id);
+  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+    return {StatusCode::kNotFound, "no such player in this zone"};
+  }
+  EraseSlot(static_cast<uint32_t>(slot_of_[EntityIndex(id)]));
+  return Status::Ok();
+}
+
+Status Zone::SetViewRadius(EntityId player, float radius) {
+  Entity* e = FindMutable(player);
+  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+    return {StatusCode::kNotFound, "no such player in this zone"};
+  }
+  if (!std::isfinite(radius) || radius < 0) {
+    return {StatusCode::kInvalidArgument, "view radius must be finite and >= 0"};
+  }
+  e->view_radius = radius;
+  return Status::Ok();
+}
+
+// ---- the tick ----
+
+void Zone::Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+                ZoneTickOutput* out) {
+  out->Reset(tick, config_.id);
+  for (Entity& e : entities_) e.changed = 0;
+  Respawn(tick);
+  ApplyInputs(tick, moves, skills, out);
+  MovePlayers();
+  ThinkMonsters(tick);
+  ResolveAttacks(tick, out);
+  BuildViews(out);
+  LeaveForPortals(out);
+}
+
+void Zone::Respawn(uint64_t tick) {
+  for (Entity& e : entities_) {
+    if (e.alive || tick < e.respawn_tick) continue;
+    if (e.kind == EntityKind::kPlayer) {
+      Place(e, Clamp(config_.player_spawn));
+    } else {
+      e.home = RandomPointIn(config_.spawns[e.spawn_group].area);
+      e.wander_goal = e.home;
+      e.ai = MonsterState::kIdle;
+      e.target = kInvalidEntity;
+      Place(e, e.home);
+    }
+    e.hp = e.max_hp;
+    e.changed |= kChangedHp;
+    e.velocity = {};
+    SetAlive(e, true);
+  }
+}
+
+void Zone::ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
+                       std::span<const SkillInput> skills, ZoneTickOutput* out) {
+  (void)tick;
+  const auto reject = [out](Reject why) { ++out->rejected[static_cast<size_t>(why)]; };
+  for (const MoveInput& in : moves) {
+    Entity* p = FindMutable(in.entity);
+    if (p == nullptr || p->kind != EntityKind::kPlayer) {
+      reject(Reject::kUnknownEntity);
+      continue;
+    }
+    p->last_input_seq = std::max(p->last_input_seq, in.seq);
+    if (!IsFinite(in.direction)) {
+      reject(Reject::kBadValue);
+      continue;
+    }
+    if (!p->alive) {
+      reject(Reject::kDead);
+      continue;
+    }
+    const float len = Length(in.direction);
+    p->move_direction = len > 1e-6f ? in.direction * (1.0f / len) : Vec2{};
+  }
+  attacks_.clear();
+  for (const SkillInput& in : skills) {
+    Entity* p = FindMutable(in.entity);
+    if (p == nullptr || p->kind != EntityKind::kPlayer) {
+      reject(Reject::kUnknownEntity);
+      continue;
+    }
+    p->last_input_seq = std::max(p->last_input_seq, in.seq);
+    if (!std::isfinite(in.facing) || !IsFinite(in.target)) {
+      reject(Reject::kBadValue);
+      continue;
+    }
+    if (!p->alive) {
+      reject(Reject::kDead);
+      continue;
+    }
+    uint32_t index = 0;
+    while (index < p->num_skills && p->skills[index] != in.skill) ++index;
+    if (index == p->num_skills) {
+      reject(Reject::kUnknownSkill);
+      continue;
+    }
+    const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
+    attacks_.push_back(Attack{slot, index, in.facing, in.target, true});
+  }
+}
+
+void Zone::MovePlayers() {
+  portal_slots_.clear();
+  portal_of_.assign(entities_.size(), nullptr);
+  for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
+    Entity& p = entities_[slot];
+    if (p.kind != EntityKind::kPlayer || !p.alive) continue;
+    if (p.move_direction == Vec2{}) {
+      p.velocity = {};
+      continue;
+    }
+    // At most speed per tick, never outside the zone: the server decides where a player is.
+    Place(p, Clamp(p.position + p.move_direction * p.speed));
+    Face(p, std::atan2(p.move_direction.y, p.move_direction.x));
+    if ((p.changed & kChangedPosition) == 0) continue;
+    for (const Portal& portal : config_.portals) {
+      if (portal.area.Contains(p.position)) {
+        portal_slots_.push_back(slot);
+        portal_of_[slot] = &portal;
+        break;
+      }
+    }
+  }
+}
+
+void Zone::LeaveForPortals(ZoneTickOutput* out) {
+  departures_.clear();
+  // Highest slot first, so erasing (swap with the last) never moves a slot still to visit.
+  std::sort(portal_slots_.begin(), portal_slots_.end(), std::greater<>());
+  for (uint32_t slot : portal_slots_) {
+    const Portal& portal = *portal_of_[slot];
+    out->transfers.push_back(
+        Transfer{entities_[slot].id, portal.target_zone, portal.target_position});
+    Entity leaving = std::move(entities_[slot]);  // EraseSlot reads only id and kind
+    EraseSlot(slot);
+    departures_.push_back(std::move(leaving));
+  }
+}
+
+}  // namespace zs::zone

@@ -1,0 +1,186 @@
+// Zone: one area of the world and everything in it, advanced one tick at a time.
+//
+// Pure simulation: no sockets, threads, clocks or logging. Time is the tick number passed to
+// Tick(); randomness comes from the zone's own seeded Rng; the same seed and the same inputs
+// give the same outputs, bit for bit. Not thread-safe: one thread at a time (different zones
+// may tick on different threads: they share only the read-only WorldConfig).
+//
+// One tick (DESIGN.md "One tick"):
+//   1. respawn what is due;
+//   2. validate inputs (moves set a direction, skills are queued);
+//   3. move players (speed cap, zone bounds), update the quadtree, detect portals;
+//   4. monsters think (idle/wander, aggro, chase, attack, leash home) and move;
+//   5. resolve attacks: cooldown, shape query on the quadtree, exact hitbox test, damage,
+//      deaths, respawn timers, hit events;
+//   6. area of interest per player with hysteresis, and each player's view of the tick;
+//   7. players who walked into a portal leave the zone (World moves them on).
+//
+// Entities live in a dense array; `slot_of_` maps an EntityId's index to its slot. Monsters
+// are created once, at construction, and keep their id through death and respawn. Players are
+// added and removed between ticks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/entity_id.h"
+#include "core/rng.h"
+#include "core/status.h"
+#include "spatial/quadtree.h"
+#include "zone/world_config.h"
+#include "zone/zone_types.h"
+
+namespace zs::zone {
+
+// Category bits in the quadtree, so queries can ask for "living players" and the like.
+enum EntityMask : uint32_t {
+  kMaskPlayerAlive = 1u << 0,
+  kMaskMonsterAlive = 1u << 1,
+  kMaskPlayerDead = 1u << 2,
+  kMaskMonsterDead = 1u << 3,
+  kMaskAll = 0xFu,
+};
+
+enum class MonsterState : uint8_t { kIdle, kChase, kReturn };
+
+inline constexpr size_t kMaxSkills = 4;
+
+struct Entity {
+  EntityId id = kInvalidEntity;
+  EntityKind kind = EntityKind::kPlayer;
+  uint32_t template_id = 0;  // monster template; 0 for players
+  Vec2 position;
+  float facing = 0;
+  Vec2 velocity;  // units per tick, the last step taken
+  float radius = 0.5f;
+  float speed = 0;  // units per tick (players: the cap)
+  int32_t hp = 0;
+  int32_t max_hp = 0;
+  bool alive = true;
+  uint64_t respawn_tick = 0;  // when dead
+  std::array<uint32_t, kMaxSkills> skills{};
+  std::array<uint64_t, kMaxSkills> ready_tick{};  // per skill: first tick it may be used again
+  uint32_t num_skills = 0;
+  uint8_t changed = 0;  // ChangeBits of the current tick
+
+  // players
+  Vec2 move_direction;  // unit vector or zero
+  uint32_t last_input_seq = 0;
+  float view_radius = 0;  // 0: the zone's default
+  std::vector<EntityId> known;  // entities this player knows, ascending raw id
+
+  // monsters
+  MonsterState ai = MonsterState::kIdle;
+  EntityId target = kInvalidEntity;
+  Vec2 home;
+  Vec2 wander_goal;
+  uint64_t next_think = 0;
+  uint32_t spawn_group = 0;
+};
+
+class Zone {
+ public:
+  // Spawns every monster of every spawn group, with ids from `allocate_id` (called only here).
+  // REQUIRES: `world` outlives the zone; `config` is one of world.zones (validated config).
+  template <typename AllocateId>
+  Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, AllocateId allocate_id)
+      : Zone(world, config, seed) {
+    SpawnMonsters([&] { return allocate_id(); });
+  }
+
+  Zone(const Zone&) = delete;
+  Zone& operator=(const Zone&) = delete;
+  Zone(Zone&&) noexcept = default;
+
+  // Adds a player with a fresh state at `position` (clamped into the zone), or moves an
+  // existing player's state in (zone transfer). kAlreadyExists if the id is here already.
+  Status AddPlayer(EntityId id, Vec2 position);
+  Status AdoptPlayer(Entity player, Vec2 position);
+  // Removes a player (disconnect). Viewers see it leave on the next tick.
+  Status RemovePlayer(EntityId id);
+  // Players who walked into a portal during the last Tick(), already removed from this zone,
+  // with their state, in the order of out->transfers. The World moves them on and clears this.
+  std::vector<Entity>& departures() { return departures_; }
+
+  // Advances one tick. `tick` must grow by one per call.
+  void Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+            ZoneTickOutput* out);
+
+  [[nodiscard]] const ZoneConfig& config() const { return config_; }
+  [[nodiscard]] const Entity* Find(EntityId id) const;
+  [[nodiscard]] const std::vector<Entity>& entities() const { return entities_; }
+  [[nodiscard]] size_t player_count() const { return player_count_; }
+  [[nodiscard]] const spatial::Quadtree& tree() const { return tree_; }
+  // Per-player view radius override (0 restores the zone default).
+  Status SetViewRadius(EntityId player, float radius);
+
+ private:
+  Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed);
+
+  struct Attack {
+    uint32_t slot;  // attacker
+    uint32_t skill_index;
+    float facing;
+    Vec2 target;
+    bool from_player;
+  };
+
+  template <typename AllocateId>
+  void SpawnMonsters(AllocateId allocate_id);
+  void SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group);
+  Entity* FindMutable(EntityId id);
+  uint32_t Insert(Entity e);
+  void EraseSlot(uint32_t slot);
+  Vec2 Clamp(Vec2 p) const;
+  Vec2 RandomPointIn(const Aabb& area);
+  // Moves an entity (quadtree included) and records what changed.
+  void Place(Entity& e, Vec2 position);
+  void Face(Entity& e, float facing);
+  void SetAlive(Entity& e, bool alive);
+  uint32_t MaskOf(const Entity& e) const;
+
+  // Tick steps.
+  void Respawn(uint64_t tick);
+  void ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
+                   std::span<const SkillInput> skills, ZoneTickOutput* out);
+  void MovePlayers();
+  void ThinkMonsters(uint64_t tick);
+  void StepToward(Entity& e, Vec2 goal, float speed, float stop_distance);
+  void ResolveAttacks(uint64_t tick, ZoneTickOutput* out);
+  bool ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
+  void BuildViews(ZoneTickOutput* out);
+  void BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out);
+  void LeaveForPortals(ZoneTickOutput* out);
+
+  const WorldConfig* world_;
+  ZoneConfig config_;
+  Rng rng_;
+  spatial::Quadtree tree_;
+  std::vector<Entity> entities_;
+  std::vector<int32_t> slot_of_;  // by EntityIndex; -1 when not here
+  size_t player_count_ = 0;
+
+  // Per-tick scratch, reused (no allocation once warm).
+  std::vector<Attack> attacks_;
+  std::vector<uint32_t> portal_slots_;  // players who stepped into a portal this tick
+  std::vector<const Portal*> portal_of_;  // by slot, the portal taken (nullptr: none)
+  std::vector<Entity> departures_;
+  spatial::QueryResults query_;
+  std::vector<EntityId> known_scratch_;
+  std::vector<uint32_t> involvement_start_;  // CSR: hit events each slot is part of
+  std::vector<uint32_t> involvement_;
+  std::vector<uint32_t> event_seen_by_;  // last view that listed each event, +1
+};
+
+template <typename AllocateId>
+void Zone::SpawnMonsters(AllocateId allocate_id) {
+  for (uint32_t g = 0; g < config_.spawns.size(); ++g) {
+    const SpawnGroup& group = config_.spawns[g];
+    const MonsterTemplate* t = world_->FindMonster(group.monster);
+    for (uint32_t i = 0; t != nullptr && i < group.count; ++i) SpawnMonster(allocate_id(), *t, g);
+  }
+}
+
+}  // namespace zs::zone

@@ -1,0 +1,141 @@
+// The simulation's inputs and outputs: plain data, no protobuf, no sockets.
+//
+// Inputs are what a client may ask for (intents); the zone validates every field. Outputs are
+// what each player may learn this tick, built so the network layer can encode each entity's
+// state once and share it between viewers: per-entity tables (`states`, indexed by a slot
+// number) plus, per player, ranges of slot references into shared pools.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/entity_id.h"
+#include "core/vec2.h"
+
+namespace zs::zone {
+
+enum class EntityKind : uint8_t { kPlayer = 0, kMonster = 1 };
+
+// ---- inputs ----
+
+// Move in `direction` (normalised by the server; zero = stop) until told otherwise.
+struct MoveInput {
+  EntityId entity = kInvalidEntity;
+  uint32_t seq = 0;  // client input sequence number, echoed back once applied
+  Vec2 direction;
+};
+
+// Use skill `skill` facing `facing` radians; `target` is the ground point for ground-targeted
+// circle skills (ignored otherwise; clamped to the skill's cast range).
+struct SkillInput {
+  EntityId entity = kInvalidEntity;
+  uint32_t seq = 0;
+  uint32_t skill = 0;
+  float facing = 0;
+  Vec2 target;
+};
+
+// Why an input was not applied. Counted in the tick output for metrics.
+enum class Reject : uint8_t {
+  kUnknownEntity,  // no such player in this zone (or a stale id)
+  kDead,           // the player is dead
+  kBadValue,       // NaN/inf or otherwise impossible numbers
+  kUnknownSkill,   // not one of the player's skills
+  kCooldown,       // the skill is not ready yet
+  kCount
+};
+
+// ---- outputs ----
+
+// The full public state of an entity, as sent when it enters a player's view.
+struct EntityState {
+  EntityId id = kInvalidEntity;
+  EntityKind kind = EntityKind::kPlayer;
+  uint32_t template_id = 0;  // monster template; 0 for players
+  Vec2 position;
+  float facing = 0;
+  float radius = 0;
+  int32_t hp = 0;
+  int32_t max_hp = 0;
+  bool alive = false;
+};
+
+// Which fields of an entity changed this tick (what an "updated" message carries).
+enum ChangeBits : uint8_t {
+  kChangedPosition = 1 << 0,
+  kChangedFacing = 1 << 1,
+  kChangedHp = 1 << 2,
+  kChangedAlive = 1 << 3,
+};
+
+struct HitTarget {
+  EntityId target = kInvalidEntity;
+  int32_t damage = 0;
+  bool killed = false;
+};
+
+struct HitEvent {
+  EntityId attacker = kInvalidEntity;
+  uint32_t skill = 0;
+  Vec2 origin;  // the shape's origin (caster, or ground point)
+  float facing = 0;
+  uint32_t first_target = 0;  // range in ZoneTickOutput::targets
+  uint32_t num_targets = 0;
+};
+
+struct Range {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  [[nodiscard]] uint32_t size() const { return end - begin; }
+};
+
+// What one player learns this tick. Ranges index the pools of ZoneTickOutput.
+struct PlayerView {
+  EntityId player = kInvalidEntity;
+  uint32_t last_input_seq = 0;  // the highest input sequence applied so far
+  uint32_t self = 0;            // slot of the player's own state in `states`
+  Range entered;                // slots (into `states`) of entities that came into view
+  Range updated;                // slots of known entities that changed (see `changed`)
+  Range left;                   // ids (into `left_ids`) that went out of view
+  Range hits;                   // indices (into `hit_refs`) of visible hit events
+  bool zone_changed = false;    // the player walked through a portal: see `transfers`
+};
+
+struct Transfer {
+  EntityId player = kInvalidEntity;
+  uint32_t target_zone = 0;
+  Vec2 target_position;
+};
+
+struct ZoneTickOutput {
+  uint64_t tick = 0;
+  uint32_t zone = 0;
+  std::vector<EntityState> states;  // by slot: every entity in the zone at the end of the tick
+  std::vector<uint8_t> changed;     // by slot: ChangeBits of this tick
+  std::vector<PlayerView> views;    // one per player in the zone (and per player leaving it)
+  std::vector<uint32_t> slot_refs;  // pool for entered / updated
+  std::vector<EntityId> left_ids;   // pool for left
+  std::vector<uint32_t> hit_refs;   // pool for hits
+  std::vector<HitEvent> events;
+  std::vector<HitTarget> targets;
+  std::vector<Transfer> transfers;
+  std::array<uint32_t, static_cast<size_t>(Reject::kCount)> rejected{};
+
+  void Reset(uint64_t t, uint32_t zone_id) {
+    tick = t;
+    zone = zone_id;
+    states.clear();
+    changed.clear();
+    views.clear();
+    slot_refs.clear();
+    left_ids.clear();
+    hit_refs.clear();
+    events.clear();
+    targets.clear();
+    transfers.clear();
+    rejected.fill(0);
+  }
+};
+
+}  // namespace zs::zone
