@@ -19,8 +19,8 @@ void Zone::BuildViews(ZoneTickOutput* out) {
   out->changed.resize(n);
   for (size_t slot = 0; slot < n; ++slot) {
     const Entity& e = entities_[slot];
-    out->states[slot] = EntityState{e.id,     e.kind,  e.template_id, e.position, e.facing,
-                                    e.radius, e.hp,    e.max_hp,      e.alive};
+    out->states[slot] = EntityState{e.id,     e.kind, e.template_id, e.position, e.facing,
+                                    e.radius, e.hp,   e.max_hp,      e.alive};
     out->changed[slot] = e.changed;
   }
   // Which events each slot took part in (compressed rows: involvement_start_[slot]..[slot+1]).

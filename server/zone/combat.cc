@@ -45,8 +45,7 @@ bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
       if (skill.cast_range > 0) {  // a ground target, pulled back within cast range
         const Vec2 to = a.target - attacker.position;
         const float d = Length(to);
-        origin = d <= skill.cast_range ? a.target
-                                       : attacker.position + to * (skill.cast_range / d);
+        origin = d <= skill.cast_range ? a.target : attacker.position + to * (skill.cast_range / d);
       }
       tree_.QueryCircle({origin, skill.radius}, filter, spatial::QueryOrder::kByDistance, &query_);
       break;
@@ -72,10 +71,9 @@ bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
       SetAlive(target, false);
       target.move_direction = {};
       target.velocity = {};
-      target.respawn_tick =
-          tick + (target.kind == EntityKind::kPlayer
-                      ? world_->player.respawn_ticks
-                      : config_.spawns[target.spawn_group].respawn_ticks);
+      target.respawn_tick = tick + (target.kind == EntityKind::kPlayer
+                                        ? world_->player.respawn_ticks
+                                        : config_.spawns[target.spawn_group].respawn_ticks);
     }
     out->targets.push_back(HitTarget{target.id, skill.damage, killed});
   }

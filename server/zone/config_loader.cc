@@ -83,8 +83,8 @@ class Node {
       used = 0;
     }
     if (used == 0 || used != text.size() || v < lo || v > hi) {
-      Fail("must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-           ", got \"" + text + "\"");
+      Fail("must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got \"" +
+           text + "\"");
     }
     return v;
   }

@@ -38,7 +38,7 @@ void Zone::ThinkMonsters(uint64_t tick) {
     const float walk = t.walk_speed * per_tick;
     const float run = t.run_speed * per_tick;
 
-    if (m.ai == MonsterState::kIdle && tick >= m.next_think) {
+    if (m.ai == MonsterState::kIdle && tick >= m.next_think && t.aggro_radius > 0) {
       m.next_think = tick + kThinkInterval;
       tree_.QueryNearest(m.position, 1, t.aggro_radius, {.mask = kMaskPlayerAlive}, &query_);
       if (!query_.ids.empty()) {
@@ -57,11 +57,11 @@ void Zone::ThinkMonsters(uint64_t tick) {
         const SkillDef* skill = m.num_skills > 0 ? world_->FindSkill(m.skills[0]) : nullptr;
         // Close enough to hit: the skill's reach plus the target's hitbox, with a margin so
         // that the swing (which uses the exact test) lands.
-        const float reach = skill != nullptr
-                                ? (skill->shape == SkillShape::kCircle ? skill->radius
-                                                                        : skill->range) +
-                                      target->radius
-                                : 0.0f;
+        const float reach =
+            skill != nullptr
+                ? (skill->shape == SkillShape::kCircle ? skill->radius : skill->range) +
+                      target->radius
+                : 0.0f;
         const Vec2 to = target->position - m.position;
         const float facing = std::atan2(to.y, to.x);
         if (skill != nullptr && Length(to) <= reach * 0.9f) {

@@ -67,7 +67,7 @@ class World {
   EntityIdAllocator ids_;
   std::vector<Zone> zones_;
   std::vector<ZoneTickOutput> outputs_;
-  std::vector<int32_t> zone_of_;  // by EntityIndex, players only; -1 when none
+  std::vector<int32_t> zone_of_;               // by EntityIndex, players only; -1 when none
   std::vector<std::vector<MoveInput>> moves_;  // per zone, reused
   std::vector<std::vector<SkillInput>> skills_;
   uint64_t tick_ = 0;

@@ -30,7 +30,9 @@ const Entity* Zone::Find(EntityId id) const {
   return e.id == id ? &e : nullptr;
 }
 
-Entity* Zone::FindMutable(EntityId id) { return const_cast<Entity*>(std::as_const(*this).Find(id)); }
+Entity* Zone::FindMutable(EntityId id) {
+  return const_cast<Entity*>(std::as_const(*this).Find(id));
+}
 
 uint32_t Zone::MaskOf(const Entity& e) const {
   if (e.kind == EntityKind::kPlayer) return e.alive ? kMaskPlayerAlive : kMaskPlayerDead;

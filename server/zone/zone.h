@@ -68,7 +68,7 @@ struct Entity {
   // players
   Vec2 move_direction;  // unit vector or zero
   uint32_t last_input_seq = 0;
-  float view_radius = 0;  // 0: the zone's default
+  float view_radius = 0;        // 0: the zone's default
   std::vector<EntityId> known;  // entities this player knows, ascending raw id
 
   // monsters
@@ -164,7 +164,7 @@ class Zone {
 
   // Per-tick scratch, reused (no allocation once warm).
   std::vector<Attack> attacks_;
-  std::vector<uint32_t> portal_slots_;  // players who stepped into a portal this tick
+  std::vector<uint32_t> portal_slots_;    // players who stepped into a portal this tick
   std::vector<const Portal*> portal_of_;  // by slot, the portal taken (nullptr: none)
   std::vector<Entity> departures_;
   spatial::QueryResults query_;

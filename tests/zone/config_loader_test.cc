@@ -1,0 +1,166 @@
+// Config loading: the shipped world loads; each kind of mistake is refused with a message that
+// names the file, the key and the problem. Real files: each case edits a copy of config/.
+#include "zone/config_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace zs::zone {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ConfigLoader, DefaultWorldLoads) {
+  const WorldConfig w = LoadWorldConfig(ZS_CONFIG_DIR "/world.yaml");
+  EXPECT_EQ(w.tick_rate, 20u);
+  ASSERT_EQ(w.zones.size(), 2u);
+  EXPECT_EQ(w.zones[0].name, "town");
+  EXPECT_EQ(w.zones[1].name, "field");
+  uint32_t monsters = 0;
+  for (const ZoneConfig& z : w.zones) {
+    for (const SpawnGroup& g : z.spawns) monsters += g.count;
+    EXPECT_FALSE(z.portals.empty()) << z.name;
+  }
+  EXPECT_GE(monsters, 200u);
+  EXPECT_GE(w.monsters.size(), 3u);
+  const SkillDef* sword = w.FindSkill(1);
+  ASSERT_NE(sword, nullptr);
+  EXPECT_EQ(sword->shape, SkillShape::kArc);
+  EXPECT_NEAR(sword->half_angle, kPi / 3, 1e-6);
+  EXPECT_EQ(sword->cooldown_ticks, 10u);  // 0.5 s at 20 Hz
+  EXPECT_EQ(w.player.respawn_ticks, 100u);
+}
+
+// A copy of config/ in a fresh temporary directory, where one file can be edited.
+class BrokenConfig : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("zs_config_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::copy(ZS_CONFIG_DIR, dir_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Replaces `from` by `to` in `file` (relative to the config dir); the text must be there.
+  void Edit(const std::string& file, const std::string& from, const std::string& to) {
+    std::ifstream in(dir_ / file);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    const size_t at = s.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    s.replace(at, from.size(), to);
+    std::ofstream(dir_ / file) << s;
+  }
+  // The loader's message, or "" when it loaded.
+  std::string Error() {
+    try {
+      LoadWorldConfig((dir_ / "world.yaml").string());
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  void ExpectError(const std::string& file, const std::string& key, const std::string& what) {
+    const std::string msg = Error();
+    EXPECT_NE(msg.find(file), std::string::npos) << msg;
+    EXPECT_NE(msg.find(key), std::string::npos) << msg;
+    EXPECT_NE(msg.find(what), std::string::npos) << msg;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(BrokenConfig, MissingKey) {
+  Edit("zones/field.yaml", "view_radius: 40\n", "");
+  ExpectError("zones/field.yaml", "view_radius", "missing");
+}
+
+TEST_F(BrokenConfig, WrongType) {
+  Edit("world.yaml", "tick_rate: 20", "tick_rate: fast");
+  ExpectError("world.yaml", "tick_rate", "must be an integer in 1..120, got \"fast\"");
+}
+
+TEST_F(BrokenConfig, OutOfRange) {
+  Edit("zones/field.yaml", "count: 120", "count: -5");
+  ExpectError("zones/field.yaml", "spawn_groups[0].count", "got \"-5\"");
+}
+
+TEST_F(BrokenConfig, NotFiniteNumber) {
+  Edit("monsters.yaml", "radius: 0.6", "radius: .nan");
+  ExpectError("monsters.yaml", "monsters[1].radius", "must be a number");
+}
+
+TEST_F(BrokenConfig, UnknownKeyIsATypo) {
+  Edit("world.yaml", "respawn_seconds: 5", "respwan_seconds: 5");
+  ExpectError("world.yaml", "player.respwan_seconds", "unknown key");
+}
+
+TEST_F(BrokenConfig, DuplicateId) {
+  Edit("skills.yaml", "{id: 2,", "{id: 1,");
+  ExpectError("skills.yaml", "skills[1].id", "duplicate skill id 1");
+}
+
+TEST_F(BrokenConfig, UnknownSkillReference) {
+  Edit("monsters.yaml", "skill: 11}", "skill: 77}");
+  ExpectError("monsters.yaml", "monsters[2].skill", "no skill with id 77");
+}
+
+TEST_F(BrokenConfig, UnknownMonsterReference) {
+  Edit("zones/town.yaml", "monster: 1,", "monster: 9,");
+  ExpectError("zones/town.yaml", "spawn_groups[0].monster", "no monster template with id 9");
+}
+
+TEST_F(BrokenConfig, BadShape) {
+  Edit("skills.yaml", "shape: line", "shape: cone");
+  ExpectError("skills.yaml", "skills[2].shape", "must be arc, circle or line");
+}
+
+TEST_F(BrokenConfig, SpawnAreaOutsideZone) {
+  Edit("zones/field.yaml", "max: [900, 500]", "max: [1900, 500]");
+  ExpectError("zones/field.yaml", "spawn_groups[1].area", "inside the zone bounds");
+}
+
+TEST_F(BrokenConfig, InvertedRectangle) {
+  Edit("zones/town.yaml", "bounds: {min: [0, 0], max: [256, 256]}",
+       "bounds: {min: [300, 0], max: [256, 256]}");
+  ExpectError("zones/town.yaml", "bounds", "min must be below max");
+}
+
+TEST_F(BrokenConfig, PortalToUnknownZone) {
+  Edit("zones/town.yaml", "target_zone: 2", "target_zone: 5");
+  ExpectError("zones/town.yaml", "portals[0].target_zone", "no zone with id 5");
+}
+
+TEST_F(BrokenConfig, PortalTargetOutsideZone) {
+  Edit("zones/town.yaml", "target_position: [20, 512]", "target_position: [2000, 512]");
+  ExpectError("zones/town.yaml", "portals[0].target_position", "inside the bounds of zone 2");
+}
+
+TEST_F(BrokenConfig, PortalLandsInAPortal) {
+  Edit("zones/town.yaml", "target_position: [20, 512]", "target_position: [4, 510]");
+  ExpectError("zones/town.yaml", "portals[0].target_position", "bounce");
+}
+
+TEST_F(BrokenConfig, TooManyPlayerSkills) {
+  Edit("world.yaml", "skills: [1, 2, 3, 4]", "skills: [1, 2, 3, 4, 10]");
+  ExpectError("world.yaml", "player.skills", "at most 4");
+}
+
+TEST_F(BrokenConfig, InvalidYaml) {
+  Edit("monsters.yaml", "monsters:", "monsters: [");
+  ExpectError("monsters.yaml", "line", "not valid YAML");
+}
+
+TEST_F(BrokenConfig, MissingFile) {
+  fs::remove(dir_ / "zones/field.yaml");
+  ExpectError("zones/field.yaml", "", "cannot open");
+}
+
+}  // namespace
+}  // namespace zs::zone
