@@ -1,17 +1,34 @@
 // Area of interest: "who can see whom?", and each player's view of the tick.
 //
-// Per player: one circle query of radius view + hysteresis, sorted by id, merged with the
-// sorted set the player already knows. An entity enters when its hitbox is within the view
-// radius and leaves only when it is beyond view + hysteresis, so an entity walking along the
-// edge does not flicker. Entities that stayed and changed go out as updates (only the changed
-// fields, see ChangeBits). Hit events are visible when the attacker or a target is known (or
-// is the player), found through a per-entity index of the events it took part in, so the cost
-// follows the size of the view, not the number of events.
+// Per player: one circle query of radius view + hysteresis, compared with the set the player
+// already knows through per-slot stamps (linear in the view, no sorting). An entity enters when its
+// hitbox is within the view radius and leaves only when it is beyond view + hysteresis, so an
+// entity walking along the edge does not flicker. Entities that stayed and changed go out as
+// updates (only the changed fields, see ChangeBits). Hit events are visible when the attacker or a
+// target is known (or is the player), found through a per-entity index of the events it took part
+// in, so the cost follows the size of the view, not the number of events.
 #include <algorithm>
 
 #include "zone/zone.h"
 
 namespace zs::zone {
+
+namespace {
+
+// Interleaves the bits of two 16-bit values: a Morton (Z-order) code.
+uint32_t Interleave(uint32_t x, uint32_t y) {
+  const auto spread = [](uint32_t v) {
+    v &= 0xFFFFu;
+    v = (v | (v << 8)) & 0x00FF00FFu;
+    v = (v | (v << 4)) & 0x0F0F0F0Fu;
+    v = (v | (v << 2)) & 0x33333333u;
+    v = (v | (v << 1)) & 0x55555555u;
+    return v;
+  };
+  return spread(x) | (spread(y) << 1);
+}
+
+}  // namespace
 
 void Zone::BuildViews(ZoneTickOutput* out) {
   const size_t n = entities_.size();
@@ -47,9 +64,25 @@ void Zone::BuildViews(ZoneTickOutput* out) {
     }
   }
   event_seen_by_.assign(out->events.size(), 0);
+  stamp_.resize(n, 0);
 
+  // Visit players in Morton (Z-curve) order of their position: neighbours see mostly the same
+  // entities, so consecutive views find them in cache. Ties by slot keep it deterministic.
+  view_order_.clear();
+  const Aabb& b = config_.bounds;
+  const float sx = 65535.0f / (b.max.x - b.min.x);
+  const float sy = 65535.0f / (b.max.y - b.min.y);
   for (uint32_t slot = 0; slot < n; ++slot) {
-    if (entities_[slot].kind == EntityKind::kPlayer) BuildView(entities_[slot], slot, out);
+    const Entity& e = entities_[slot];
+    if (e.kind != EntityKind::kPlayer) continue;
+    const auto qx = static_cast<uint32_t>((e.position.x - b.min.x) * sx);
+    const auto qy = static_cast<uint32_t>((e.position.y - b.min.y) * sy);
+    view_order_.push_back((static_cast<uint64_t>(Interleave(qx, qy)) << 32) | slot);
+  }
+  std::sort(view_order_.begin(), view_order_.end());
+  for (const uint64_t key : view_order_) {
+    const auto slot = static_cast<uint32_t>(key & 0xFFFFFFFFu);
+    BuildView(entities_[slot], slot, out);
   }
 }
 
@@ -87,51 +120,60 @@ void Zone::BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out) {
 
   const float enter = player.view_radius > 0 ? player.view_radius : config_.view_radius;
   const float leave = enter + config_.view_hysteresis;
-  tree_.QueryCircle({player.position, leave}, {.exclude = player.id}, spatial::QueryOrder::kById,
+  tree_.QueryCircle({player.position, leave}, {.exclude = player.id}, spatial::QueryOrder::kAny,
                     &query_);
   const Circle enter_circle{player.position, enter};
-  const std::vector<EntityId>& old = player.known;
-  const EntityId* cand = query_.ids.data();
-  const size_t num_cand = query_.ids.size();
+  // Set membership with stamps instead of sorting: `stamp_[slot] == known_mark` means "known
+  // before this tick", `== kept_mark` means "known and still in range". No per-player clears.
+  if (next_mark_ > 0xFFFFFFF0u) {
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    next_mark_ = 1;
+  }
+  const uint32_t known_mark = next_mark_++;
+  const uint32_t kept_mark = next_mark_++;
+  std::vector<EntityId>& old = player.known;
+  for (const EntityId id : old) {
+    const uint32_t index = EntityIndex(id);
+    if (index < slot_of_.size() && slot_of_[index] >= 0 &&
+        out->states[static_cast<size_t>(slot_of_[index])].id == id) {
+      stamp_[static_cast<size_t>(slot_of_[index])] = known_mark;
+    }
+  }
   std::vector<EntityId>& next = known_scratch_;
   next.clear();
-  // Pass 1: merge; entered slots go to slot_refs now, updated slots to a second pass.
-  size_t i = 0;
-  size_t j = 0;
-  while (i < old.size() || j < num_cand) {
-    if (j == num_cand || (i < old.size() && ToRaw(old[i]) < ToRaw(cand[j]))) {
-      out->left_ids.push_back(old[i++]);  // beyond view + hysteresis, or gone from the zone
-      continue;
-    }
-    const size_t s = static_cast<size_t>(slot_of_[EntityIndex(cand[j])]);
-    if (i == old.size() || ToRaw(cand[j]) < ToRaw(old[i])) {
-      const Entity& e = entities_[s];
+  v.updated.begin = v.updated.end = 0;
+  // Entered slots go straight to slot_refs; updated slots are gathered after them.
+  updated_scratch_.clear();
+  for (const EntityId id : query_.ids) {
+    const auto s = static_cast<size_t>(slot_of_[EntityIndex(id)]);
+    if (stamp_[s] == known_mark) {
+      stamp_[s] = kept_mark;  // known and still within view + hysteresis
+      next.push_back(id);
+      if (out->changed[s] != 0) updated_scratch_.push_back(static_cast<uint32_t>(s));
+      add_events(s);
+    } else {
+      const EntityState& e = out->states[s];  // compact copy: kinder to the cache
       if (CircleHitsCircle(enter_circle, e.position, e.radius)) {
         out->slot_refs.push_back(static_cast<uint32_t>(s));
-        next.push_back(cand[j]);
+        next.push_back(id);
         add_events(s);
       }
-      ++j;
-      continue;
     }
-    next.push_back(cand[j]);  // known and still within view + hysteresis
-    add_events(s);
-    ++i;
-    ++j;
+  }
+  v.entered.end = static_cast<uint32_t>(out->slot_refs.size());
+  v.updated.begin = v.entered.end;
+  out->slot_refs.insert(out->slot_refs.end(), updated_scratch_.begin(), updated_scratch_.end());
+  v.updated.end = static_cast<uint32_t>(out->slot_refs.size());
+  // Whatever was known and not kept has left: out of range, or gone from the zone.
+  for (const EntityId id : old) {
+    const uint32_t index = EntityIndex(id);
+    const bool here = index < slot_of_.size() && slot_of_[index] >= 0 &&
+                      out->states[static_cast<size_t>(slot_of_[index])].id == id;
+    if (!here || stamp_[static_cast<size_t>(slot_of_[index])] != kept_mark) {
+      out->left_ids.push_back(id);
+    }
   }
   v.left.end = static_cast<uint32_t>(out->left_ids.size());
-  v.entered.end = static_cast<uint32_t>(out->slot_refs.size());
-  // Pass 2: updates for the entities that stayed (those in `old` and in `next`) and changed.
-  v.updated.begin = v.entered.end;
-  i = 0;
-  for (const EntityId id : next) {
-    while (i < old.size() && ToRaw(old[i]) < ToRaw(id)) ++i;
-    if (i < old.size() && old[i] == id) {
-      const auto s = static_cast<uint32_t>(slot_of_[EntityIndex(id)]);
-      if (out->changed[s] != 0) out->slot_refs.push_back(s);
-    }
-  }
-  v.updated.end = static_cast<uint32_t>(out->slot_refs.size());
   player.known.swap(next);  // the old buffer becomes next tick's scratch
   v.hits.end = static_cast<uint32_t>(out->hit_refs.size());
   std::sort(out->hit_refs.begin() + v.hits.begin, out->hit_refs.end());

@@ -69,7 +69,7 @@ struct Entity {
   Vec2 move_direction;  // unit vector or zero
   uint32_t last_input_seq = 0;
   float view_radius = 0;        // 0: the zone's default
-  std::vector<EntityId> known;  // entities this player knows, ascending raw id
+  std::vector<EntityId> known;  // entities this player knows (in no particular order)
 
   // monsters
   MonsterState ai = MonsterState::kIdle;
@@ -172,6 +172,10 @@ class Zone {
   std::vector<uint32_t> involvement_start_;  // CSR: hit events each slot is part of
   std::vector<uint32_t> involvement_;
   std::vector<uint32_t> event_seen_by_;  // last view that listed each event, +1
+  std::vector<uint32_t> updated_scratch_;
+  std::vector<uint32_t> stamp_;       // by slot: AOI set-membership marks (see aoi.cc)
+  std::vector<uint64_t> view_order_;  // players by Morton code of position, then slot
+  uint32_t next_mark_ = 1;
 };
 
 template <typename AllocateId>

@@ -1,0 +1,131 @@
+// Zone tick benchmark: the whole tick (inputs, monster AI, movement, combat, AOI diffs, output
+// tables) in one 4096 x 4096 zone with view radius 100, half of everyone crowded into a
+// 512 x 512 town square in the middle, the rest spread over the zone.
+//
+//   build/release/bench/zone_bench
+//
+// Each iteration is one tick; only Zone::Tick is timed. Players pick a new direction now and
+// then and swing when they feel like it; monsters wander, aggro, chase and bite as configured.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "core/rng.h"
+#include "zone/zone.h"
+
+namespace zs::bench {
+namespace {
+
+zone::WorldConfig BenchWorld() {
+  zone::WorldConfig w;
+  w.tick_rate = 20;
+  w.seed = 5;
+  w.player = {0.5f, 100, 6.0f, {1, 2}, 100};
+  w.skills = {{1, "sword", zone::SkillShape::kArc, 2.5f, kPi / 3, 0, 0, 0, 12, 10, 5},
+              {2, "whirl", zone::SkillShape::kCircle, 0, 0, 3.0f, 0, 0, 20, 80, 8},
+              {10, "bite", zone::SkillShape::kArc, 1.2f, kPi / 4, 0, 0, 0, 4, 24, 1}};
+  w.monsters = {{1, "wolf", 0.6f, 40, 1.5f, 5.0f, 10.0f, 40.0f, 10.0f, 10}};
+  return w;
+}
+
+class ZoneTick {
+ public:
+  ZoneTick(uint32_t players, uint32_t monsters) : world_(BenchWorld()), rng_(11) {
+    zone::ZoneConfig z;
+    z.id = 1;
+    z.name = "bench";
+    z.bounds = {{0, 0}, {4096, 4096}};
+    z.view_radius = 100;
+    z.view_hysteresis = 10;
+    z.player_spawn = {2048, 2048};
+    const Aabb square{{1792, 1792}, {2304, 2304}};
+    z.spawns = {{1, monsters / 2, square, 600}, {1, monsters - monsters / 2, z.bounds, 600}};
+    world_.zones.push_back(z);
+    zone_ = std::make_unique<zone::Zone>(world_, world_.zones[0], 99,
+                                         [this] { return MakeEntityId(next_id_++, 0); });
+    for (uint32_t i = 0; i < players; ++i) {
+      const Aabb& area = i % 2 == 0 ? square : z.bounds;
+      const EntityId id = MakeEntityId(next_id_++, 0);
+      (void)zone_->AddPlayer(
+          id, {rng_.Range(area.min.x, area.max.x), rng_.Range(area.min.y, area.max.y)});
+      players_.push_back(id);
+    }
+  }
+
+  // Inputs for one tick: ~1 in 20 players turns, ~1 in 10 swings.
+  void MakeInputs() {
+    moves_.clear();
+    skills_.clear();
+    for (EntityId p : players_) {
+      if (rng_.Below(20) == 0) moves_.push_back({p, seq_, FromAngle(rng_.Range(-kPi, kPi))});
+      if (rng_.Below(10) == 0) {
+        skills_.push_back({p, seq_, 1 + rng_.Below(2), rng_.Range(-kPi, kPi), {}});
+      }
+    }
+    ++seq_;
+  }
+
+  void Tick() { zone_->Tick(++tick_, moves_, skills_, &out_); }
+  const zone::ZoneTickOutput& out() const { return out_; }
+
+ private:
+  zone::WorldConfig world_;
+  Rng rng_;
+  uint32_t next_id_ = 0;
+  std::unique_ptr<zone::Zone> zone_;
+  std::vector<EntityId> players_;
+  std::vector<zone::MoveInput> moves_;
+  std::vector<zone::SkillInput> skills_;
+  zone::ZoneTickOutput out_;
+  uint32_t seq_ = 1;
+  uint64_t tick_ = 0;
+};
+
+void BM_ZoneTick(benchmark::State& state) {
+  const auto players = static_cast<uint32_t>(state.range(0));
+  const auto monsters = static_cast<uint32_t>(state.range(1));
+  ZoneTick z(players, monsters);
+  for (int i = 0; i < 20; ++i) {  // warm up: everyone has met their neighbours
+    z.MakeInputs();
+    z.Tick();
+  }
+  double known = 0, entered = 0, updated = 0, events = 0;
+  uint64_t ticks = 0;
+  for (auto _ : state) {
+    z.MakeInputs();
+    const auto t0 = std::chrono::steady_clock::now();
+    z.Tick();
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    const zone::ZoneTickOutput& o = z.out();
+    for (const zone::PlayerView& v : o.views) {
+      entered += v.entered.size();
+      updated += v.updated.size();
+    }
+    known += static_cast<double>(o.slot_refs.size());
+    events += static_cast<double>(o.events.size());
+    ++ticks;
+  }
+  const auto per_tick = [&](double v) { return v / static_cast<double>(ticks); };
+  state.counters["entities"] = players + monsters;
+  state.counters["updates_per_tick"] = per_tick(updated);
+  state.counters["entered_per_tick"] = per_tick(entered);
+  state.counters["events_per_tick"] = per_tick(events);
+  state.counters["updates_per_player"] = per_tick(updated) / players;
+}
+
+BENCHMARK(BM_ZoneTick)
+    ->ArgNames({"players", "monsters"})
+    ->Args({1000, 5000})
+    ->Args({2000, 10000})
+    ->Args({5000, 20000})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+}  // namespace
+}  // namespace zs::bench
+
+BENCHMARK_MAIN();
