@@ -19,6 +19,10 @@ PACKAGES=(
   # libraries
   libboost-dev          # Boost.Geometry (benchmark baseline); later Asio and Beast
   libyaml-cpp-dev       # world, zone, monster and skill config files
+  libprotobuf-dev       # the wire protocol (proto/)
+  protobuf-compiler
+  libspdlog-dev         # logging (server, client_sim)
+  libcli11-dev          # command-line flags
   # tests and benchmarks
   libgtest-dev
   libgmock-dev

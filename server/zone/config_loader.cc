@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "spatial/quadtree.h"
+#include "zone/zone.h"
+
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -11,6 +14,8 @@
 namespace zs::zone {
 
 namespace {
+
+constexpr uint64_t kMaxMonsters = 500000;  // half the id space; the rest is for players
 
 // A YAML node plus where it came from, so every error can say "file: key: problem".
 class Node {
@@ -179,10 +184,18 @@ void LoadMonsters(const Node& file, WorldConfig* w) {
     m.radius = n["radius"].Float(0, 100);
     m.max_hp = static_cast<int32_t>(n["max_hp"].Int(1, 1000000000));
     m.walk_speed = n["walk_speed"].Float(0, 1000);
-    m.run_speed = n["run_speed"].Float(0, 1000);
+    m.run_speed = n["run_speed"].Float(0.01, 1000);  // it must be able to get home
     m.aggro_radius = n["aggro_radius"].Float(0, 10000);
     m.leash_radius = n["leash_radius"].Float(0, 100000);
     m.wander_radius = n["wander_radius"].Float(0, 10000);
+    if (m.wander_radius > 0 && m.walk_speed <= 0) {
+      n["walk_speed"].Fail("must be above 0 when wander_radius is above 0");
+    }
+    if (m.aggro_radius > 0 && m.leash_radius < m.wander_radius + m.aggro_radius) {
+      n["leash_radius"].Fail(
+          "must be at least wander_radius + aggro_radius, or the monster "
+          "gives up the moment it aggroes");
+    }
     m.skill = static_cast<uint32_t>(n["skill"].Int(1, 1000000));
     if (w->FindSkill(m.skill) == nullptr) {
       n["skill"].Fail("no skill with id " + std::to_string(m.skill) + " in the skill table");
@@ -198,6 +211,9 @@ ZoneConfig LoadZone(const Node& n, uint32_t tick_rate, const WorldConfig& w) {
   z.id = static_cast<uint32_t>(n["id"].Int(1, 1000000));
   z.name = n["name"].String();
   z.bounds = n["bounds"].Rect();
+  if (Status s = spatial::Quadtree::ValidateConfig(Zone::TreeConfigFor(z)); !s.ok()) {
+    n["bounds"].Fail(std::string(s.message()));
+  }
   z.view_radius = n["view_radius"].Float(1, 100000);
   z.view_hysteresis = n["view_hysteresis"].Float(0, 100000);
   z.pvp = n.Has("pvp") ? n["pvp"].Bool() : false;
@@ -267,6 +283,15 @@ WorldConfig LoadWorldConfig(const std::string& world_yaml_path) {
     w.zones.push_back(LoadZone(zone, w.tick_rate, w));
     for (size_t i = 0; i + 1 < w.zones.size(); ++i) {
       if (w.zones[i].id == w.zones.back().id) zone["id"].Fail("duplicate zone id");
+    }
+  }
+  uint64_t monsters = 0;
+  for (size_t zi = 0; zi < w.zones.size(); ++zi) {
+    for (const SpawnGroup& g : w.zones[zi].spawns) monsters += g.count;
+    if (monsters > kMaxMonsters) {
+      zone_nodes[zi]["spawn_groups"].Fail(
+          "more than " + std::to_string(kMaxMonsters) +
+          " monsters in the world (entity ids are for players too)");
     }
   }
   // Portals can name any zone: check them once all zones are known.

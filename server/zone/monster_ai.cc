@@ -77,7 +77,9 @@ void Zone::ThinkMonsters(uint64_t tick) {
     }
 
     if (m.ai == MonsterState::kReturn) {
+      const Vec2 before = m.position;
       StepToward(m, m.home, run, 0.0f);
+      if (m.position == before) Place(m, m.home);  // a step too small for float: arrive
       if (DistanceSq(m.position, m.home) <= kHomeTolerance * kHomeTolerance) {
         m.ai = MonsterState::kIdle;
         m.next_think = tick + kThinkInterval;

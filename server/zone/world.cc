@@ -7,8 +7,8 @@ namespace zs::zone {
 EntityId EntityIdAllocator::Allocate() {
   uint32_t index;
   if (!free_.empty()) {
-    index = free_.back();
-    free_.pop_back();
+    index = free_.front();
+    free_.pop_front();
   } else {
     if (generation_.size() > kMaxEntityIndex) return kInvalidEntity;
     index = static_cast<uint32_t>(generation_.size());
@@ -114,8 +114,12 @@ void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> s
       const std::optional<size_t> target = ZoneIndexById(transfers[k].target_zone);
       const size_t dest = target ? *target : z;  // validated config: always found
       const EntityId id = leaving[k].id;
-      (void)zones_[dest].AdoptPlayer(std::move(leaving[k]), transfers[k].target_position);
-      zone_of_[EntityIndex(id)] = static_cast<int32_t>(dest);
+      if (zones_[dest].AdoptPlayer(std::move(leaving[k]), transfers[k].target_position).ok()) {
+        zone_of_[EntityIndex(id)] = static_cast<int32_t>(dest);
+      } else {  // cannot happen with a validated config; never leave a player half-moved
+        zone_of_[EntityIndex(id)] = -1;
+        ids_.Free(id);
+      }
     }
     leaving.clear();
   }

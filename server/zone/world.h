@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <vector>
@@ -31,7 +32,7 @@ class EntityIdAllocator {
 
  private:
   std::vector<uint32_t> generation_;  // by index
-  std::vector<uint32_t> free_;
+  std::deque<uint32_t> free_;         // oldest first, so a freed id is reused as late as possible
   size_t live_ = 0;
 };
 

@@ -10,13 +10,20 @@ namespace zs::zone {
 
 namespace {
 
-spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& zone) {
+// Directions and targets beyond this are not mistakes a client makes by accident.
+constexpr float kMaxInputMagnitude = 1e9f;
+
+bool Reasonable(Vec2 v) {
+  return IsFinite(v) && std::abs(v.x) <= kMaxInputMagnitude && std::abs(v.y) <= kMaxInputMagnitude;
+}
+
+}  // namespace
+
+spatial::QuadtreeConfig Zone::TreeConfigFor(const ZoneConfig& zone) {
   spatial::QuadtreeConfig c;
   c.bounds = zone.bounds;
   return c;
 }
-
-}  // namespace
 
 Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed)
     : world_(&world), config_(config), rng_(seed), tree_(TreeConfigFor(config)) {}
@@ -181,6 +188,12 @@ void Zone::Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const
   MovePlayers();
   ThinkMonsters(tick);
   ResolveAttacks(tick, out);
+  // A player killed this tick after stepping into a portal stays here (and respawns here).
+  std::erase_if(portal_slots_, [this](uint32_t slot) {
+    if (entities_[slot].alive) return false;
+    portal_of_[slot] = nullptr;
+    return true;
+  });
   BuildViews(out);
   LeaveForPortals(out);
 }
@@ -214,8 +227,7 @@ void Zone::ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
       reject(Reject::kUnknownEntity);
       continue;
     }
-    p->last_input_seq = std::max(p->last_input_seq, in.seq);
-    if (!IsFinite(in.direction)) {
+    if (!Reasonable(in.direction)) {
       reject(Reject::kBadValue);
       continue;
     }
@@ -223,6 +235,7 @@ void Zone::ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
       reject(Reject::kDead);
       continue;
     }
+    p->last_input_seq = std::max(p->last_input_seq, in.seq);
     const float len = Length(in.direction);
     p->move_direction = len > 1e-6f ? in.direction * (1.0f / len) : Vec2{};
   }
@@ -233,8 +246,7 @@ void Zone::ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
       reject(Reject::kUnknownEntity);
       continue;
     }
-    p->last_input_seq = std::max(p->last_input_seq, in.seq);
-    if (!std::isfinite(in.facing) || !IsFinite(in.target)) {
+    if (!std::isfinite(in.facing) || !Reasonable(in.target)) {
       reject(Reject::kBadValue);
       continue;
     }
@@ -248,6 +260,7 @@ void Zone::ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
       reject(Reject::kUnknownSkill);
       continue;
     }
+    p->last_input_seq = std::max(p->last_input_seq, in.seq);
     const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
     attacks_.push_back(Attack{slot, index, in.facing, in.target, true});
   }

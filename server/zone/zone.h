@@ -113,6 +113,8 @@ class Zone {
   [[nodiscard]] const std::vector<Entity>& entities() const { return entities_; }
   [[nodiscard]] size_t player_count() const { return player_count_; }
   [[nodiscard]] const spatial::Quadtree& tree() const { return tree_; }
+  // The quadtree settings a zone uses for its bounds (the loader validates them).
+  static spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& config);
   // Per-player view radius override (0 restores the zone default).
   Status SetViewRadius(EntityId player, float radius);
 
@@ -183,7 +185,11 @@ void Zone::SpawnMonsters(AllocateId allocate_id) {
   for (uint32_t g = 0; g < config_.spawns.size(); ++g) {
     const SpawnGroup& group = config_.spawns[g];
     const MonsterTemplate* t = world_->FindMonster(group.monster);
-    for (uint32_t i = 0; t != nullptr && i < group.count; ++i) SpawnMonster(allocate_id(), *t, g);
+    for (uint32_t i = 0; t != nullptr && i < group.count; ++i) {
+      const EntityId id = allocate_id();
+      if (id == kInvalidEntity) return;  // out of ids: the loader caps monsters well below
+      SpawnMonster(id, *t, g);
+    }
   }
 }
 

@@ -157,6 +157,35 @@ TEST_F(BrokenConfig, InvalidYaml) {
   ExpectError("monsters.yaml", "line", "not valid YAML");
 }
 
+TEST_F(BrokenConfig, BoundsTooSmallForTheQuadtree) {
+  Edit("zones/town.yaml", "bounds: {min: [0, 0], max: [256, 256]}",
+       "bounds: {min: [5000, 5000], max: [5040, 5040]}");
+  ExpectError("zones/town.yaml", "bounds", "float precision");
+}
+
+TEST_F(BrokenConfig, LeashShorterThanAggroPlusWander) {
+  Edit("monsters.yaml", "leash_radius: 30", "leash_radius: 5");
+  ExpectError("monsters.yaml", "monsters[1].leash_radius", "at least wander_radius + aggro_radius");
+}
+
+TEST_F(BrokenConfig, MonstersThatCannotGoHome) {
+  Edit("monsters.yaml", "run_speed: 5.0", "run_speed: 0");
+  ExpectError("monsters.yaml", "monsters[1].run_speed", "must be a number in 0.01..");
+}
+
+TEST_F(BrokenConfig, TooManyMonsters) {
+  Edit("zones/field.yaml", "count: 120", "count: 100000");
+  Edit("zones/field.yaml", "count: 100,", "count: 100000,");
+  Edit("zones/field.yaml", "count: 60", "count: 100000");
+  Edit("zones/town.yaml", "count: 20", "count: 100000");
+  // 400,000 so far: two more groups of 100,000 cross the 500,000 cap.
+  Edit("zones/field.yaml", "portals:",
+       "  - {monster: 2, count: 100000, area: {min: [1, 1], max: [2, 2]}, respawn_seconds: 1}\n"
+       "  - {monster: 2, count: 100000, area: {min: [1, 1], max: [2, 2]}, respawn_seconds: 1}\n"
+       "portals:");
+  ExpectError("zones/field.yaml", "spawn_groups", "more than 500000 monsters");
+}
+
 TEST_F(BrokenConfig, MissingFile) {
   fs::remove(dir_ / "zones/field.yaml");
   ExpectError("zones/field.yaml", "", "cannot open");

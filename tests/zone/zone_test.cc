@@ -103,6 +103,9 @@ TEST(Movement, BadInputsAreRejectedAndChangeNothing) {
   f.Move(f.player, {std::numeric_limits<float>::infinity(), 0});
   EXPECT_EQ(f.Rejected(Reject::kBadValue), 1u);
   EXPECT_EQ(f.Get(f.player).position, before);
+  f.Move(f.player, {1e20f, 0}, 50);  // finite but absurd
+  EXPECT_EQ(f.Rejected(Reject::kBadValue), 1u);
+  EXPECT_EQ(f.out().views[0].last_input_seq, 0u) << "a rejected input is not acknowledged";
   f.Move(MakeEntityId(999, 0), {1, 0});  // unknown entity
   EXPECT_EQ(f.Rejected(Reject::kUnknownEntity), 1u);
   f.Move(MakeEntityId(EntityIndex(f.player), EntityGeneration(f.player) + 1), {1, 0});  // stale

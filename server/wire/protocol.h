@@ -1,0 +1,51 @@
+// Client messages: bytes of one frame -> a validated intent, or an error with a reason.
+//
+// This is the only place that parses untrusted protobuf. Parsing applies the recursion limit;
+// every number is checked (finite, in range) and converted from wire units (centimetres,
+// 1/65536 turn) into simulation units (metres, radians). Pure: no I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "zone/zone_types.h"
+
+namespace zs::wire {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr size_t kMaxPlayerName = 32;
+
+enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout };
+
+enum class ParseError : uint8_t {
+  kNone = 0,
+  kUnparsable,  // not a ClientMessage (or nesting deeper than the recursion limit)
+  kEmpty,       // a ClientMessage with no message set (unknown to this version)
+  kBadValue,    // NaN/inf, or a name of the wrong length
+};
+
+[[nodiscard]] const char* ParseErrorName(ParseError e);
+
+struct ClientIntent {
+  ClientKind kind = ClientKind::kPing;
+  // kHello
+  uint32_t protocol_version = 0;
+  std::string player_name;
+  // kMove / kSkill (entity is filled in by the server, which knows who sent it)
+  zone::MoveInput move;
+  zone::SkillInput skill;
+  // kPing
+  uint64_t client_time = 0;
+};
+
+// REQUIRES: nothing; any bytes are safe.
+ParseError ParseClientMessage(std::string_view frame, int recursion_limit, ClientIntent* out);
+
+// Wire units.
+[[nodiscard]] int32_t ToCentimetres(float metres);
+[[nodiscard]] float FromCentimetres(int32_t cm);
+[[nodiscard]] uint32_t ToTurn16(float radians);
+[[nodiscard]] float FromTurn16(uint32_t turn);
+
+}  // namespace zs::wire

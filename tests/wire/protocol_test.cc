@@ -1,0 +1,178 @@
+// Client-message parsing (every rejection reason) and the tick encoder, checked by parsing its
+// frames back with the real protobuf library.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "wire/encoder.h"
+#include "wire/frame_codec.h"
+#include "wire/protocol.h"
+#include "zone.pb.h"
+#include "zone/test_world.h"
+#include "zone/world.h"
+
+namespace zs::wire {
+namespace {
+
+namespace pb = ::zs::zone::v1;
+
+std::string Bytes(const pb::ClientMessage& m) { return m.SerializeAsString(); }
+
+TEST(ParseClientMessage, ValidMessages) {
+  ClientIntent in;
+  pb::ClientMessage m;
+  m.mutable_hello()->set_protocol_version(1);
+  m.mutable_hello()->set_player_name("ada");
+  ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.kind, ClientKind::kHello);
+  EXPECT_EQ(in.player_name, "ada");
+
+  m.Clear();
+  m.mutable_move()->set_seq(9);
+  m.mutable_move()->set_direction_x(0.5f);
+  m.mutable_move()->set_direction_y(-1.0f);
+  ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.kind, ClientKind::kMove);
+  EXPECT_EQ(in.move.seq, 9u);
+  EXPECT_EQ(in.move.direction, (Vec2{0.5f, -1.0f}));
+
+  m.Clear();
+  m.mutable_skill()->set_skill_id(3);
+  m.mutable_skill()->set_facing(16384);  // a quarter turn
+  m.mutable_skill()->set_target_x(-150);
+  ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.skill.skill, 3u);
+  EXPECT_NEAR(in.skill.facing, kPi / 2, 1e-4);
+  EXPECT_FLOAT_EQ(in.skill.target.x, -1.5f);
+
+  m.Clear();
+  m.mutable_ping()->set_client_time(123456789);
+  ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.client_time, 123456789u);
+  m.Clear();
+  m.mutable_logout();
+  ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.kind, ClientKind::kLogout);
+}
+
+TEST(ParseClientMessage, Rejections) {
+  ClientIntent in;
+  EXPECT_EQ(ParseClientMessage(std::string("\xff\xff\xff\xff\xff\xff", 6), 16, &in),
+            ParseError::kUnparsable);
+  EXPECT_EQ(ParseClientMessage("", 16, &in), ParseError::kEmpty);  // no message set
+  pb::ClientMessage m;
+  m.mutable_move()->set_direction_x(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
+  m.Clear();
+  m.mutable_move()->set_direction_y(std::numeric_limits<float>::infinity());
+  EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
+  m.Clear();
+  m.mutable_hello()->set_player_name(std::string(33, 'x'));
+  EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
+  m.Clear();
+  m.mutable_hello()->set_player_name("");
+  EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
+  m.Clear();
+  m.mutable_skill()->set_facing(70000);
+  EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
+  // Nesting beyond the recursion limit: 100 unknown groups inside each other.
+  std::string deep;
+  for (int i = 0; i < 100; ++i) deep.push_back(static_cast<char>((15 << 3) | 3));  // start group
+  for (int i = 0; i < 100; ++i) deep.push_back(static_cast<char>((15 << 3) | 4));  // end group
+  EXPECT_EQ(ParseClientMessage(deep, 16, &in), ParseError::kUnparsable);
+}
+
+TEST(WireUnits, RoundTrip) {
+  EXPECT_EQ(ToCentimetres(1.234f), 123);
+  EXPECT_EQ(ToCentimetres(-1.234f), -123);
+  EXPECT_FLOAT_EQ(FromCentimetres(250), 2.5f);
+  EXPECT_EQ(ToTurn16(0), 0u);
+  EXPECT_EQ(ToTurn16(kPi / 2), 16384u);
+  EXPECT_EQ(ToTurn16(-kPi / 2), 49152u);
+  EXPECT_NEAR(FromTurn16(ToTurn16(1.0f)), 1.0f, 1e-4);
+}
+
+// Strips the varint prefix of a frame and parses the ServerMessage.
+pb::ServerMessage ParseFrame(std::string_view frame) {
+  FrameDecoder d(1 << 24);
+  d.Feed(frame);
+  std::string body;
+  EXPECT_EQ(d.Next(&body), FrameDecoder::Result::kFrame);
+  EXPECT_EQ(d.buffered(), 0u);
+  pb::ServerMessage m;
+  EXPECT_TRUE(m.ParseFromString(body));
+  return m;
+}
+
+TEST(TickEncoder, FramesParseBackToTheViews) {
+  zone::WorldConfig c = zone::testing::TestWorld();
+  c.zones[0].spawns = {{2, 30, {{30, 30}, {70, 70}}, 40}};
+  c.monsters[1].wander_radius = 10;
+  zone::World w(c);
+  std::vector<EntityId> players(3);
+  for (EntityId& p : players) ASSERT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
+  TickEncoder enc;
+  size_t update_bytes = 0, updates = 0;
+  for (int tick = 0; tick < 60; ++tick) {
+    const zone::MoveInput m{players[0], static_cast<uint32_t>(tick + 1), {1, 0.3f}};
+    const zone::SkillInput s{players[1], 7, zone::testing::kWhirl, 0, {}};
+    w.Tick({&m, 1}, {&s, 1});
+    const zone::ZoneTickOutput& o = w.output(0);
+    enc.Encode(o);
+    for (size_t i = 0; i < o.views.size(); ++i) {
+      const zone::PlayerView& v = o.views[i];
+      const pb::ServerMessage msg = ParseFrame(enc.Frame(i));
+      ASSERT_TRUE(msg.has_tick());
+      const pb::TickUpdate& t = msg.tick();
+      EXPECT_EQ(t.tick(), o.tick);
+      EXPECT_EQ(t.last_input_seq(), v.last_input_seq);
+      EXPECT_EQ(t.self().id(), ToRaw(v.player));
+      ASSERT_EQ(static_cast<uint32_t>(t.entered_size()), v.entered.size());
+      for (int k = 0; k < t.entered_size(); ++k) {
+        const zone::EntityState& e = o.states[o.slot_refs[v.entered.begin + k]];
+        EXPECT_EQ(t.entered(k).id(), ToRaw(e.id));
+        EXPECT_EQ(t.entered(k).x(), ToCentimetres(e.position.x));
+        EXPECT_EQ(t.entered(k).hp(), e.hp);
+        EXPECT_EQ(t.entered(k).alive(), e.alive);
+      }
+      ASSERT_EQ(static_cast<uint32_t>(t.updated_size()), v.updated.size());
+      for (int k = 0; k < t.updated_size(); ++k) {
+        const uint32_t slot = o.slot_refs[v.updated.begin + k];
+        const pb::EntityUpdate& u = t.updated(k);
+        EXPECT_EQ(u.id(), ToRaw(o.states[slot].id));
+        EXPECT_EQ(u.has_x(), (o.changed[slot] & zone::kChangedPosition) != 0);
+        EXPECT_EQ(u.has_hp(), (o.changed[slot] & zone::kChangedHp) != 0);
+        update_bytes += enc.UpdateBytes(slot);
+        ++updates;
+      }
+      ASSERT_EQ(static_cast<uint32_t>(t.left_size()), v.left.size());
+      ASSERT_EQ(static_cast<uint32_t>(t.hits_size()), v.hits.size());
+    }
+  }
+  ASSERT_GT(updates, 100u);
+  const double per_update = static_cast<double>(update_bytes) / static_cast<double>(updates);
+  RecordProperty("bytes_per_entity_update", std::to_string(per_update));
+  std::printf("bytes per entity update (EntityUpdate body): %.1f\n", per_update);
+  EXPECT_LT(per_update, 16.0);
+}
+
+TEST(ServerFrames, ControlMessages) {
+  zone::ZoneConfig z;
+  z.id = 2;
+  z.name = "field";
+  z.bounds = {{0, 0}, {1024, 1024}};
+  const pb::ServerMessage w = ParseFrame(WelcomeFrame(MakeEntityId(5, 1), z, 20, 77));
+  EXPECT_EQ(w.welcome().entity_id(), ToRaw(MakeEntityId(5, 1)));
+  EXPECT_EQ(w.welcome().zone_max_x(), 102400);
+  EXPECT_EQ(w.welcome().tick_rate(), 20u);
+  EXPECT_EQ(ParseFrame(PongFrame(42, 9)).pong().client_time(), 42u);
+  const pb::ServerMessage e = ParseFrame(ErrorFrame(ErrorCode::kProtocolVersion, "want 1"));
+  EXPECT_EQ(e.error().code(), pb::ERROR_CODE_PROTOCOL_VERSION);
+  EXPECT_EQ(ParseFrame(KickFrame("shutdown")).kick().reason(), "shutdown");
+  EXPECT_EQ(ParseFrame(ZoneChangedFrame(z)).zone_changed().zone_name(), "field");
+}
+
+}  // namespace
+}  // namespace zs::wire
