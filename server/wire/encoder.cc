@@ -99,7 +99,7 @@ std::string KickFrame(std::string_view reason) {
   return Frame(m);
 }
 
-void TickEncoder::Encode(const zone::ZoneTickOutput& out) {
+void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync) {
   // 1. Each entity, once: its full state, its changes, its "self" update.
   enter_.Clear();
   update_.Clear();
@@ -153,7 +153,8 @@ void TickEncoder::Encode(const zone::ZoneTickOutput& out) {
   // 3. Each view: copy pieces into a TickUpdate, wrap it as ServerMessage.tick, frame it.
   frames_.clear();
   frame_off_.assign(1, 0);
-  for (const zone::PlayerView& v : out.views) {
+  for (size_t vi = 0; vi < out.views.size(); ++vi) {
+    const zone::PlayerView& v = out.views[vi];
     body_.clear();
     Tag(1, 0, &body_);
     AppendVarint(out.tick, &body_);
@@ -177,6 +178,10 @@ void TickEncoder::Encode(const zone::ZoneTickOutput& out) {
     }
     for (uint32_t k = v.hits.begin; k < v.hits.end; ++k) {
       LengthDelimited(7, hits_.Get(out.hit_refs[k]), &body_);
+    }
+    if (vi < resync.size() && resync[vi] != 0) {
+      Tag(8, 0, &body_);
+      AppendVarint(1, &body_);
     }
     scratch_.clear();
     LengthDelimited(2, body_, &scratch_);  // ServerMessage.tick = 2

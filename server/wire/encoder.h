@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +39,8 @@ std::string KickFrame(std::string_view reason);
 class TickEncoder {
  public:
   // Encodes one tick of one zone: after this, Frame(i) is the frame for out.views[i].
-  void Encode(const zone::ZoneTickOutput& out);
+  // resync[i] != 0 marks view i's TickUpdate as a resync (`entered` is everything known).
+  void Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync = {});
   [[nodiscard]] std::string_view Frame(size_t view) const {
     return std::string_view(frames_).substr(frame_off_[view],
                                             frame_off_[view + 1] - frame_off_[view]);

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "zone/yaml_node.h"
+
 #include "spatial/quadtree.h"
 #include "zone/zone.h"
 
@@ -13,135 +15,31 @@
 
 namespace zs::zone {
 
-namespace {
-
-constexpr uint64_t kMaxMonsters = 500000;  // half the id space; the rest is for players
-
-// A YAML node plus where it came from, so every error can say "file: key: problem".
-class Node {
- public:
-  Node(YAML::Node node, std::string file, std::string path)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
-
-  [[noreturn]] void Fail(const std::string& what) const {
-    throw ConfigError(file_ + ": " + (path_.empty() ? "(top level)" : path_) + ": " + what);
-  }
-
-  [[nodiscard]] bool Has(const std::string& key) const {
-    return node_.IsMap() && node_[key].IsDefined() && !node_[key].IsNull();
-  }
-  [[nodiscard]] Node operator[](const std::string& key) const {
-    if (!node_.IsMap()) Fail("must be a mapping");
-    if (!Has(key)) Child(key).Fail("missing (required)");
-    return Child(key);
-  }
-  // Rejects keys not in `allowed` (catches typos such as "respwan_seconds").
-  void AllowOnly(std::initializer_list<const char*> allowed) const {
-    if (!node_.IsMap()) Fail("must be a mapping");
-    for (const auto& kv : node_) {
-      const std::string key = kv.first.as<std::string>();
-      bool ok = false;
-      for (const char* a : allowed) ok = ok || key == a;
-      if (!ok) Child(key).Fail("unknown key");
-    }
-  }
-  [[nodiscard]] std::vector<Node> Seq(size_t min_size = 0) const {
-    if (!node_.IsSequence()) Fail("must be a list");
-    if (node_.size() < min_size) Fail("needs at least " + std::to_string(min_size) + " entries");
-    std::vector<Node> out;
-    for (size_t i = 0; i < node_.size(); ++i) {
-      out.emplace_back(node_[i], file_, path_ + "[" + std::to_string(i) + "]");
-    }
-    return out;
-  }
-
-  [[nodiscard]] std::string String() const {
-    if (!node_.IsScalar()) Fail("must be a string");
-    return node_.Scalar();
-  }
-  [[nodiscard]] double Number(double lo, double hi) const {
-    const std::string text = node_.IsScalar() ? node_.Scalar() : std::string("<not a number>");
-    double v = 0;
-    size_t used = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size() || !std::isfinite(v) || v < lo || v > hi) {
-      std::ostringstream msg;
-      msg << "must be a number in " << lo << ".." << hi << ", got \"" << text << "\"";
-      Fail(msg.str());
-    }
-    return v;
-  }
-  [[nodiscard]] float Float(double lo, double hi) const {
-    return static_cast<float>(Number(lo, hi));
-  }
-  [[nodiscard]] int64_t Int(int64_t lo, int64_t hi) const {
-    const std::string text = node_.IsScalar() ? node_.Scalar() : std::string("<not a number>");
-    int64_t v = 0;
-    size_t used = 0;
-    try {
-      v = std::stoll(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size() || v < lo || v > hi) {
-      Fail("must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got \"" +
-           text + "\"");
-    }
-    return v;
-  }
-  [[nodiscard]] bool Bool() const {
-    const std::string text = node_.IsScalar() ? node_.Scalar() : "";
-    if (text == "true") return true;
-    if (text == "false") return false;
-    Fail("must be true or false, got \"" + text + "\"");
-  }
-  [[nodiscard]] Vec2 Point(double limit = 1e6) const {
-    const std::vector<Node> xy = Seq();
-    if (xy.size() != 2) Fail("must be a list of two numbers [x, y]");
-    return {xy[0].Float(-limit, limit), xy[1].Float(-limit, limit)};
-  }
-  [[nodiscard]] Aabb Rect() const {
-    AllowOnly({"min", "max"});
-    const Aabb r{(*this)["min"].Point(), (*this)["max"].Point()};
-    if (!(r.min.x < r.max.x) || !(r.min.y < r.max.y)) Fail("min must be below max on both axes");
-    return r;
-  }
-  [[nodiscard]] const std::string& file() const { return file_; }
-
- private:
-  [[nodiscard]] Node Child(const std::string& key) const {
-    return Node(node_.IsMap() ? node_[key] : YAML::Node(), file_,
-                path_.empty() ? key : path_ + "." + key);
-  }
-
-  YAML::Node node_;
-  std::string file_;
-  std::string path_;
-};
-
-Node LoadFile(const std::filesystem::path& path) {
+YamlNode LoadYamlFile(const std::string& path) {
   try {
-    return Node(YAML::LoadFile(path.string()), path.string(), "");
+    return YamlNode(YAML::LoadFile(path), path, "");
   } catch (const YAML::BadFile&) {
-    throw ConfigError(path.string() + ": cannot open the file");
+    throw ConfigError(path + ": cannot open the file");
   } catch (const YAML::Exception& e) {
-    throw ConfigError(path.string() + ": line " + std::to_string(e.mark.line + 1) +
+    throw ConfigError(path + ": line " + std::to_string(e.mark.line + 1) +
                       ": not valid YAML: " + e.msg);
   }
 }
 
-uint32_t Ticks(const Node& seconds, uint32_t tick_rate) {
+namespace {
+
+constexpr uint64_t kMaxMonsters = 500000;  // half the id space; the rest is for players
+
+YamlNode LoadFile(const std::filesystem::path& path) { return LoadYamlFile(path.string()); }
+
+uint32_t Ticks(const YamlNode& seconds, uint32_t tick_rate) {
   return static_cast<uint32_t>(std::lround(seconds.Number(0, 86400) * tick_rate));
 }
 
-void LoadSkills(const Node& file, uint32_t tick_rate, WorldConfig* w) {
+void LoadSkills(const YamlNode& file, uint32_t tick_rate, WorldConfig* w) {
   file.AllowOnly({"skills"});
   std::set<uint32_t> ids;
-  for (const Node& n : file["skills"].Seq(1)) {
+  for (const YamlNode& n : file["skills"].Seq(1)) {
     n.AllowOnly({"id", "name", "shape", "range", "half_angle_deg", "radius", "cast_range", "width",
                  "damage", "cooldown_seconds", "max_targets"});
     SkillDef s;
@@ -171,10 +69,10 @@ void LoadSkills(const Node& file, uint32_t tick_rate, WorldConfig* w) {
   }
 }
 
-void LoadMonsters(const Node& file, WorldConfig* w) {
+void LoadMonsters(const YamlNode& file, WorldConfig* w) {
   file.AllowOnly({"monsters"});
   std::set<uint32_t> ids;
-  for (const Node& n : file["monsters"].Seq(1)) {
+  for (const YamlNode& n : file["monsters"].Seq(1)) {
     n.AllowOnly({"id", "name", "radius", "max_hp", "walk_speed", "run_speed", "aggro_radius",
                  "leash_radius", "wander_radius", "skill"});
     MonsterTemplate m;
@@ -204,7 +102,7 @@ void LoadMonsters(const Node& file, WorldConfig* w) {
   }
 }
 
-ZoneConfig LoadZone(const Node& n, uint32_t tick_rate, const WorldConfig& w) {
+ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w) {
   n.AllowOnly({"id", "name", "bounds", "view_radius", "view_hysteresis", "pvp", "player_spawn",
                "spawn_groups", "portals"});
   ZoneConfig z;
@@ -220,7 +118,7 @@ ZoneConfig LoadZone(const Node& n, uint32_t tick_rate, const WorldConfig& w) {
   z.player_spawn = n["player_spawn"].Point();
   if (!z.bounds.Contains(z.player_spawn)) n["player_spawn"].Fail("must be inside the bounds");
   if (n.Has("spawn_groups")) {
-    for (const Node& g : n["spawn_groups"].Seq()) {
+    for (const YamlNode& g : n["spawn_groups"].Seq()) {
       g.AllowOnly({"monster", "count", "area", "respawn_seconds"});
       SpawnGroup s;
       s.monster = static_cast<uint32_t>(g["monster"].Int(1, 1000000));
@@ -237,7 +135,7 @@ ZoneConfig LoadZone(const Node& n, uint32_t tick_rate, const WorldConfig& w) {
     }
   }
   if (n.Has("portals")) {
-    for (const Node& p : n["portals"].Seq()) {
+    for (const YamlNode& p : n["portals"].Seq()) {
       p.AllowOnly({"area", "target_zone", "target_position"});
       Portal portal;
       portal.area = p["area"].Rect();
@@ -254,7 +152,7 @@ ZoneConfig LoadZone(const Node& n, uint32_t tick_rate, const WorldConfig& w) {
 WorldConfig LoadWorldConfig(const std::string& world_yaml_path) {
   const std::filesystem::path world_path(world_yaml_path);
   const std::filesystem::path dir = world_path.parent_path();
-  const Node root = LoadFile(world_path);
+  const YamlNode root = LoadFile(world_path);
   root.AllowOnly({"tick_rate", "seed", "skills", "monsters", "player", "zones"});
   WorldConfig w;
   w.tick_rate = static_cast<uint32_t>(root["tick_rate"].Int(1, 120));
@@ -262,23 +160,23 @@ WorldConfig LoadWorldConfig(const std::string& world_yaml_path) {
   LoadSkills(LoadFile(dir / root["skills"].String()), w.tick_rate, &w);
   LoadMonsters(LoadFile(dir / root["monsters"].String()), &w);
 
-  const Node player = root["player"];
+  const YamlNode player = root["player"];
   player.AllowOnly({"radius", "max_hp", "speed", "skills", "respawn_seconds"});
   w.player.radius = player["radius"].Float(0, 100);
   w.player.max_hp = static_cast<int32_t>(player["max_hp"].Int(1, 1000000000));
   w.player.speed = player["speed"].Float(0, 1000);
-  const std::vector<Node> skills = player["skills"].Seq(1);
+  const std::vector<YamlNode> skills = player["skills"].Seq(1);
   if (skills.size() > 4) player["skills"].Fail("at most 4 skills");
-  for (const Node& s : skills) {
+  for (const YamlNode& s : skills) {
     const auto id = static_cast<uint32_t>(s.Int(1, 1000000));
     if (w.FindSkill(id) == nullptr) s.Fail("no skill with id " + std::to_string(id));
     w.player.skills.push_back(id);
   }
   w.player.respawn_ticks = Ticks(player["respawn_seconds"], w.tick_rate);
 
-  std::vector<Node> zone_nodes;
-  for (const Node& f : root["zones"].Seq(1)) {
-    const Node zone = LoadFile(dir / f.String());
+  std::vector<YamlNode> zone_nodes;
+  for (const YamlNode& f : root["zones"].Seq(1)) {
+    const YamlNode zone = LoadFile(dir / f.String());
     zone_nodes.push_back(zone);
     w.zones.push_back(LoadZone(zone, w.tick_rate, w));
     for (size_t i = 0; i + 1 < w.zones.size(); ++i) {
@@ -297,7 +195,7 @@ WorldConfig LoadWorldConfig(const std::string& world_yaml_path) {
   // Portals can name any zone: check them once all zones are known.
   for (size_t zi = 0; zi < w.zones.size(); ++zi) {
     if (w.zones[zi].portals.empty()) continue;
-    const std::vector<Node> portals = zone_nodes[zi]["portals"].Seq();
+    const std::vector<YamlNode> portals = zone_nodes[zi]["portals"].Seq();
     for (size_t pi = 0; pi < w.zones[zi].portals.size(); ++pi) {
       const Portal& p = w.zones[zi].portals[pi];
       const ZoneConfig* target = w.FindZone(p.target_zone);

@@ -83,6 +83,12 @@ Status World::RemovePlayer(EntityId id) {
   return Status::Ok();
 }
 
+Status World::ForgetKnown(EntityId id) {
+  const std::optional<size_t> z = ZoneIndexOf(id);
+  if (!z) return {StatusCode::kNotFound, "no such player"};
+  return zones_[*z].ForgetKnown(id);
+}
+
 void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills) {
   ++tick_;
   for (auto& m : moves_) m.clear();

@@ -47,6 +47,8 @@ class World {
   // kNotFound for an unknown zone; kOutOfBounds when no more ids are left.
   Status AddPlayer(std::optional<uint32_t> zone_id, EntityId* id);
   Status RemovePlayer(EntityId id);
+  // See Zone::ForgetKnown.
+  Status ForgetKnown(EntityId id);
 
   // One tick of every zone. Inputs for unknown entities are counted as rejected in the first
   // zone's output.

@@ -165,6 +165,15 @@ Status Zone::RemovePlayer(EntityId id) {
   return Status::Ok();
 }
 
+Status Zone::ForgetKnown(EntityId player) {
+  Entity* e = FindMutable(player);
+  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+    return {StatusCode::kNotFound, "no such player in this zone"};
+  }
+  e->known.clear();
+  return Status::Ok();
+}
+
 Status Zone::SetViewRadius(EntityId player, float radius) {
   Entity* e = FindMutable(player);
   if (e == nullptr || e->kind != EntityKind::kPlayer) {

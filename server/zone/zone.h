@@ -115,6 +115,9 @@ class Zone {
   [[nodiscard]] const spatial::Quadtree& tree() const { return tree_; }
   // The quadtree settings a zone uses for its bounds (the loader validates them).
   static spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& config);
+  // Forgets what the player knows: the next tick lists everything in view as entered (a resync
+  // after the client's state was lost, e.g. dropped frames).
+  Status ForgetKnown(EntityId player);
   // Per-player view radius override (0 restores the zone default).
   Status SetViewRadius(EntityId player, float radius);
 

@@ -1,0 +1,154 @@
+// zone_server: the authoritative MMO zone server.
+//
+//   zone_server [--config config/server.yaml] [--port N] [--admin-port N] ...   (--help)
+//
+// Loads config/server.yaml and the world it names, listens for game clients (protobuf frames
+// over TCP) and for the admin HTTP port, ticks the world at its tick rate, and shuts down
+// gracefully on SIGINT/SIGTERM: stop accepting, kick every client with reason "shutdown",
+// flush for at most limits.shutdown_flush_seconds, exit 0.
+#include <spdlog/cfg/env.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "app/server_config.h"
+#include "net/admin_http.h"
+#include "net/metrics.h"
+#include "net/server.h"
+#include "net/tick_loop.h"
+#include "zone/config_loader.h"
+
+#ifndef ZS_VERSION
+#define ZS_VERSION "dev"
+#endif
+
+namespace {
+
+using zs::app::ServerConfig;
+
+void ScheduleStats(boost::asio::steady_timer& timer, double interval_s, zs::net::Metrics& m,
+                   uint64_t last_bytes_out) {
+  timer.expires_after(std::chrono::milliseconds(static_cast<int64_t>(interval_s * 1000)));
+  timer.async_wait([&timer, interval_s, &m, last_bytes_out](const boost::system::error_code& ec) {
+    if (ec) return;
+    const uint64_t out = m.bytes_out.load();
+    spdlog::info(
+        "stats: {} players, {} connections, tick p50 <= {:.1f} ms, p99 <= {:.1f} ms, "
+        "{:.1f} KB/s out, {} overruns",
+        m.players.load(), m.connections.load(), m.TickQuantile(0.5) * 1000,
+        m.TickQuantile(0.99) * 1000,
+        static_cast<double>(out - last_bytes_out) / 1024.0 / interval_s, m.tick_overruns.load());
+    ScheduleStats(timer, interval_s, m, out);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"zone_server " ZS_VERSION ": authoritative MMO zone server"};
+  std::string config_path = "config/server.yaml";
+  std::optional<std::string> listen, admin_listen, world, log_level, port_file;
+  std::optional<uint16_t> port, admin_port;
+  std::optional<unsigned> io_threads;
+  std::optional<uint32_t> tick_rate;
+  std::optional<size_t> max_connections;
+  cli.add_option("-c,--config", config_path, "Server config file")->capture_default_str();
+  cli.add_option("--listen", listen, "Game listen address (overrides listen.address)");
+  cli.add_option("-p,--port", port, "Game port; 0 picks a free one (overrides listen.port)");
+  cli.add_option("--admin-listen", admin_listen, "Admin HTTP address (overrides admin.address)");
+  cli.add_option("--admin-port", admin_port, "Admin HTTP port; 0 picks a free one");
+  cli.add_option("--world", world, "World config file (overrides world)");
+  cli.add_option("--tick-rate", tick_rate, "Ticks per second (overrides the world's)")
+      ->check(CLI::Range(1u, 120u));
+  cli.add_option("--io-threads", io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
+  cli.add_option("--max-connections", max_connections, "Global connection cap");
+  cli.add_option("--log-level", log_level, "trace, debug, info, warn or error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  cli.add_option("--port-file", port_file,
+                 "Write '<game port> <admin port>' here once listening (for scripts and tests)");
+  CLI11_PARSE(cli, argc, argv);
+
+  ServerConfig config;
+  zs::zone::WorldConfig world_config;
+  try {
+    config = zs::app::LoadServerConfig(config_path);
+    if (listen) config.listen_address = *listen;
+    if (port) config.port = *port;
+    if (admin_listen) config.admin_address = *admin_listen;
+    if (admin_port) config.admin_port = *admin_port;
+    if (world) config.world_path = *world;
+    if (io_threads) config.io_threads = *io_threads;
+    if (log_level) config.log_level = *log_level;
+    if (max_connections) config.limits.max_connections = *max_connections;
+    if (tick_rate) config.tick_rate = *tick_rate;
+    world_config = zs::zone::LoadWorldConfig(config.world_path);
+    if (config.tick_rate) {  // durations in the world were converted at the world's rate
+      const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
+      const auto rescale = [scale](uint32_t ticks) {
+        return static_cast<uint32_t>(std::lround(ticks * scale));
+      };
+      for (auto& s : world_config.skills) s.cooldown_ticks = rescale(s.cooldown_ticks);
+      world_config.player.respawn_ticks = rescale(world_config.player.respawn_ticks);
+      for (auto& z : world_config.zones) {
+        for (auto& g : z.spawns) g.respawn_ticks = rescale(g.respawn_ticks);
+      }
+      world_config.tick_rate = *config.tick_rate;
+    }
+  } catch (const zs::zone::ConfigError& e) {
+    std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL wins over the file and the flag
+
+  boost::asio::io_context io(static_cast<int>(config.io_threads));
+  zs::net::Metrics metrics;
+  zs::net::TickLoop tick_loop(world_config, &metrics);
+  zs::net::Server server(io, config.limits, &tick_loop, &metrics);
+  zs::net::AdminHttp admin(io, &metrics);
+  try {
+    server.Listen(config.listen_address, config.port);
+    admin.Listen(config.admin_address, config.admin_port);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot listen: {}", e.what());
+    return 1;
+  }
+  std::string zone_names;
+  for (const auto& z : world_config.zones) zone_names += (zone_names.empty() ? "" : ", ") + z.name;
+  spdlog::info(
+      "zone_server {} listening on {}:{} (admin http://{}:{}/metrics); {} Hz; "
+      "zones: {}; {} monsters",
+      ZS_VERSION, config.listen_address, server.port(), config.admin_address, admin.port(),
+      world_config.tick_rate, zone_names, tick_loop.monster_count());
+  if (port_file) std::ofstream(*port_file) << server.port() << ' ' << admin.port() << '\n';
+
+  tick_loop.Start();
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::info("signal {}: shutting down", signal);
+    server.Shutdown("shutdown", [&] {
+      admin.Stop();
+      tick_loop.Stop();
+      io.stop();
+    });
+  });
+  boost::asio::steady_timer stats_timer(io);
+  ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
+
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < config.io_threads; ++i) threads.emplace_back([&io] { io.run(); });
+  io.run();
+  for (auto& t : threads) t.join();
+  tick_loop.Stop();
+  spdlog::info("zone_server stopped");
+  return 0;
+}

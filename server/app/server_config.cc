@@ -1,0 +1,74 @@
+#include "app/server_config.h"
+
+#include <filesystem>
+
+#include "zone/yaml_node.h"
+
+namespace zs::app {
+
+ServerConfig LoadServerConfig(const std::string& path) {
+  const zone::YamlNode root = zone::LoadYamlFile(path);
+  root.AllowOnly({"listen", "admin", "world", "io_threads", "log_level", "stats_interval_seconds",
+                  "tick_rate", "limits"});
+  ServerConfig c;
+  const zone::YamlNode listen = root["listen"];
+  listen.AllowOnly({"address", "port"});
+  c.listen_address = listen["address"].String();
+  c.port = static_cast<uint16_t>(listen["port"].Int(0, 65535));
+  const zone::YamlNode admin = root["admin"];
+  admin.AllowOnly({"address", "port"});
+  c.admin_address = admin["address"].String();
+  c.admin_port = static_cast<uint16_t>(admin["port"].Int(0, 65535));
+  c.world_path = (std::filesystem::path(path).parent_path() / root["world"].String()).string();
+  if (root.Has("io_threads")) c.io_threads = static_cast<unsigned>(root["io_threads"].Int(1, 64));
+  if (root.Has("log_level")) {
+    c.log_level = root["log_level"].String();
+    const std::string& l = c.log_level;
+    if (l != "trace" && l != "debug" && l != "info" && l != "warn" && l != "error") {
+      root["log_level"].Fail("must be trace, debug, info, warn or error");
+    }
+  }
+  if (root.Has("stats_interval_seconds")) {
+    c.stats_interval_s = root["stats_interval_seconds"].Number(0.1, 3600);
+  }
+  if (root.Has("tick_rate")) c.tick_rate = static_cast<uint32_t>(root["tick_rate"].Int(1, 120));
+  if (root.Has("limits")) {
+    const zone::YamlNode l = root["limits"];
+    l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
+                 "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "send_queue_bytes",
+                 "stall_timeout_seconds", "max_connections", "max_connections_per_ip",
+                 "shutdown_flush_seconds"});
+    net::Limits& x = c.limits;
+    const auto opt = [&l](const char* key, auto apply) {
+      if (l.Has(key)) apply(l[key]);
+    };
+    opt("max_frame_bytes", [&](const zone::YamlNode& n) {
+      x.max_frame_bytes = static_cast<size_t>(n.Int(16, 16 * 1024 * 1024));
+    });
+    opt("recursion_limit",
+        [&](const zone::YamlNode& n) { x.recursion_limit = static_cast<int>(n.Int(2, 100)); });
+    opt("login_timeout_seconds",
+        [&](const zone::YamlNode& n) { x.login_timeout_s = n.Number(0.1, 3600); });
+    opt("idle_timeout_seconds",
+        [&](const zone::YamlNode& n) { x.idle_timeout_s = n.Number(0.1, 86400); });
+    opt("move_rate", [&](const zone::YamlNode& n) { x.move_rate = n.Number(1, 10000); });
+    opt("skill_rate", [&](const zone::YamlNode& n) { x.skill_rate = n.Number(1, 10000); });
+    opt("ping_rate", [&](const zone::YamlNode& n) { x.ping_rate = n.Number(1, 10000); });
+    opt("send_queue_bytes", [&](const zone::YamlNode& n) {
+      x.send_queue_bytes = static_cast<size_t>(n.Int(1024, 1LL << 32));
+    });
+    opt("stall_timeout_seconds",
+        [&](const zone::YamlNode& n) { x.stall_timeout_s = n.Number(0.1, 3600); });
+    opt("max_connections", [&](const zone::YamlNode& n) {
+      x.max_connections = static_cast<size_t>(n.Int(1, 1000000));
+    });
+    opt("max_connections_per_ip", [&](const zone::YamlNode& n) {
+      x.max_connections_per_ip = static_cast<size_t>(n.Int(1, 1000000));
+    });
+    opt("shutdown_flush_seconds",
+        [&](const zone::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });
+  }
+  return c;
+}
+
+}  // namespace zs::app

@@ -1,0 +1,52 @@
+// Metrics: counters and the tick-duration histogram behind /metrics. Lock-free: any thread
+// may add; the admin HTTP handler reads. Rendering follows the Prometheus text format.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace zs::net {
+
+class Metrics {
+ public:
+  // Tick duration histogram buckets, in seconds.
+  static constexpr std::array<double, 10> kTickBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
+                                                          0.025,  0.05,  0.1,    0.25,  1.0};
+
+  void ObserveTick(double seconds);
+  void Kick(const std::string& reason);
+  void RejectInput(const std::string& reason, uint64_t n = 1);
+  void SetZoneEntities(const std::string& zone, uint64_t n);
+
+  std::atomic<uint64_t> connections{0};        // currently open
+  std::atomic<uint64_t> connections_total{0};  // accepted since start
+  std::atomic<uint64_t> connections_refused{0};
+  std::atomic<uint64_t> players{0};  // in the world
+  std::atomic<uint64_t> bytes_in{0};
+  std::atomic<uint64_t> bytes_out{0};
+  std::atomic<uint64_t> messages_in{0};
+  std::atomic<uint64_t> messages_out{0};
+  std::atomic<uint64_t> send_queue_overflows{0};
+  std::atomic<uint64_t> tick_overruns{0};
+  std::atomic<uint64_t> ticks{0};
+
+  // Prometheus text exposition.
+  [[nodiscard]] std::string Render() const;
+  // Tick duration quantile from the histogram (upper bucket bound), for the periodic log.
+  [[nodiscard]] double TickQuantile(double q) const;
+
+ private:
+  std::array<std::atomic<uint64_t>, kTickBuckets.size() + 1> tick_buckets_{};
+  std::atomic<uint64_t> tick_count_{0};
+  std::atomic<uint64_t> tick_sum_us_{0};
+  mutable std::mutex mu_;  // guards the labelled maps below (rare updates)
+  std::map<std::string, uint64_t> kicks_;
+  std::map<std::string, uint64_t> rejected_;
+  std::map<std::string, uint64_t> zone_entities_;
+};
+
+}  // namespace zs::net

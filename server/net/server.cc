@@ -1,0 +1,137 @@
+#include "net/server.h"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+#include "net/session.h"
+#include "wire/encoder.h"
+
+namespace zs::net {
+
+namespace asio = boost::asio;
+
+Server::Server(asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics)
+    : io_(io), limits_(limits), tick_loop_(tick_loop), metrics_(metrics), acceptor_(io) {}
+
+void Server::Listen(const std::string& address, uint16_t port) {
+  const asio::ip::tcp::endpoint ep(asio::ip::make_address(address), port);
+  acceptor_.open(ep.protocol());
+  acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+  acceptor_.bind(ep);
+  acceptor_.listen(asio::socket_base::max_listen_connections);
+  port_ = acceptor_.local_endpoint().port();
+  Accept();
+}
+
+void Server::Accept() {
+  acceptor_.async_accept(asio::make_strand(io_), [this](const boost::system::error_code& ec,
+                                                        asio::ip::tcp::socket s) {
+    if (ec) {
+      if (ec != asio::error::operation_aborted) {
+        spdlog::warn("accept failed: {}", ec.message());
+        Accept();
+      }
+      return;
+    }
+    boost::system::error_code peer_ec;
+    const auto remote = s.remote_endpoint(peer_ec);
+    const std::string ip = peer_ec ? "?" : remote.address().to_string();
+    std::shared_ptr<Session> session;
+    std::string refusal;
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) {
+        refusal = "shutting down";
+      } else if (sessions_.size() >= limits_.max_connections) {
+        refusal = "server full";
+      } else if (per_ip_[ip] >= limits_.max_connections_per_ip) {
+        refusal = "too many connections from your address";
+      } else {
+        const uint64_t id = next_id_++;
+        session = std::make_shared<Session>(std::move(s), id, ip, this);
+        sessions_[id] = session;
+        ++per_ip_[ip];
+      }
+    }
+    if (session) {
+      metrics_->connections.fetch_add(1, std::memory_order_relaxed);
+      metrics_->connections_total.fetch_add(1, std::memory_order_relaxed);
+      spdlog::info("session {} connected from {}", session->id(), ip);
+      session->Start();
+    } else {
+      // Refuse with a reason: a best-effort error frame, then close.
+      metrics_->connections_refused.fetch_add(1, std::memory_order_relaxed);
+      metrics_->Kick("refused");
+      spdlog::info("refused a connection from {}: {}", ip, refusal);
+      auto frame =
+          std::make_shared<std::string>(wire::ErrorFrame(wire::ErrorCode::kServerFull, refusal));
+      auto sock = std::make_shared<asio::ip::tcp::socket>(std::move(s));
+      asio::async_write(*sock, asio::buffer(*frame),
+                        [sock, frame](const boost::system::error_code&, size_t) {
+                          boost::system::error_code ignored;
+                          sock->shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+                          sock->close(ignored);
+                        });
+    }
+    if (!stopping_) Accept();
+  });
+}
+
+void Server::OnClosed(const Session& s, const std::string& reason) {
+  std::function<void()> done;
+  {
+    std::lock_guard lock(mu_);
+    sessions_.erase(s.id());
+    if (auto it = per_ip_.find(s.peer()); it != per_ip_.end() && --it->second == 0) {
+      per_ip_.erase(it);
+    }
+    if (stopping_ && sessions_.empty() && on_drained_) done = std::move(on_drained_);
+  }
+  metrics_->connections.fetch_sub(1, std::memory_order_relaxed);
+  const bool client_side = reason == "client_closed" || reason == "logout";
+  if (!client_side) metrics_->Kick(reason);
+  spdlog::info("session {} disconnected: {}", s.id(), reason);
+  if (done) done();
+}
+
+size_t Server::session_count() const {
+  std::lock_guard lock(mu_);
+  return sessions_.size();
+}
+
+void Server::Shutdown(const std::string& reason, std::function<void()> done) {
+  std::vector<std::shared_ptr<Session>> all;
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (auto& [id, s] : sessions_) all.push_back(s);
+    if (all.empty()) {
+      asio::post(io_, std::move(done));
+    } else {
+      on_drained_ = std::move(done);
+    }
+  }
+  boost::system::error_code ignored;
+  acceptor_.close(ignored);
+  spdlog::info("shutting down: kicking {} clients ({})", all.size(), reason);
+  for (auto& s : all) s->CloseWith(wire::KickFrame(reason), reason);
+  // Bounded: whatever has not flushed by then is abandoned.
+  shutdown_timer_ = std::make_unique<asio::steady_timer>(io_);
+  shutdown_timer_->expires_after(
+      std::chrono::milliseconds(static_cast<int64_t>(limits_.shutdown_flush_s * 1000)));
+  shutdown_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    std::function<void()> late;
+    {
+      std::lock_guard lock(mu_);
+      if (on_drained_) late = std::move(on_drained_);
+    }
+    if (late) {
+      spdlog::warn("shutdown: {} clients did not flush in time", session_count());
+      late();
+    }
+  });
+}
+
+}  // namespace zs::net

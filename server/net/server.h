@@ -1,0 +1,63 @@
+// Server: the listening socket, the session registry, connection caps, and graceful shutdown.
+//
+// Threads: the acceptor and all sessions run on the io_context's threads (each session on its
+// own strand); the world runs on the TickLoop's thread. The registry is guarded by a mutex.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "net/limits.h"
+#include "net/metrics.h"
+#include "net/tick_loop.h"
+
+namespace zs::net {
+
+class Session;
+
+class Server {
+ public:
+  Server(boost::asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics);
+
+  // Binds and starts accepting. Throws on a bad address or a port in use (start-up error).
+  void Listen(const std::string& address, uint16_t port);
+  [[nodiscard]] uint16_t port() const { return port_; }
+
+  // Stops accepting, kicks every client with `reason`, calls `done` when all are closed or
+  // after limits.shutdown_flush_s, whichever comes first.
+  void Shutdown(const std::string& reason, std::function<void()> done);
+
+  // For sessions.
+  [[nodiscard]] const Limits& limits() const { return limits_; }
+  [[nodiscard]] TickLoop& tick_loop() { return *tick_loop_; }
+  [[nodiscard]] Metrics& metrics() { return *metrics_; }
+  void OnClosed(const Session& s, const std::string& reason);
+  [[nodiscard]] size_t session_count() const;
+
+ private:
+  void Accept();
+
+  boost::asio::io_context& io_;
+  Limits limits_;
+  TickLoop* tick_loop_;
+  Metrics* metrics_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  uint16_t port_ = 0;
+  uint64_t next_id_ = 1;
+  bool stopping_ = false;
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;  // guarded by mu_
+  std::unordered_map<std::string, size_t> per_ip_;                   // guarded by mu_
+  std::function<void()> on_drained_;                                 // guarded by mu_
+  std::unique_ptr<boost::asio::steady_timer> shutdown_timer_;
+};
+
+}  // namespace zs::net

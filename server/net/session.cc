@@ -1,0 +1,281 @@
+#include "net/session.h"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+#include <chrono>
+
+#include "net/server.h"
+#include "wire/protocol.h"
+
+namespace zs::net {
+
+namespace asio = boost::asio;
+using std::chrono::duration;
+
+namespace {
+
+std::chrono::steady_clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(duration<double>(s));
+}
+
+}  // namespace
+
+Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer, Server* server)
+    : socket_(std::move(socket)),
+      id_(id),
+      peer_(std::move(peer)),
+      server_(server),
+      limits_(server->limits()),
+      login_timer_(socket_.get_executor()),
+      idle_timer_(socket_.get_executor()),
+      stall_timer_(socket_.get_executor()),
+      decoder_(limits_.max_frame_bytes),
+      move_rate_(limits_.move_rate),
+      skill_rate_(limits_.skill_rate),
+      ping_rate_(limits_.ping_rate) {}
+
+double Session::Now() const {
+  return duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void Session::Start() {
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ignored;
+    self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+    self->login_timer_.expires_after(Seconds(self->limits_.login_timeout_s));
+    self->login_timer_.async_wait([self](const boost::system::error_code& ec) {
+      if (!ec && self->state_ == State::kAwaitHello) {
+        self->Fail(wire::ErrorCode::kNotLoggedIn, "no Hello within the login timeout",
+                   "login_timeout");
+      }
+    });
+    self->ReadMore();
+  });
+}
+
+void Session::ReadMore() {
+  if (state_ == State::kClosing || state_ == State::kClosed) return;
+  socket_.async_read_some(asio::buffer(read_buf_),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      size_t n) { self->OnRead(ec, n); });
+}
+
+void Session::OnRead(const boost::system::error_code& ec, size_t n) {
+  if (state_ == State::kClosing || state_ == State::kClosed) return;
+  if (ec) {
+    BeginClose(ec == asio::error::eof ? "client_closed" : "read_error");
+    return;
+  }
+  server_->metrics().bytes_in.fetch_add(n, std::memory_order_relaxed);
+  decoder_.Feed(std::string_view(read_buf_.data(), n));
+  for (;;) {
+    const wire::FrameDecoder::Result r = decoder_.Next(&frame_);
+    if (r == wire::FrameDecoder::Result::kNeedMore) break;
+    if (r == wire::FrameDecoder::Result::kError) {
+      Fail(wire::ErrorCode::kBadFrame, wire::FrameErrorName(decoder_.error()), "bad_frame");
+      return;
+    }
+    server_->metrics().messages_in.fetch_add(1, std::memory_order_relaxed);
+    if (!HandleFrame(frame_)) return;
+  }
+  ReadMore();
+}
+
+bool Session::HandleFrame(const std::string& frame) {
+  wire::ClientIntent in;
+  const wire::ParseError err = wire::ParseClientMessage(frame, limits_.recursion_limit, &in);
+  if (err == wire::ParseError::kUnparsable) {
+    Fail(wire::ErrorCode::kBadFrame, "not a ClientMessage", "unparsable");
+    return false;
+  }
+  if (err == wire::ParseError::kEmpty) {
+    Fail(wire::ErrorCode::kBadFrame, "unknown message", "unknown_message");
+    return false;
+  }
+  if (err == wire::ParseError::kBadValue) {
+    const bool name = in.kind == wire::ClientKind::kHello;
+    Fail(name ? wire::ErrorCode::kBadName : wire::ErrorCode::kBadValue,
+         name ? "player_name must be 1..32 bytes" : "NaN, infinite or out-of-range value",
+         name ? "bad_name" : "bad_value");
+    return false;
+  }
+  if (in.kind == wire::ClientKind::kHello) {
+    if (state_ != State::kAwaitHello) {
+      Fail(wire::ErrorCode::kAlreadyLoggedIn, "a second Hello", "second_hello");
+      return false;
+    }
+    if (in.protocol_version != wire::kProtocolVersion) {
+      Fail(wire::ErrorCode::kProtocolVersion,
+           "protocol version " + std::to_string(in.protocol_version) +
+               " not supported; this "
+               "server speaks " +
+               std::to_string(wire::kProtocolVersion),
+           "protocol_version");
+      return false;
+    }
+    state_ = State::kJoining;
+    login_timer_.cancel();
+    server_->tick_loop().Join(id_, weak_from_this(), in.player_name);
+    ArmIdle();
+    return true;
+  }
+  if (state_ == State::kAwaitHello) {
+    Fail(wire::ErrorCode::kNotLoggedIn, "send Hello first", "not_logged_in");
+    return false;
+  }
+  RateLimiter* limiter = in.kind == wire::ClientKind::kMove    ? &move_rate_
+                         : in.kind == wire::ClientKind::kSkill ? &skill_rate_
+                                                               : &ping_rate_;
+  if (in.kind != wire::ClientKind::kLogout) {
+    const RateLimiter::Verdict v = limiter->Take(Now());
+    if (v == RateLimiter::Verdict::kKick) {
+      Fail(wire::ErrorCode::kRateLimited, "sustained flooding", "flood");
+      return false;
+    }
+    if (v == RateLimiter::Verdict::kDrop) {
+      server_->metrics().RejectInput("rate_limited");
+      return true;
+    }
+  }
+  switch (in.kind) {
+    case wire::ClientKind::kMove:
+      server_->tick_loop().Move(id_, in.move);
+      ArmIdle();
+      break;
+    case wire::ClientKind::kSkill:
+      server_->tick_loop().Skill(id_, in.skill);
+      ArmIdle();
+      break;
+    case wire::ClientKind::kPing:
+      Enqueue(wire::PongFrame(in.client_time, server_->tick_loop().tick()), false);
+      break;
+    case wire::ClientKind::kLogout:
+      BeginClose("logout");
+      return false;
+    case wire::ClientKind::kHello:
+      break;
+  }
+  return true;
+}
+
+void Session::ArmIdle() {
+  idle_timer_.expires_after(Seconds(limits_.idle_timeout_s));
+  idle_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (!ec && self->state_ != State::kClosing && self->state_ != State::kClosed) {
+      self->Enqueue(wire::KickFrame("idle"), false);
+      self->BeginClose("idle");
+    }
+  });
+}
+
+void Session::Fail(wire::ErrorCode code, const std::string& text, const std::string& reason) {
+  if (state_ == State::kClosing || state_ == State::kClosed) return;
+  Enqueue(wire::ErrorFrame(code, text), false);
+  BeginClose(reason);
+}
+
+void Session::DeliverFrame(std::string frame, bool droppable) {
+  asio::post(socket_.get_executor(),
+             [self = shared_from_this(), f = std::move(frame), droppable]() mutable {
+               if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
+               self->Enqueue(std::move(f), droppable);
+             });
+}
+
+void Session::CloseWith(std::string last_frame, std::string reason) {
+  asio::post(socket_.get_executor(), [self = shared_from_this(), f = std::move(last_frame),
+                                      r = std::move(reason)]() mutable {
+    if (!f.empty()) self->Enqueue(std::move(f), false);
+    self->BeginClose(r);
+  });
+}
+
+void Session::Enqueue(std::string frame, bool droppable) {
+  if (state_ == State::kClosed || (state_ == State::kClosing && droppable)) return;
+  if (droppable && (dropping_ || queued_bytes_ + frame.size() > limits_.send_queue_bytes)) {
+    // Backlogged: drop tick updates; once drained, the client gets a full resync.
+    server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
+    if (!dropping_) {
+      dropping_ = true;
+      stall_timer_.expires_after(Seconds(limits_.stall_timeout_s));
+      stall_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+        if (!ec && self->dropping_) self->BeginClose("slow_reader");
+      });
+    }
+    return;
+  }
+  queued_bytes_ += frame.size();
+  queue_.push_back(std::move(frame));
+  if (!writing_) WriteMore();
+}
+
+void Session::WriteMore() {
+  if (queue_.empty() || state_ == State::kClosed) return;
+  writing_ = true;
+  asio::async_write(socket_, asio::buffer(queue_.front()),
+                    [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+                      self->OnWritten(ec, n);
+                    });
+}
+
+void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
+  writing_ = false;
+  if (ec) {
+    queue_.clear();
+    queued_bytes_ = 0;
+    if (state_ != State::kClosed) {
+      close_reason_ = close_reason_.empty() ? "write_error" : close_reason_;
+      Finish();
+    }
+    return;
+  }
+  server_->metrics().bytes_out.fetch_add(n, std::memory_order_relaxed);
+  server_->metrics().messages_out.fetch_add(1, std::memory_order_relaxed);
+  queued_bytes_ -= queue_.front().size();
+  queue_.pop_front();
+  if (dropping_ && queued_bytes_ <= limits_.send_queue_bytes / 2) {
+    dropping_ = false;  // drained: resume, starting with a full picture
+    stall_timer_.cancel();
+    server_->tick_loop().Resync(id_);
+  }
+  if (!queue_.empty()) {
+    WriteMore();
+  } else if (state_ == State::kClosing) {
+    Finish();
+  }
+}
+
+void Session::BeginClose(const std::string& reason) {
+  if (state_ == State::kClosing || state_ == State::kClosed) return;
+  state_ = State::kClosing;
+  close_reason_ = reason;
+  login_timer_.cancel();
+  idle_timer_.cancel();
+  server_->tick_loop().Leave(id_);
+  // Flush what is queued (the error or kick), then close. The stall timer bounds the wait.
+  if (!writing_ && queue_.empty()) {
+    Finish();
+  } else {
+    stall_timer_.expires_after(Seconds(std::min(2.0, limits_.stall_timeout_s)));
+    stall_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (!ec && self->state_ == State::kClosing) self->Finish();
+    });
+  }
+}
+
+void Session::Finish() {
+  if (state_ == State::kClosed) return;
+  if (state_ != State::kClosing) server_->tick_loop().Leave(id_);
+  state_ = State::kClosed;
+  login_timer_.cancel();
+  idle_timer_.cancel();
+  stall_timer_.cancel();
+  boost::system::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  server_->OnClosed(*this, close_reason_);
+}
+
+}  // namespace zs::net

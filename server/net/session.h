@@ -1,0 +1,85 @@
+// Session: one client connection.
+//
+// Ownership: the Server's registry holds the only strong reference; every async handler
+// captures `self` (shared_from_this) so the session lives while an operation is pending; the
+// tick loop holds a weak_ptr. Threads: all socket work runs on the session's strand (the
+// socket's executor); DeliverFrame/CloseWith may be called from any thread and post to it.
+//
+// Life: AwaitHello (login timer) -> Joining (Join sent to the tick loop) -> InWorld (idle
+// timer) -> Closing (the last frames are flushed, then the socket is closed) -> Closed.
+// Every byte read goes through wire::FrameDecoder (length checked before buffering) and
+// wire::ParseClientMessage; any violation sends an Error with a reason, then closes.
+// Writes: one in flight, a queue behind it capped at limits.send_queue_bytes; tick frames
+// beyond the cap are dropped and the client is resynced once the queue drains; a backlog that
+// does not drain within stall_timeout_s gets the client kicked.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "net/limits.h"
+#include "net/tick_loop.h"
+#include "wire/encoder.h"
+#include "wire/frame_codec.h"
+
+namespace zs::net {
+
+class Server;
+
+class Session : public SessionSink, public std::enable_shared_from_this<Session> {
+ public:
+  Session(boost::asio::ip::tcp::socket socket, uint64_t id, std::string peer, Server* server);
+
+  void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
+  void DeliverFrame(std::string frame, bool droppable) override;
+  void CloseWith(std::string last_frame, std::string reason) override;
+
+  [[nodiscard]] uint64_t id() const { return id_; }
+  [[nodiscard]] const std::string& peer() const { return peer_; }
+
+ private:
+  enum class State { kAwaitHello, kJoining, kInWorld, kClosing, kClosed };
+
+  void ReadMore();
+  void OnRead(const boost::system::error_code& ec, size_t n);
+  // Returns false when the session is closing.
+  bool HandleFrame(const std::string& frame);
+  void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
+  void Enqueue(std::string frame, bool droppable);
+  void WriteMore();
+  void OnWritten(const boost::system::error_code& ec, size_t n);
+  void BeginClose(const std::string& reason);
+  void Finish();
+  void ArmIdle();
+  double Now() const;
+
+  boost::asio::ip::tcp::socket socket_;
+  const uint64_t id_;
+  const std::string peer_;
+  Server* server_;
+  const Limits& limits_;
+  boost::asio::steady_timer login_timer_;
+  boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer stall_timer_;
+  wire::FrameDecoder decoder_;
+  std::array<char, 16 * 1024> read_buf_{};
+  std::string frame_;
+  std::deque<std::string> queue_;
+  size_t queued_bytes_ = 0;
+  bool writing_ = false;
+  bool dropping_ = false;  // over the send cap: tick frames are being dropped
+  State state_ = State::kAwaitHello;
+  std::string close_reason_;
+  RateLimiter move_rate_;
+  RateLimiter skill_rate_;
+  RateLimiter ping_rate_;
+};
+
+}  // namespace zs::net

@@ -1,0 +1,187 @@
+#include "net/tick_loop.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace zs::net {
+
+namespace {
+
+const char* RejectName(zone::Reject r) {
+  switch (r) {
+    case zone::Reject::kUnknownEntity:
+      return "unknown_entity";
+    case zone::Reject::kDead:
+      return "dead";
+    case zone::Reject::kBadValue:
+      return "bad_value";
+    case zone::Reject::kUnknownSkill:
+      return "unknown_skill";
+    case zone::Reject::kCooldown:
+      return "cooldown";
+    case zone::Reject::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics)
+    : world_(std::move(config)),
+      metrics_(metrics),
+      tick_rate_(world_.config().tick_rate),
+      zone_count_(world_.zone_count()) {
+  encoders_.resize(zone_count_);
+  for (size_t z = 0; z < zone_count_; ++z) {
+    for (const zone::Entity& e : world_.zone(z).entities()) {
+      monsters_ += e.kind == zone::EntityKind::kMonster ? 1 : 0;
+    }
+  }
+}
+
+TickLoop::~TickLoop() { Stop(); }
+
+void TickLoop::Start() {
+  running_ = true;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void TickLoop::Stop() {
+  running_ = false;
+  if (thread_.joinable()) thread_.join();
+}
+
+void TickLoop::Push(Request r) {
+  std::lock_guard lock(mu_);
+  pending_.push_back(std::move(r));
+}
+
+void TickLoop::Join(uint64_t session, std::weak_ptr<SessionSink> sink, std::string name) {
+  Push({Request::kJoin, session, std::move(sink), std::move(name), {}, {}});
+}
+void TickLoop::Leave(uint64_t session) { Push({Request::kLeave, session, {}, {}, {}, {}}); }
+void TickLoop::Move(uint64_t session, const zone::MoveInput& in) {
+  Push({Request::kMove, session, {}, {}, in, {}});
+}
+void TickLoop::Skill(uint64_t session, const zone::SkillInput& in) {
+  Push({Request::kSkill, session, {}, {}, {}, in});
+}
+void TickLoop::Resync(uint64_t session) { Push({Request::kResync, session, {}, {}, {}, {}}); }
+
+void TickLoop::Run() {
+  using Clock = std::chrono::steady_clock;
+  const auto interval = std::chrono::nanoseconds(1'000'000'000 / tick_rate_);
+  auto next = Clock::now();
+  while (running_) {
+    next += interval;
+    const auto start = Clock::now();
+    Step();
+    const auto end = Clock::now();
+    metrics_->ObserveTick(std::chrono::duration<double>(end - start).count());
+    if (end > next) {
+      metrics_->tick_overruns.fetch_add(1, std::memory_order_relaxed);
+      spdlog::warn("tick {} overran its {} ms budget by {:.1f} ms", tick(), 1000 / tick_rate_,
+                   std::chrono::duration<double, std::milli>(end - next).count());
+      if (end - next > 5 * interval) next = end;  // far behind: start over, do not spiral
+    } else {
+      std::this_thread::sleep_until(next);
+    }
+  }
+}
+
+void TickLoop::Drain() {
+  {
+    std::lock_guard lock(mu_);
+    draining_.swap(pending_);
+  }
+  moves_.clear();
+  skills_.clear();
+  for (Request& r : draining_) {
+    auto it = players_.find(r.session);
+    switch (r.kind) {
+      case Request::kJoin: {
+        auto sink = r.sink.lock();
+        if (!sink || it != players_.end()) break;
+        EntityId id = kInvalidEntity;
+        if (Status s = world_.AddPlayer(std::nullopt, &id); !s.ok()) {
+          sink->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, s.message()),
+                          "world_full");
+          break;
+        }
+        players_[r.session] = Player{id, r.sink, r.name, false};
+        session_of_[ToRaw(id)] = r.session;
+        const size_t z = *world_.ZoneIndexOf(id);
+        sink->DeliverFrame(
+            wire::WelcomeFrame(id, world_.zone(z).config(), tick_rate_, world_.tick()), false);
+        metrics_->players.fetch_add(1, std::memory_order_relaxed);
+        spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name,
+                     ToRaw(id), world_.zone(z).config().name);
+        break;
+      }
+      case Request::kLeave:
+        if (it == players_.end()) break;
+        (void)world_.RemovePlayer(it->second.entity);
+        session_of_.erase(ToRaw(it->second.entity));
+        players_.erase(it);
+        metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+        break;
+      case Request::kMove:
+        if (it == players_.end()) break;
+        r.move.entity = it->second.entity;
+        moves_.push_back(r.move);
+        break;
+      case Request::kSkill:
+        if (it == players_.end()) break;
+        r.skill.entity = it->second.entity;
+        skills_.push_back(r.skill);
+        break;
+      case Request::kResync:
+        if (it == players_.end()) break;
+        if (world_.ForgetKnown(it->second.entity).ok()) it->second.resync = true;
+        break;
+    }
+  }
+  draining_.clear();
+}
+
+void TickLoop::Step() {
+  Drain();
+  world_.Tick(moves_, skills_);
+  tick_.store(world_.tick(), std::memory_order_relaxed);
+  metrics_->ticks.fetch_add(1, std::memory_order_relaxed);
+  for (size_t z = 0; z < zone_count_; ++z) {
+    const zone::ZoneTickOutput& out = world_.output(z);
+    for (size_t r = 0; r < out.rejected.size(); ++r) {
+      metrics_->RejectInput(RejectName(static_cast<zone::Reject>(r)), out.rejected[r]);
+    }
+    metrics_->SetZoneEntities(world_.zone(z).config().name, out.states.size());
+    resync_.assign(out.views.size(), 0);
+    for (size_t v = 0; v < out.views.size(); ++v) {
+      const auto s = session_of_.find(ToRaw(out.views[v].player));
+      if (s == session_of_.end()) continue;
+      Player& p = players_[s->second];
+      resync_[v] = p.resync ? 1 : 0;
+      p.resync = false;
+    }
+    encoders_[z].Encode(out, resync_);
+    for (size_t v = 0; v < out.views.size(); ++v) {
+      const zone::PlayerView& view = out.views[v];
+      const auto s = session_of_.find(ToRaw(view.player));
+      if (s == session_of_.end()) continue;
+      auto sink = players_[s->second].sink.lock();
+      if (!sink) continue;
+      sink->DeliverFrame(std::string(encoders_[z].Frame(v)), true);
+      if (view.zone_changed) {
+        for (const zone::Transfer& t : out.transfers) {
+          if (t.player != view.player) continue;
+          const std::optional<size_t> dest = world_.ZoneIndexById(t.target_zone);
+          if (dest) sink->DeliverFrame(wire::ZoneChangedFrame(world_.zone(*dest).config()), false);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace zs::net

@@ -1,0 +1,101 @@
+// TickLoop: owns the World and advances it at the tick rate on its own thread.
+//
+// Threads: Join/Leave/Input/Resync may be called from any thread (I/O threads); they queue a
+// request under a mutex, keyed by session id, never a pointer into the world. The loop thread
+// drains the queue at the start of each tick, runs World::Tick, encodes each zone's frames once
+// (wire::TickEncoder) and hands every player exactly one frame through its SessionSink.
+// A tick that overruns its interval is counted and logged; the schedule then restarts from
+// now instead of trying to catch up (no spiral).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "net/metrics.h"
+#include "wire/encoder.h"
+#include "zone/world.h"
+
+namespace zs::net {
+
+// What the tick loop needs from a connection. Implementations must be thread-safe.
+class SessionSink {
+ public:
+  virtual ~SessionSink() = default;
+  // One frame. `droppable` frames (tick updates) may be dropped by a backlogged connection.
+  virtual void DeliverFrame(std::string frame, bool droppable) = 0;
+  // Sends `last_frame` (may be empty) and closes, logging `reason`.
+  virtual void CloseWith(std::string last_frame, std::string reason) = 0;
+};
+
+class TickLoop {
+ public:
+  TickLoop(zone::WorldConfig config, Metrics* metrics);
+  ~TickLoop();
+
+  void Start();
+  void Stop();  // joins the thread; idempotent
+
+  void Join(uint64_t session, std::weak_ptr<SessionSink> sink, std::string name);
+  void Leave(uint64_t session);
+  void Move(uint64_t session, const zone::MoveInput& in);
+  void Skill(uint64_t session, const zone::SkillInput& in);
+  void Resync(uint64_t session);
+
+  [[nodiscard]] uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
+  [[nodiscard]] uint32_t tick_rate() const { return tick_rate_; }
+  [[nodiscard]] size_t zone_count() const { return zone_count_; }
+  [[nodiscard]] size_t monster_count() const { return monsters_; }
+
+  // Runs one tick on the calling thread (the loop calls this; tests may too).
+  void Step();
+
+ private:
+  struct Request {
+    enum Kind { kJoin, kLeave, kMove, kSkill, kResync } kind;
+    uint64_t session;
+    std::weak_ptr<SessionSink> sink;
+    std::string name;
+    zone::MoveInput move;
+    zone::SkillInput skill;
+  };
+  struct Player {
+    EntityId entity = kInvalidEntity;
+    std::weak_ptr<SessionSink> sink;
+    std::string name;
+    bool resync = false;
+  };
+
+  void Run();
+  void Push(Request r);
+  void Drain();
+
+  zone::World world_;
+  Metrics* metrics_;
+  const uint32_t tick_rate_;
+  const size_t zone_count_;
+  size_t monsters_ = 0;
+  std::vector<wire::TickEncoder> encoders_;
+  std::atomic<uint64_t> tick_{0};
+
+  std::mutex mu_;
+  std::vector<Request> pending_;  // guarded by mu_
+  std::vector<Request> draining_;
+
+  // Loop thread only.
+  std::unordered_map<uint64_t, Player> players_;       // by session id
+  std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
+  std::vector<zone::MoveInput> moves_;
+  std::vector<zone::SkillInput> skills_;
+  std::vector<uint8_t> resync_;
+
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+};
+
+}  // namespace zs::net
