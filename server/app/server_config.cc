@@ -37,7 +37,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
     l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
                  "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "send_queue_bytes",
                  "stall_timeout_seconds", "max_connections", "max_connections_per_ip",
-                 "shutdown_flush_seconds"});
+                 "shutdown_flush_seconds", "socket_send_buffer_bytes"});
     net::Limits& x = c.limits;
     const auto opt = [&l](const char* key, auto apply) {
       if (l.Has(key)) apply(l[key]);
@@ -64,6 +64,9 @@ ServerConfig LoadServerConfig(const std::string& path) {
     });
     opt("max_connections_per_ip", [&](const zone::YamlNode& n) {
       x.max_connections_per_ip = static_cast<size_t>(n.Int(1, 1000000));
+    });
+    opt("socket_send_buffer_bytes", [&](const zone::YamlNode& n) {
+      x.socket_send_buffer_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
     });
     opt("shutdown_flush_seconds",
         [&](const zone::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });

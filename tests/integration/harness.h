@@ -1,0 +1,242 @@
+// Integration harness: the real zone_server binary on loopback with ephemeral ports, and a
+// small blocking protobuf client. Real TCP, real protobuf, real files: no mocks.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "wire/frame_codec.h"
+#include "zone.pb.h"
+
+namespace zs::integration {
+
+namespace pb = ::zs::zone::v1;
+namespace fs = std::filesystem;
+
+inline double NowS() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A zone_server child process with its own config in a temporary directory.
+class ServerProcess {
+ public:
+  // `limits_yaml`: extra lines under `limits:` (already indented by two spaces).
+  explicit ServerProcess(const std::string& limits_yaml = "  idle_timeout_seconds: 60\n") {
+    dir_ = fs::temp_directory_path() /
+           ("zs_it_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "server.yaml")
+        << "listen: {address: 127.0.0.1, port: 0}\n"
+        << "admin: {address: 127.0.0.1, port: 0}\n"
+        << "world: " << ZS_TEST_WORLD << "\n"
+        << "io_threads: 2\nlog_level: info\nstats_interval_seconds: 1\n"
+        << "limits:\n"
+        << "  login_timeout_seconds: 1\n"
+        << "  send_queue_bytes: 16384\n  stall_timeout_seconds: 1.5\n"
+        << "  socket_send_buffer_bytes: 8192\n"
+        << limits_yaml;
+    const std::string config = (dir_ / "server.yaml").string();
+    const std::string port_file = (dir_ / "ports").string();
+    const std::string log = (dir_ / "server.log").string();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::execl(ZS_SERVER_BIN, ZS_SERVER_BIN, "--config", config.c_str(), "--port-file",
+              port_file.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    for (int i = 0; i < 200 && !fs::exists(port_file); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // file fully written
+    std::ifstream(port_file) >> port_ >> admin_port_;
+  }
+  ~ServerProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    fs::remove_all(dir_);
+  }
+  [[nodiscard]] uint16_t port() const { return port_; }
+  [[nodiscard]] uint16_t admin_port() const { return admin_port_; }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  void Signal(int sig) const { ::kill(pid_, sig); }
+  // Exit status, or nullopt if it is still running after `timeout_s`.
+  std::optional<int> Wait(double timeout_s) {
+    const double end = NowS() + timeout_s;
+    while (NowS() < end) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return std::nullopt;
+  }
+  [[nodiscard]] std::string Log() const {
+    std::ifstream in(dir_ / "server.log");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  // Resident memory of the server process, in KiB.
+  [[nodiscard]] long RssKiB() const {
+    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    }
+    return -1;
+  }
+  // GET `path` from the admin port; returns the body.
+  [[nodiscard]] std::string HttpGet(const std::string& path) const {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::socket s(io);
+    s.connect({boost::asio::ip::make_address("127.0.0.1"), admin_port_});
+    const std::string req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    boost::asio::write(s, boost::asio::buffer(req));
+    std::string resp;
+    char buf[4096];
+    boost::system::error_code ec;
+    for (;;) {
+      const size_t n = s.read_some(boost::asio::buffer(buf), ec);
+      if (ec) break;
+      resp.append(buf, n);
+    }
+    const size_t body = resp.find("\r\n\r\n");
+    return body == std::string::npos ? resp : resp.substr(body + 4);
+  }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path dir_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  uint16_t port_ = 0;
+  uint16_t admin_port_ = 0;
+};
+
+// A blocking client that speaks the public protocol.
+class TestClient {
+ public:
+  explicit TestClient(uint16_t port, int receive_buffer = 0) : socket_(io_), decoder_(1 << 24) {
+    socket_.open(boost::asio::ip::tcp::v4());
+    if (receive_buffer > 0) {
+      socket_.set_option(boost::asio::socket_base::receive_buffer_size(receive_buffer));
+    }
+    socket_.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  }
+
+  void SendRaw(std::string_view bytes) {
+    boost::system::error_code ec;
+    boost::asio::write(socket_, boost::asio::buffer(bytes.data(), bytes.size()), ec);
+  }
+  void Send(const pb::ClientMessage& m) {
+    std::string frame;
+    wire::AppendFrame(m.SerializeAsString(), &frame);
+    SendRaw(frame);
+  }
+  void Hello(const std::string& name, uint32_t version = 1) {
+    pb::ClientMessage m;
+    m.mutable_hello()->set_protocol_version(version);
+    m.mutable_hello()->set_player_name(name);
+    Send(m);
+  }
+  void Move(float x, float y, uint32_t seq) {
+    pb::ClientMessage m;
+    m.mutable_move()->set_seq(seq);
+    m.mutable_move()->set_direction_x(x);
+    m.mutable_move()->set_direction_y(y);
+    Send(m);
+  }
+  // Logs in and returns the Welcome (nullopt if something else came).
+  std::optional<pb::Welcome> Login(const std::string& name) {
+    Hello(name);
+    auto m = ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 3);
+    if (!m) return std::nullopt;
+    return m->welcome();
+  }
+
+  // The next message within `timeout_s`, or nullopt (timeout or closed; see closed()).
+  std::optional<pb::ServerMessage> Read(double timeout_s) {
+    const double end = NowS() + timeout_s;
+    std::string body;
+    for (;;) {
+      if (decoder_.Next(&body) == wire::FrameDecoder::Result::kFrame) {
+        pb::ServerMessage m;
+        if (!m.ParseFromString(body)) return std::nullopt;
+        return m;
+      }
+      if (closed_) return std::nullopt;
+      const int wait_ms = static_cast<int>((end - NowS()) * 1000);
+      if (wait_ms <= 0) return std::nullopt;
+      pollfd p{socket_.native_handle(), POLLIN, 0};
+      if (::poll(&p, 1, wait_ms) <= 0) return std::nullopt;
+      char buf[65536];
+      const ssize_t n = ::recv(socket_.native_handle(), buf, sizeof buf, 0);
+      if (n <= 0) {
+        closed_ = true;
+        continue;
+      }
+      decoder_.Feed(std::string_view(buf, static_cast<size_t>(n)));
+    }
+  }
+  template <typename Pred>
+  std::optional<pb::ServerMessage> ReadUntil(Pred pred, double timeout_s) {
+    const double end = NowS() + timeout_s;
+    while (NowS() < end) {
+      auto m = Read(end - NowS());
+      if (!m) {
+        if (closed_) return std::nullopt;
+        continue;
+      }
+      if (pred(*m)) return m;
+    }
+    return std::nullopt;
+  }
+  // Reads until the server closes the connection; returns the last Error or Kick seen.
+  std::optional<pb::ServerMessage> ReadUntilClosed(double timeout_s) {
+    std::optional<pb::ServerMessage> last;
+    const double end = NowS() + timeout_s;
+    while (!closed_ && NowS() < end) {
+      auto m = Read(end - NowS());
+      if (m && (m->has_error() || m->has_kick())) last = m;
+    }
+    return last;
+  }
+  [[nodiscard]] bool closed() const { return closed_; }
+  void Close() {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    closed_ = true;
+  }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::socket socket_;
+  wire::FrameDecoder decoder_;
+  bool closed_ = false;
+};
+
+}  // namespace zs::integration
