@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
-# Quick start, command 1: install dependencies if missing, build Release, run the main job.
-#
-# Until the zone server lands (issue 4) the main job is the spatial benchmark: our quadtree
-# against brute force, a tuned uniform grid, Boost's R-tree and the tutorial quadtree, with the
-# comparison tables printed at the end. By default it runs the 1k and 10k workloads and the
-# classic 300-box demo (about a minute); pass --full for every workload (see bench/README.md),
-# or any Google Benchmark flag (e.g. --benchmark_filter=...).
+# Quick start, command 1: install dependencies if missing, build Release, run the zone server
+# with the default world (config/server.yaml -> config/world.yaml). Game clients connect to
+# port 7777; http://127.0.0.1:9100/metrics and /healthz are the admin endpoints.
+# Extra arguments go to zone_server (see --help). Ctrl-C shuts it down gracefully.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,11 +12,4 @@ fi
 
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build/release
-
-args=()
-if [[ "${1:-}" == "--full" ]]; then
-  shift
-else
-  args+=("--benchmark_filter=n:(1000|10000)/|classic")
-fi
-exec build/release/bench/spatial_bench "${args[@]}" "$@"
+exec build/release/server/app/zone_server --config config/server.yaml "$@"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Benchmarks (Release build): bench/README.md has the results and what they mean.
+#   scripts/bench.sh            # spatial: 1k and 10k workloads + the classic demo (~1 min)
+#   scripts/bench.sh --full     # spatial: every workload (~6 min)
+#   scripts/bench.sh --zone     # the whole zone tick at 6k, 12k and 25k entities
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! scripts/install-deps.sh --check 2>/dev/null; then
+  scripts/install-deps.sh
+fi
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build/release
+
+case "${1:-}" in
+  --full) shift; exec build/release/bench/spatial_bench "$@" ;;
+  --zone) shift; exec build/release/bench/zone_bench "$@" ;;
+  *) exec build/release/bench/spatial_bench "--benchmark_filter=n:(1000|10000)/|classic" "$@" ;;
+esac
