@@ -5,12 +5,11 @@
 #   scripts/bench.sh --zone     # the whole zone tick at 6k, 12k and 25k entities
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 
-if ! scripts/install-deps.sh --check 2>/dev/null; then
-  scripts/install-deps.sh
-fi
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build/release
+ensure_deps
+configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
 
 case "${1:-}" in
   --full) shift; exec build/release/bench/spatial_bench "$@" ;;

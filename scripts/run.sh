@@ -5,11 +5,10 @@
 # Extra arguments go to zone_server (see --help). Ctrl-C shuts it down gracefully.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 
-if ! scripts/install-deps.sh --check 2>/dev/null; then
-  scripts/install-deps.sh
-fi
+ensure_deps
 
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build/release
+configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
 exec build/release/server/app/zone_server --config config/server.yaml "$@"

@@ -5,6 +5,8 @@
 #   scripts/test.sh --sanitize   # the same tests under AddressSanitizer + UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 
 build_dir=build/test
 cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DZS_WERROR=ON)
@@ -20,12 +22,9 @@ case "${1:-}" in
     ;;
 esac
 
-if ! scripts/install-deps.sh --check 2>/dev/null; then
-  scripts/install-deps.sh
-fi
+ensure_deps
 
-cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}"
-cmake --build "$build_dir"
+configure_and_build "$build_dir" "${cmake_args[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
