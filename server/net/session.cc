@@ -45,10 +45,9 @@ void Session::Start() {
     boost::system::error_code ignored;
     self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
     if (self->limits_.socket_send_buffer_bytes > 0) {
-      self->socket_.set_option(
-          asio::socket_base::send_buffer_size(
-              static_cast<int>(self->limits_.socket_send_buffer_bytes)),
-          ignored);
+      self->socket_.set_option(asio::socket_base::send_buffer_size(
+                                   static_cast<int>(self->limits_.socket_send_buffer_bytes)),
+                               ignored);
     }
     self->login_timer_.expires_after(Seconds(self->limits_.login_timeout_s));
     self->login_timer_.async_wait([self](const boost::system::error_code& ec) {

@@ -113,8 +113,9 @@ void TickLoop::Drain() {
         players_[r.session] = Player{id, r.sink, r.name, false};
         session_of_[ToRaw(id)] = r.session;
         const size_t z = *world_.ZoneIndexOf(id);
-        sink->DeliverFrame(
-            wire::WelcomeFrame(id, world_.zone(z).config(), tick_rate_, world_.tick()), false);
+        sink->DeliverFrame(wire::WelcomeFrame(id, world_.zone(z).Find(id)->position,
+                                              world_.zone(z).config(), tick_rate_, world_.tick()),
+                           false);
         metrics_->players.fetch_add(1, std::memory_order_relaxed);
         spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name,
                      ToRaw(id), world_.zone(z).config().name);
@@ -177,7 +178,13 @@ void TickLoop::Step() {
         for (const zone::Transfer& t : out.transfers) {
           if (t.player != view.player) continue;
           const std::optional<size_t> dest = world_.ZoneIndexById(t.target_zone);
-          if (dest) sink->DeliverFrame(wire::ZoneChangedFrame(world_.zone(*dest).config()), false);
+          if (dest) {
+            const zone::Entity* arrived = world_.zone(*dest).Find(view.player);
+            sink->DeliverFrame(
+                wire::ZoneChangedFrame(world_.zone(*dest).config(),
+                                       arrived ? arrived->position : t.target_position),
+                false);
+          }
         }
       }
     }

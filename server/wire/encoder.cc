@@ -53,8 +53,8 @@ void EncodeUpdate(const zone::EntityState& e, uint8_t changed, std::string* scra
 
 }  // namespace
 
-std::string WelcomeFrame(EntityId player, const zone::ZoneConfig& zone, uint32_t tick_rate,
-                         uint64_t server_tick) {
+std::string WelcomeFrame(EntityId player, Vec2 position, const zone::ZoneConfig& zone,
+                         uint32_t tick_rate, uint64_t server_tick) {
   pb::ServerMessage m;
   pb::Welcome* w = m.mutable_welcome();
   w->set_protocol_version(kProtocolVersion);
@@ -64,10 +64,12 @@ std::string WelcomeFrame(EntityId player, const zone::ZoneConfig& zone, uint32_t
   SetBounds(zone.bounds, w);
   w->set_tick_rate(tick_rate);
   w->set_server_tick(server_tick);
+  w->set_x(ToCentimetres(position.x));
+  w->set_y(ToCentimetres(position.y));
   return Frame(m);
 }
 
-std::string ZoneChangedFrame(const zone::ZoneConfig& zone) {
+std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival) {
   pb::ServerMessage m;
   pb::ZoneChanged* z = m.mutable_zone_changed();
   z->set_zone_id(zone.id);
@@ -76,6 +78,8 @@ std::string ZoneChangedFrame(const zone::ZoneConfig& zone) {
   z->set_zone_min_y(ToCentimetres(zone.bounds.min.y));
   z->set_zone_max_x(ToCentimetres(zone.bounds.max.x));
   z->set_zone_max_y(ToCentimetres(zone.bounds.max.y));
+  z->set_x(ToCentimetres(arrival.x));
+  z->set_y(ToCentimetres(arrival.y));
   return Frame(m);
 }
 

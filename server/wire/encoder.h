@@ -29,9 +29,9 @@ enum class ErrorCode : uint32_t {  // mirrors zone.proto ErrorCode; DO NOT RENUM
   kBadName = 8,
 };
 
-std::string WelcomeFrame(EntityId player, const zone::ZoneConfig& zone, uint32_t tick_rate,
-                         uint64_t server_tick);
-std::string ZoneChangedFrame(const zone::ZoneConfig& zone);
+std::string WelcomeFrame(EntityId player, Vec2 position, const zone::ZoneConfig& zone,
+                         uint32_t tick_rate, uint64_t server_tick);
+std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival);
 std::string PongFrame(uint64_t client_time, uint64_t server_tick);
 std::string ErrorFrame(ErrorCode code, std::string_view message);
 std::string KickFrame(std::string_view reason);

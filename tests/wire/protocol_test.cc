@@ -199,7 +199,8 @@ TEST(ServerFrames, ControlMessages) {
   z.id = 2;
   z.name = "field";
   z.bounds = {{0, 0}, {1024, 1024}};
-  const pb::ServerMessage w = ParseFrame(WelcomeFrame(MakeEntityId(5, 1), z, 20, 77));
+  const pb::ServerMessage w = ParseFrame(WelcomeFrame(MakeEntityId(5, 1), {12.5f, 3}, z, 20, 77));
+  EXPECT_EQ(w.welcome().x(), 1250);
   EXPECT_EQ(w.welcome().entity_id(), ToRaw(MakeEntityId(5, 1)));
   EXPECT_EQ(w.welcome().zone_max_x(), 102400);
   EXPECT_EQ(w.welcome().tick_rate(), 20u);
@@ -207,7 +208,8 @@ TEST(ServerFrames, ControlMessages) {
   const pb::ServerMessage e = ParseFrame(ErrorFrame(ErrorCode::kProtocolVersion, "want 1"));
   EXPECT_EQ(e.error().code(), pb::ERROR_CODE_PROTOCOL_VERSION);
   EXPECT_EQ(ParseFrame(KickFrame("shutdown")).kick().reason(), "shutdown");
-  EXPECT_EQ(ParseFrame(ZoneChangedFrame(z)).zone_changed().zone_name(), "field");
+  EXPECT_EQ(ParseFrame(ZoneChangedFrame(z, {20, 512})).zone_changed().zone_name(), "field");
+  EXPECT_EQ(ParseFrame(ZoneChangedFrame(z, {20, 512})).zone_changed().y(), 51200);
 }
 
 }  // namespace

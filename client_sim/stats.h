@@ -1,0 +1,57 @@
+// Stats shared by all bots: counters (atomics) and samples (under a mutex, appended in
+// batches by each bot). Read by the progress line and the final report.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace zs::sim {
+
+struct Stats {
+  std::atomic<uint64_t> connected{0};  // sockets open now
+  std::atomic<uint64_t> in_world{0};   // logged in now
+  std::atomic<uint64_t> logins_ok{0};
+  std::atomic<uint64_t> logins_failed{0};
+  std::atomic<uint64_t> bytes_in{0};
+  std::atomic<uint64_t> bytes_out{0};
+  std::atomic<uint64_t> messages_in{0};
+  std::atomic<uint64_t> messages_out{0};
+  std::atomic<uint64_t> ticks{0};  // TickUpdates received, all bots
+
+  std::mutex mu;
+  std::vector<double> rtt_ms;                   // ping -> pong
+  std::vector<double> tick_interval_ms;         // arrival gaps between consecutive TickUpdates
+  std::map<std::string, uint64_t> violations;   // by kind
+  std::map<std::string, uint64_t> errors;       // Error frames and Kicks from the server, by reason
+  std::map<std::string, uint64_t> disconnects;  // connection ended by the server, by reason
+
+  void Violation(const std::string& kind) {
+    std::lock_guard lock(mu);
+    ++violations[kind];
+  }
+  void Error(const std::string& what) {
+    std::lock_guard lock(mu);
+    ++errors[what];
+  }
+  [[nodiscard]] uint64_t TotalViolations() {
+    std::lock_guard lock(mu);
+    uint64_t n = 0;
+    for (const auto& [k, v] : violations) n += v;
+    return n;
+  }
+};
+
+// q-quantile of `v` (sorts a copy); 0 for an empty vector.
+inline double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+}  // namespace zs::sim

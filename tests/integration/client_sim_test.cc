@@ -1,0 +1,50 @@
+// End to end: the zone server and client_sim, 50 bots for 5 s in `crowd` and `raid`: every bot
+// logs in and not one protocol promise is broken.
+#include <gtest/gtest.h>
+
+#include "integration/harness.h"
+
+namespace zs::integration {
+namespace {
+
+// Runs client_sim to completion; returns its exit status and fills *report.
+int RunClientSim(uint16_t port, const std::string& scenario, std::string* report) {
+  const fs::path path = fs::temp_directory_path() /
+                        ("zs_sim_" + std::to_string(::getpid()) + "_" + scenario + ".json");
+  const std::string port_s = std::to_string(port);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::execl(ZS_CLIENT_SIM_BIN, ZS_CLIENT_SIM_BIN, "--port", port_s.c_str(), "--bots", "50",
+            "--ramp", "100", "--duration", "5", "--scenario", scenario.c_str(), "--report",
+            path.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  *report = s.str();
+  fs::remove(path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class ClientSimEndToEnd : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ClientSimEndToEnd, FiftyBotsAllLogInWithZeroViolations) {
+  ServerProcess server;
+  std::string report;
+  EXPECT_EQ(RunClientSim(server.port(), GetParam(), &report), 0) << report << server.Log();
+  EXPECT_NE(report.find("\"logins_ok\": 50,"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"logins_failed\": 0,"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"violations_total\": 0\n"), std::string::npos) << report;
+  EXPECT_EQ(report.find("\"ticks_received\": 0,"), std::string::npos) << report;
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, ClientSimEndToEnd, ::testing::Values("crowd", "raid"),
+                         [](const auto& param_info) { return std::string(param_info.param); });
+
+}  // namespace
+}  // namespace zs::integration
