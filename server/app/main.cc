@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   std::optional<uint16_t> port, admin_port;
   std::optional<unsigned> io_threads;
   std::optional<uint32_t> tick_rate;
-  std::optional<size_t> max_connections;
+  std::optional<size_t> max_connections, max_per_ip;
   cli.add_option("-c,--config", config_path, "Server config file")->capture_default_str();
   cli.add_option("--listen", listen, "Game listen address (overrides listen.address)");
   cli.add_option("-p,--port", port, "Game port; 0 picks a free one (overrides listen.port)");
@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 120u));
   cli.add_option("--io-threads", io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
   cli.add_option("--max-connections", max_connections, "Global connection cap");
+  cli.add_option("--max-connections-per-ip", max_per_ip, "Connection cap per client address");
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   cli.add_option("--port-file", port_file,
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
     if (io_threads) config.io_threads = *io_threads;
     if (log_level) config.log_level = *log_level;
     if (max_connections) config.limits.max_connections = *max_connections;
+    if (max_per_ip) config.limits.max_connections_per_ip = *max_per_ip;
     if (tick_rate) config.tick_rate = *tick_rate;
     world_config = zs::zone::LoadWorldConfig(config.world_path);
     if (config.tick_rate) {  // durations in the world were converted at the world's rate

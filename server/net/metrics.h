@@ -14,8 +14,9 @@ namespace zs::net {
 class Metrics {
  public:
   // Tick duration histogram buckets, in seconds.
-  static constexpr std::array<double, 10> kTickBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
-                                                          0.025,  0.05,  0.1,    0.25,  1.0};
+  static constexpr std::array<double, 18> kTickBuckets = {
+      0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015,
+      0.02,    0.025,  0.035, 0.05,  0.075, 0.1,   0.25,   0.5,  1.0};
 
   void ObserveTick(double seconds);
   void Kick(const std::string& reason);
