@@ -8,8 +8,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 
-ensure_deps
-configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+scripts/build.sh
 
 case "${1:-}" in
   --full) shift; exec build/release/bench/spatial_bench "$@" ;;

@@ -26,8 +26,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-ensure_deps
-configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+scripts/build.sh
 
 work=$(mktemp -d)
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -8,7 +8,5 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 
-ensure_deps
-
-configure_and_build build/release -DCMAKE_BUILD_TYPE=Release
+scripts/build.sh
 exec build/release/server/app/zone_server --config config/server.yaml "$@"
