@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -95,6 +96,17 @@ int main(int argc, char** argv) {
   bot.scenario = scenarios.at(scenario);
 
   boost::asio::io_context io;
+  {  // resolve once: bots connect to an address (the host may be a name, e.g. in compose)
+    boost::system::error_code ec;
+    boost::asio::ip::tcp::resolver resolver(io);
+    const auto found = resolver.resolve(bot.host, std::to_string(bot.port), ec);
+    if (ec || found.empty()) {
+      std::fprintf(stderr, "client_sim: cannot resolve %s: %s\n", bot.host.c_str(),
+                   ec.message().c_str());
+      return 2;
+    }
+    bot.host = found.begin()->endpoint().address().to_string();
+  }
   auto work = boost::asio::make_work_guard(io);
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < threads; ++i) pool.emplace_back([&io] { io.run(); });

@@ -19,7 +19,7 @@ struct Limits {
   double stall_timeout_s = 10;           // a send backlog not drained this long: kick
   size_t max_connections = 10000;
   size_t max_connections_per_ip = 64;
-  double shutdown_flush_s = 2;  // on SIGTERM: time given to send the kicks
+  double shutdown_flush_s = 2;          // on SIGTERM: time given to send the kicks
   size_t socket_send_buffer_bytes = 0;  // SO_SNDBUF per client; 0 leaves the OS default
 };
 

@@ -154,7 +154,7 @@ bool Session::HandleFrame(const std::string& frame) {
       ArmIdle();
       break;
     case wire::ClientKind::kPing:
-      Enqueue(wire::PongFrame(in.client_time, server_->tick_loop().tick()), false);
+      Enqueue(wire::PongFrame(in.client_time, server_->tick_loop().tick()), FrameKind::kControl);
       break;
     case wire::ClientKind::kLogout:
       BeginClose("logout");
@@ -169,7 +169,7 @@ void Session::ArmIdle() {
   idle_timer_.expires_after(Seconds(limits_.idle_timeout_s));
   idle_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
     if (!ec && self->state_ != State::kClosing && self->state_ != State::kClosed) {
-      self->Enqueue(wire::KickFrame("idle"), false);
+      self->Enqueue(wire::KickFrame("idle"), FrameKind::kControl);
       self->BeginClose("idle");
     }
   });
@@ -177,32 +177,37 @@ void Session::ArmIdle() {
 
 void Session::Fail(wire::ErrorCode code, const std::string& text, const std::string& reason) {
   if (state_ == State::kClosing || state_ == State::kClosed) return;
-  Enqueue(wire::ErrorFrame(code, text), false);
+  Enqueue(wire::ErrorFrame(code, text), FrameKind::kControl);
   BeginClose(reason);
 }
 
-void Session::DeliverFrame(std::string frame, bool droppable) {
+void Session::DeliverFrame(std::string frame, FrameKind kind) {
   asio::post(socket_.get_executor(),
-             [self = shared_from_this(), f = std::move(frame), droppable]() mutable {
+             [self = shared_from_this(), f = std::move(frame), kind]() mutable {
                if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
-               self->Enqueue(std::move(f), droppable);
+               self->Enqueue(std::move(f), kind);
              });
 }
 
 void Session::CloseWith(std::string last_frame, std::string reason) {
   asio::post(socket_.get_executor(), [self = shared_from_this(), f = std::move(last_frame),
                                       r = std::move(reason)]() mutable {
-    if (!f.empty()) self->Enqueue(std::move(f), false);
+    if (!f.empty()) self->Enqueue(std::move(f), FrameKind::kControl);
     self->BeginClose(r);
   });
 }
 
-void Session::Enqueue(std::string frame, bool droppable) {
-  if (state_ == State::kClosed || (state_ == State::kClosing && droppable)) return;
-  if (droppable && (dropping_ || queued_bytes_ + frame.size() > limits_.send_queue_bytes)) {
-    // Backlogged: drop tick updates; once drained, the client gets a full resync.
+void Session::Enqueue(std::string frame, FrameKind kind) {
+  const bool tick = kind != FrameKind::kControl;
+  if (state_ == State::kClosed || (state_ == State::kClosing && tick)) return;
+  if (kind == FrameKind::kResyncTick && awaiting_resync_) {
+    awaiting_resync_ = false;  // the full picture: the client starts over from here
+  } else if (tick && (dropping_ || awaiting_resync_ ||
+                      queued_bytes_ + frame.size() > limits_.send_queue_bytes)) {
+    // Backlogged: drop tick updates; once drained, the client gets a full resync. Until the
+    // resync tick arrives every later tick is dropped too, so the client never sees a gap.
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
-    if (!dropping_) {
+    if (!dropping_ && !awaiting_resync_) {
       dropping_ = true;
       stall_timer_.expires_after(Seconds(limits_.stall_timeout_s));
       stall_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
@@ -242,6 +247,7 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
   queue_.pop_front();
   if (dropping_ && queued_bytes_ <= limits_.send_queue_bytes / 2) {
     dropping_ = false;  // drained: resume, starting with a full picture
+    awaiting_resync_ = true;
     stall_timer_.cancel();
     server_->tick_loop().Resync(id_);
   }

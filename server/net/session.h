@@ -38,7 +38,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   Session(boost::asio::ip::tcp::socket socket, uint64_t id, std::string peer, Server* server);
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
-  void DeliverFrame(std::string frame, bool droppable) override;
+  void DeliverFrame(std::string frame, FrameKind kind) override;
   void CloseWith(std::string last_frame, std::string reason) override;
 
   [[nodiscard]] uint64_t id() const { return id_; }
@@ -52,7 +52,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   // Returns false when the session is closing.
   bool HandleFrame(const std::string& frame);
   void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
-  void Enqueue(std::string frame, bool droppable);
+  void Enqueue(std::string frame, FrameKind kind);
   void WriteMore();
   void OnWritten(const boost::system::error_code& ec, size_t n);
   void BeginClose(const std::string& reason);
@@ -74,7 +74,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   std::deque<std::string> queue_;
   size_t queued_bytes_ = 0;
   bool writing_ = false;
-  bool dropping_ = false;  // over the send cap: tick frames are being dropped
+  bool dropping_ = false;         // over the send cap: tick frames are being dropped
+  bool awaiting_resync_ = false;  // drained; ticks stay dropped until the resync tick comes
   State state_ = State::kAwaitHello;
   std::string close_reason_;
   RateLimiter move_rate_;

@@ -115,7 +115,7 @@ void TickLoop::Drain() {
         const size_t z = *world_.ZoneIndexOf(id);
         sink->DeliverFrame(wire::WelcomeFrame(id, world_.zone(z).Find(id)->position,
                                               world_.zone(z).config(), tick_rate_, world_.tick()),
-                           false);
+                           FrameKind::kControl);
         metrics_->players.fetch_add(1, std::memory_order_relaxed);
         spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name,
                      ToRaw(id), world_.zone(z).config().name);
@@ -173,7 +173,8 @@ void TickLoop::Step() {
       if (s == session_of_.end()) continue;
       auto sink = players_[s->second].sink.lock();
       if (!sink) continue;
-      sink->DeliverFrame(std::string(encoders_[z].Frame(v)), true);
+      sink->DeliverFrame(std::string(encoders_[z].Frame(v)),
+                         resync_[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
       if (view.zone_changed) {
         for (const zone::Transfer& t : out.transfers) {
           if (t.player != view.player) continue;
@@ -183,7 +184,7 @@ void TickLoop::Step() {
             sink->DeliverFrame(
                 wire::ZoneChangedFrame(world_.zone(*dest).config(),
                                        arrived ? arrived->position : t.target_position),
-                false);
+                FrameKind::kControl);
           }
         }
       }

@@ -23,12 +23,18 @@
 
 namespace zs::net {
 
+// What a frame is, for a connection that has to drop some.
+enum class FrameKind : uint8_t {
+  kControl,     // Welcome, ZoneChanged, Pong, Error, Kick: never dropped
+  kTick,        // a TickUpdate: dropped while the connection is backlogged
+  kResyncTick,  // a TickUpdate with resync set: ends a backlog's dropping
+};
+
 // What the tick loop needs from a connection. Implementations must be thread-safe.
 class SessionSink {
  public:
   virtual ~SessionSink() = default;
-  // One frame. `droppable` frames (tick updates) may be dropped by a backlogged connection.
-  virtual void DeliverFrame(std::string frame, bool droppable) = 0;
+  virtual void DeliverFrame(std::string frame, FrameKind kind) = 0;
   // Sends `last_frame` (may be empty) and closes, logging `reason`.
   virtual void CloseWith(std::string last_frame, std::string reason) = 0;
 };
