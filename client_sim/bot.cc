@@ -217,14 +217,16 @@ void Bot::OnTick(const pb::TickUpdate& t) {
     if (u.has_x()) it->second.position = FromCm(u.x(), u.y());
     if (u.has_alive()) it->second.alive = u.alive();
   }
-  if (rtt_batch_.size() + interval_batch_.size() >= 64) {
-    std::lock_guard lock(stats_->mu);
-    stats_->rtt_ms.insert(stats_->rtt_ms.end(), rtt_batch_.begin(), rtt_batch_.end());
-    stats_->tick_interval_ms.insert(stats_->tick_interval_ms.end(), interval_batch_.begin(),
-                                    interval_batch_.end());
-    rtt_batch_.clear();
-    interval_batch_.clear();
-  }
+  if (rtt_batch_.size() + interval_batch_.size() >= 64) FlushSamples();
+}
+
+void Bot::FlushSamples() {
+  std::lock_guard lock(stats_->mu);
+  stats_->rtt_ms.insert(stats_->rtt_ms.end(), rtt_batch_.begin(), rtt_batch_.end());
+  stats_->tick_interval_ms.insert(stats_->tick_interval_ms.end(), interval_batch_.begin(),
+                                  interval_batch_.end());
+  rtt_batch_.clear();
+  interval_batch_.clear();
 }
 
 Vec2 Bot::Goal() const {
@@ -341,14 +343,7 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
     std::lock_guard lock(stats_->mu);
     ++stats_->disconnects[reason];
   }
-  {
-    std::lock_guard lock(stats_->mu);
-    stats_->rtt_ms.insert(stats_->rtt_ms.end(), rtt_batch_.begin(), rtt_batch_.end());
-    stats_->tick_interval_ms.insert(stats_->tick_interval_ms.end(), interval_batch_.begin(),
-                                    interval_batch_.end());
-  }
-  rtt_batch_.clear();
-  interval_batch_.clear();
+  FlushSamples();
   if (reconnect && !stopped_ && options_.scenario == Scenario::kChurn) {
     life_timer_.expires_after(Ms(rng_.Range(0.2f, 1.0f)));
     life_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {

@@ -67,6 +67,7 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void OnTick(const zone::v1::TickUpdate& t);
   void Act();  // one decision: move and/or swing, per scenario
   void SchedulePing();
+  void FlushSamples();  // moves this bot's RTT and tick-interval samples into Stats
   void SendFrame(const std::string& body);
   void WriteMore();
   void Disconnect(const std::string& reason, bool reconnect);
