@@ -116,6 +116,22 @@ int main(int argc, char** argv) {
   zs::net::TickLoop tick_loop(world_config, &metrics);
   zs::net::Server server(io, config.limits, &tick_loop, &metrics);
   zs::net::AdminHttp admin(io, &metrics);
+  // Signals first: a SIGTERM that arrives as soon as the ports are open is still graceful.
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::info("signal {}: shutting down", signal);
+    signals.async_wait([&](const boost::system::error_code& again_ec, int again) {
+      if (again_ec) return;
+      spdlog::warn("signal {} again: stopping now", again);
+      io.stop();
+    });
+    server.Shutdown("shutdown", [&] {
+      admin.Stop();
+      tick_loop.Stop();
+      io.stop();
+    });
+  });
   try {
     server.Listen(config.listen_address, config.port);
     admin.Listen(config.admin_address, config.admin_port);
@@ -133,16 +149,6 @@ int main(int argc, char** argv) {
   if (port_file) std::ofstream(*port_file) << server.port() << ' ' << admin.port() << '\n';
 
   tick_loop.Start();
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    spdlog::info("signal {}: shutting down", signal);
-    server.Shutdown("shutdown", [&] {
-      admin.Stop();
-      tick_loop.Stop();
-      io.stop();
-    });
-  });
   boost::asio::steady_timer stats_timer(io);
   ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
 

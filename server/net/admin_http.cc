@@ -1,5 +1,6 @@
 #include "net/admin_http.h"
 
+#include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -63,7 +64,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 }  // namespace
 
 AdminHttp::AdminHttp(asio::io_context& io, Metrics* metrics)
-    : io_(io), metrics_(metrics), acceptor_(io) {}
+    : io_(io),
+      metrics_(metrics),
+      acceptor_(asio::make_strand(io)),
+      retry_(acceptor_.get_executor()) {}
 
 void AdminHttp::Listen(const std::string& address, uint16_t port) {
   const asio::ip::tcp::endpoint ep(asio::ip::make_address(address), port);
@@ -76,14 +80,26 @@ void AdminHttp::Listen(const std::string& address, uint16_t port) {
 }
 
 void AdminHttp::Stop() {
-  boost::system::error_code ignored;
-  acceptor_.close(ignored);
+  asio::post(acceptor_.get_executor(), [this] {
+    boost::system::error_code ignored;
+    retry_.cancel();
+    acceptor_.close(ignored);
+  });
 }
 
 void AdminHttp::Accept() {
   acceptor_.async_accept(asio::make_strand(io_),
                          [this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
-                           if (ec) return;  // closed
+                           if (ec) {
+                             if (ec == asio::error::operation_aborted || !acceptor_.is_open()) {
+                               return;  // closed
+                             }
+                             retry_.expires_after(std::chrono::milliseconds(250));  // EMFILE...
+                             retry_.async_wait([this](const boost::system::error_code& e) {
+                               if (!e && acceptor_.is_open()) Accept();
+                             });
+                             return;
+                           }
                            std::make_shared<Exchange>(std::move(s), metrics_)->Start();
                            Accept();
                          });

@@ -29,7 +29,8 @@ class AdminHttp {
 
   boost::asio::io_context& io_;
   Metrics* metrics_;
-  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand
+  boost::asio::steady_timer retry_;
   uint16_t port_ = 0;
 };
 

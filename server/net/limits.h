@@ -24,7 +24,8 @@ struct Limits {
 };
 
 // Token bucket per message type, with "sustained abuse" detection: a second in which more
-// than twice the rate arrived is a strike; three strikes in a row and the client is kicked.
+// than twice the rate arrived is a strike; three strikes in a row and the client is kicked
+// (and at once, when ten times the rate arrives within one second).
 class RateLimiter {
  public:
   explicit RateLimiter(double per_second) : rate_(per_second), tokens_(per_second) {}
@@ -44,6 +45,7 @@ class RateLimiter {
     }
     ++in_window_;
     if (strikes_ >= 3 || (in_window_ > 2.0 * rate_ && strikes_ >= 2)) return Verdict::kKick;
+    if (in_window_ > 10.0 * rate_) return Verdict::kKick;  // no doubt about it: do not wait
     if (tokens_ >= 1.0) {
       tokens_ -= 1.0;
       return Verdict::kAccept;

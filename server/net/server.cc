@@ -12,7 +12,12 @@ namespace zs::net {
 namespace asio = boost::asio;
 
 Server::Server(asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics)
-    : io_(io), limits_(limits), tick_loop_(tick_loop), metrics_(metrics), acceptor_(io) {}
+    : io_(io),
+      limits_(limits),
+      tick_loop_(tick_loop),
+      metrics_(metrics),
+      acceptor_(asio::make_strand(io)),
+      accept_retry_(acceptor_.get_executor()) {}
 
 void Server::Listen(const std::string& address, uint16_t port) {
   const asio::ip::tcp::endpoint ep(asio::ip::make_address(address), port);
@@ -28,10 +33,13 @@ void Server::Accept() {
   acceptor_.async_accept(asio::make_strand(io_), [this](const boost::system::error_code& ec,
                                                         asio::ip::tcp::socket s) {
     if (ec) {
-      if (ec != asio::error::operation_aborted) {
-        spdlog::warn("accept failed: {}", ec.message());
-        Accept();
-      }
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+      // Out of file descriptors and the like: back off instead of spinning.
+      spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
+      accept_retry_.expires_after(std::chrono::milliseconds(250));
+      accept_retry_.async_wait([this](const boost::system::error_code& e) {
+        if (!e && acceptor_.is_open()) Accept();
+      });
       return;
     }
     boost::system::error_code peer_ec;
@@ -74,7 +82,12 @@ void Server::Accept() {
                           sock->close(ignored);
                         });
     }
-    if (!stopping_) Accept();
+    bool stopping;
+    {
+      std::lock_guard lock(mu_);
+      stopping = stopping_;
+    }
+    if (!stopping) Accept();
   });
 }
 
@@ -112,8 +125,11 @@ void Server::Shutdown(const std::string& reason, std::function<void()> done) {
       on_drained_ = std::move(done);
     }
   }
-  boost::system::error_code ignored;
-  acceptor_.close(ignored);
+  asio::post(acceptor_.get_executor(), [this] {  // on the acceptor's strand
+    boost::system::error_code ignored;
+    accept_retry_.cancel();
+    acceptor_.close(ignored);
+  });
   spdlog::info("shutting down: kicking {} clients ({})", all.size(), reason);
   for (auto& s : all) s->CloseWith(wire::KickFrame(reason), reason);
   // Bounded: whatever has not flushed by then is abandoned.

@@ -49,10 +49,11 @@ class Server {
   Limits limits_;
   TickLoop* tick_loop_;
   Metrics* metrics_;
-  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand: accept and close never race
+  boost::asio::steady_timer accept_retry_;
   uint16_t port_ = 0;
   uint64_t next_id_ = 1;
-  bool stopping_ = false;
+  bool stopping_ = false;  // guarded by mu_
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;  // guarded by mu_
   std::unordered_map<std::string, size_t> per_ip_;                   // guarded by mu_

@@ -31,6 +31,7 @@ Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer, Se
       login_timer_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
       stall_timer_(socket_.get_executor()),
+      close_timer_(socket_.get_executor()),
       decoder_(limits_.max_frame_bytes),
       move_rate_(limits_.move_rate),
       skill_rate_(limits_.skill_rate),
@@ -123,7 +124,8 @@ bool Session::HandleFrame(const std::string& frame) {
     state_ = State::kJoining;
     login_timer_.cancel();
     server_->tick_loop().Join(id_, weak_from_this(), in.player_name);
-    ArmIdle();
+    NoteInput();
+    ArmIdle(limits_.idle_timeout_s);
     return true;
   }
   if (state_ == State::kAwaitHello) {
@@ -147,11 +149,11 @@ bool Session::HandleFrame(const std::string& frame) {
   switch (in.kind) {
     case wire::ClientKind::kMove:
       server_->tick_loop().Move(id_, in.move);
-      ArmIdle();
+      NoteInput();
       break;
     case wire::ClientKind::kSkill:
       server_->tick_loop().Skill(id_, in.skill);
-      ArmIdle();
+      NoteInput();
       break;
     case wire::ClientKind::kPing:
       Enqueue(wire::PongFrame(in.client_time, server_->tick_loop().tick()), FrameKind::kControl);
@@ -165,13 +167,19 @@ bool Session::HandleFrame(const std::string& frame) {
   return true;
 }
 
-void Session::ArmIdle() {
-  idle_timer_.expires_after(Seconds(limits_.idle_timeout_s));
+void Session::ArmIdle(double after_s) {
+  // One timer per idle period, not one re-arm per input: when it fires, it checks the time of
+  // the last input and sleeps again for the rest of the period if there was one.
+  idle_timer_.expires_after(Seconds(after_s));
   idle_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    if (!ec && self->state_ != State::kClosing && self->state_ != State::kClosed) {
-      self->Enqueue(wire::KickFrame("idle"), FrameKind::kControl);
-      self->BeginClose("idle");
+    if (ec || self->state_ == State::kClosing || self->state_ == State::kClosed) return;
+    const double quiet = self->Now() - self->last_input_s_;
+    if (quiet < self->limits_.idle_timeout_s) {
+      self->ArmIdle(self->limits_.idle_timeout_s - quiet);
+      return;
     }
+    self->Enqueue(wire::KickFrame("idle"), FrameKind::kControl);
+    self->BeginClose("idle");
   });
 }
 
@@ -189,6 +197,15 @@ void Session::DeliverFrame(std::string frame, FrameKind kind) {
              });
 }
 
+void Session::DeliverShared(std::shared_ptr<const std::string> buffer, size_t offset, size_t size,
+                            FrameKind kind) {
+  asio::post(socket_.get_executor(),
+             [self = shared_from_this(), b = std::move(buffer), offset, size, kind]() mutable {
+               if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
+               self->Enqueue(Chunk{std::move(b), offset, size}, kind);
+             });
+}
+
 void Session::CloseWith(std::string last_frame, std::string reason) {
   asio::post(socket_.get_executor(), [self = shared_from_this(), f = std::move(last_frame),
                                       r = std::move(reason)]() mutable {
@@ -198,33 +215,43 @@ void Session::CloseWith(std::string last_frame, std::string reason) {
 }
 
 void Session::Enqueue(std::string frame, FrameKind kind) {
+  const size_t size = frame.size();
+  Enqueue(Chunk{std::make_shared<const std::string>(std::move(frame)), 0, size}, kind);
+}
+
+void Session::Enqueue(Chunk chunk, FrameKind kind) {
   const bool tick = kind != FrameKind::kControl;
   if (state_ == State::kClosed || (state_ == State::kClosing && tick)) return;
   if (kind == FrameKind::kResyncTick && awaiting_resync_) {
     awaiting_resync_ = false;  // the full picture: the client starts over from here
   } else if (tick && (dropping_ || awaiting_resync_ ||
-                      queued_bytes_ + frame.size() > limits_.send_queue_bytes)) {
+                      (!queue_.empty() && queued_bytes_ + chunk.size > limits_.send_queue_bytes))) {
     // Backlogged: drop tick updates; once drained, the client gets a full resync. Until the
     // resync tick arrives every later tick is dropped too, so the client never sees a gap.
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
     if (!dropping_ && !awaiting_resync_) {
       dropping_ = true;
+      const uint64_t generation = ++stall_generation_;
       stall_timer_.expires_after(Seconds(limits_.stall_timeout_s));
-      stall_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-        if (!ec && self->dropping_) self->BeginClose("slow_reader");
-      });
+      stall_timer_.async_wait(
+          [self = shared_from_this(), generation](const boost::system::error_code& ec) {
+            if (!ec && self->dropping_ && generation == self->stall_generation_) {
+              self->BeginClose("slow_reader");
+            }
+          });
     }
     return;
   }
-  queued_bytes_ += frame.size();
-  queue_.push_back(std::move(frame));
+  queued_bytes_ += chunk.size;
+  queue_.push_back(std::move(chunk));
   if (!writing_) WriteMore();
 }
 
 void Session::WriteMore() {
   if (queue_.empty() || state_ == State::kClosed) return;
   writing_ = true;
-  asio::async_write(socket_, asio::buffer(queue_.front()),
+  const Chunk& c = queue_.front();
+  asio::async_write(socket_, asio::buffer(c.buffer->data() + c.offset, c.size),
                     [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
                       self->OnWritten(ec, n);
                     });
@@ -243,11 +270,12 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
   }
   server_->metrics().bytes_out.fetch_add(n, std::memory_order_relaxed);
   server_->metrics().messages_out.fetch_add(1, std::memory_order_relaxed);
-  queued_bytes_ -= queue_.front().size();
+  queued_bytes_ -= queue_.front().size;
   queue_.pop_front();
-  if (dropping_ && queued_bytes_ <= limits_.send_queue_bytes / 2) {
+  if (dropping_ && state_ != State::kClosing && queued_bytes_ <= limits_.send_queue_bytes / 2) {
     dropping_ = false;  // drained: resume, starting with a full picture
     awaiting_resync_ = true;
+    ++stall_generation_;
     stall_timer_.cancel();
     server_->tick_loop().Resync(id_);
   }
@@ -269,8 +297,8 @@ void Session::BeginClose(const std::string& reason) {
   if (!writing_ && queue_.empty()) {
     Finish();
   } else {
-    stall_timer_.expires_after(Seconds(std::min(2.0, limits_.stall_timeout_s)));
-    stall_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    close_timer_.expires_after(Seconds(std::min(2.0, limits_.stall_timeout_s)));
+    close_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
       if (!ec && self->state_ == State::kClosing) self->Finish();
     });
   }
@@ -283,6 +311,7 @@ void Session::Finish() {
   login_timer_.cancel();
   idle_timer_.cancel();
   stall_timer_.cancel();
+  close_timer_.cancel();
   boost::system::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);

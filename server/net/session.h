@@ -39,6 +39,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
   void DeliverFrame(std::string frame, FrameKind kind) override;
+  void DeliverShared(std::shared_ptr<const std::string> buffer, size_t offset, size_t size,
+                     FrameKind kind) override;
   void CloseWith(std::string last_frame, std::string reason) override;
 
   [[nodiscard]] uint64_t id() const { return id_; }
@@ -52,12 +54,20 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   // Returns false when the session is closing.
   bool HandleFrame(const std::string& frame);
   void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
+  // A frame to send: bytes [offset, offset + size) of a (possibly shared) buffer.
+  struct Chunk {
+    std::shared_ptr<const std::string> buffer;
+    size_t offset;
+    size_t size;
+  };
+  void Enqueue(Chunk chunk, FrameKind kind);
   void Enqueue(std::string frame, FrameKind kind);
   void WriteMore();
   void OnWritten(const boost::system::error_code& ec, size_t n);
   void BeginClose(const std::string& reason);
   void Finish();
-  void ArmIdle();
+  void ArmIdle(double after_s);
+  void NoteInput() { last_input_s_ = Now(); }
   double Now() const;
 
   boost::asio::ip::tcp::socket socket_;
@@ -67,11 +77,14 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   const Limits& limits_;
   boost::asio::steady_timer login_timer_;
   boost::asio::steady_timer idle_timer_;
-  boost::asio::steady_timer stall_timer_;
+  boost::asio::steady_timer stall_timer_;  // a backlog that does not drain
+  boost::asio::steady_timer close_timer_;  // bounds the final flush
+  uint64_t stall_generation_ = 0;          // a stall callback of an older backlog stands down
+  double last_input_s_ = 0;                // for the idle check (no timer re-arm per input)
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buf_{};
   std::string frame_;
-  std::deque<std::string> queue_;
+  std::deque<Chunk> queue_;
   size_t queued_bytes_ = 0;
   bool writing_ = false;
   bool dropping_ = false;         // over the send cap: tick frames are being dropped

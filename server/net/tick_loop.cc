@@ -55,6 +55,13 @@ void TickLoop::Stop() {
 
 void TickLoop::Push(Request r) {
   std::lock_guard lock(mu_);
+  // A tick thread that falls behind must not let inputs pile up without bound: beyond the cap
+  // inputs are dropped (counted); joins, leaves and resyncs always go through.
+  const bool input = r.kind == Request::kMove || r.kind == Request::kSkill;
+  if (input && pending_.size() >= kMaxPendingRequests) {
+    metrics_->RejectInput("server_busy");
+    return;
+  }
   pending_.push_back(std::move(r));
 }
 
@@ -145,6 +152,9 @@ void TickLoop::Drain() {
     }
   }
   draining_.clear();
+  if (draining_.capacity() > 4 * kMaxPendingRequests / 100) {
+    draining_.shrink_to_fit();  // do not keep a spike's memory forever
+  }
 }
 
 void TickLoop::Step() {
@@ -167,14 +177,16 @@ void TickLoop::Step() {
       p.resync = false;
     }
     encoders_[z].Encode(out, resync_);
+    const std::shared_ptr<const std::string> frames = encoders_[z].TakeFrames();
     for (size_t v = 0; v < out.views.size(); ++v) {
       const zone::PlayerView& view = out.views[v];
       const auto s = session_of_.find(ToRaw(view.player));
       if (s == session_of_.end()) continue;
       auto sink = players_[s->second].sink.lock();
       if (!sink) continue;
-      sink->DeliverFrame(std::string(encoders_[z].Frame(v)),
-                         resync_[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
+      const size_t begin = encoders_[z].FrameOffset(v);
+      sink->DeliverShared(frames, begin, encoders_[z].FrameOffset(v + 1) - begin,
+                          resync_[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
       if (view.zone_changed) {
         for (const zone::Transfer& t : out.transfers) {
           if (t.player != view.player) continue;

@@ -35,6 +35,9 @@ class SessionSink {
  public:
   virtual ~SessionSink() = default;
   virtual void DeliverFrame(std::string frame, FrameKind kind) = 0;
+  // Bytes [offset, offset + size) of a buffer shared with other connections.
+  virtual void DeliverShared(std::shared_ptr<const std::string> buffer, size_t offset, size_t size,
+                             FrameKind kind) = 0;
   // Sends `last_frame` (may be empty) and closes, logging `reason`.
   virtual void CloseWith(std::string last_frame, std::string reason) = 0;
 };
@@ -89,6 +92,7 @@ class TickLoop {
   std::vector<wire::TickEncoder> encoders_;
   std::atomic<uint64_t> tick_{0};
 
+  static constexpr size_t kMaxPendingRequests = 200000;
   std::mutex mu_;
   std::vector<Request> pending_;  // guarded by mu_
   std::vector<Request> draining_;

@@ -187,9 +187,14 @@ void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_
       Tag(8, 0, &body_);
       AppendVarint(1, &body_);
     }
+    // Frame = varint(length of ServerMessage) + ServerMessage{tick = 2: TickUpdate}. Write the
+    // two headers, then copy the body once.
     scratch_.clear();
-    LengthDelimited(2, body_, &scratch_);  // ServerMessage.tick = 2
-    AppendFrame(scratch_, &frames_);
+    Tag(2, 2, &scratch_);
+    AppendVarint(body_.size(), &scratch_);
+    AppendVarint(scratch_.size() + body_.size(), &frames_);
+    frames_.append(scratch_);
+    frames_.append(body_);
     frame_off_.push_back(static_cast<uint32_t>(frames_.size()));
   }
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,6 +42,13 @@ class TickEncoder {
   // Encodes one tick of one zone: after this, Frame(i) is the frame for out.views[i].
   // resync[i] != 0 marks view i's TickUpdate as a resync (`entered` is everything known).
   void Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync = {});
+  // All of this tick's frames in one shared buffer, frame i at [FrameOffset(i),
+  // FrameOffset(i + 1)): connections send straight from it, no copy per client.
+  // After this, Frame() is empty until the next Encode().
+  [[nodiscard]] std::shared_ptr<const std::string> TakeFrames() {
+    return std::make_shared<const std::string>(std::move(frames_));
+  }
+  [[nodiscard]] size_t FrameOffset(size_t view) const { return frame_off_[view]; }
   [[nodiscard]] std::string_view Frame(size_t view) const {
     return std::string_view(frames_).substr(frame_off_[view],
                                             frame_off_[view + 1] - frame_off_[view]);

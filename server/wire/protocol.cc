@@ -55,6 +55,10 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
       if (out->player_name.empty() || out->player_name.size() > kMaxPlayerName) {
         return ParseError::kBadValue;
       }
+      for (const char c : out->player_name) {  // no control characters (they end up in logs)
+        const auto b = static_cast<unsigned char>(c);
+        if (b < 0x20 || b == 0x7F) return ParseError::kBadValue;
+      }
       return ParseError::kNone;
     }
     case pb::ClientMessage::kMove: {

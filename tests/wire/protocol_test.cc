@@ -76,6 +76,9 @@ TEST(ParseClientMessage, Rejections) {
   m.mutable_hello()->set_player_name("");
   EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
   m.Clear();
+  m.mutable_hello()->set_player_name("evil\nERROR fake log line");
+  EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
+  m.Clear();
   m.mutable_skill()->set_facing(70000);
   EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
   // Nesting beyond the recursion limit: 100 unknown groups inside each other.
