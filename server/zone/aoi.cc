@@ -64,7 +64,12 @@ void Zone::BuildViews(ZoneTickOutput* out) {
     }
   }
   event_seen_by_.assign(out->events.size(), 0);
-  stamp_.resize(n, 0);
+  slot_info_.resize(n);
+  for (size_t s = 0; s < n; ++s) {
+    slot_info_[s] =
+        SlotInfo{ToRaw(entities_[s].id), 0, entities_[s].changed,
+                 static_cast<uint8_t>(involvement_start_[s + 1] != involvement_start_[s])};
+  }
 
   // Visit players in Morton (Z-curve) order of their position: neighbours see mostly the same
   // entities, so consecutive views find them in cache. Ties by slot keep it deterministic.
@@ -123,10 +128,10 @@ void Zone::BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out) {
   tree_.QueryCircle({player.position, leave}, {.exclude = player.id}, spatial::QueryOrder::kAny,
                     &query_);
   const Circle enter_circle{player.position, enter};
-  // Set membership with stamps instead of sorting: `stamp_[slot] == known_mark` means "known
+  // Set membership with stamps instead of sorting: `stamp == known_mark` means "known
   // before this tick", `== kept_mark` means "known and still in range". No per-player clears.
   if (next_mark_ > 0xFFFFFFF0u) {
-    std::fill(stamp_.begin(), stamp_.end(), 0);
+    for (SlotInfo& si : slot_info_) si.stamp = 0;
     next_mark_ = 1;
   }
   const uint32_t known_mark = next_mark_++;
@@ -134,9 +139,9 @@ void Zone::BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out) {
   std::vector<EntityId>& old = player.known;
   for (const EntityId id : old) {
     const uint32_t index = EntityIndex(id);
-    if (index < slot_of_.size() && slot_of_[index] >= 0 &&
-        out->states[static_cast<size_t>(slot_of_[index])].id == id) {
-      stamp_[static_cast<size_t>(slot_of_[index])] = known_mark;
+    if (index < slot_of_.size() && slot_of_[index] >= 0) {
+      SlotInfo& si = slot_info_[static_cast<size_t>(slot_of_[index])];
+      if (si.raw_id == ToRaw(id)) si.stamp = known_mark;
     }
   }
   std::vector<EntityId>& next = known_scratch_;
@@ -146,11 +151,12 @@ void Zone::BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out) {
   updated_scratch_.clear();
   for (const EntityId id : query_.ids) {
     const auto s = static_cast<size_t>(slot_of_[EntityIndex(id)]);
-    if (stamp_[s] == known_mark) {
-      stamp_[s] = kept_mark;  // known and still within view + hysteresis
+    SlotInfo& si = slot_info_[s];
+    if (si.stamp == known_mark) {
+      si.stamp = kept_mark;  // known and still within view + hysteresis
       next.push_back(id);
-      if (out->changed[s] != 0) updated_scratch_.push_back(static_cast<uint32_t>(s));
-      add_events(s);
+      if (si.changed != 0) updated_scratch_.push_back(static_cast<uint32_t>(s));
+      if (si.has_events != 0) add_events(s);
     } else {
       const EntityState& e = out->states[s];  // compact copy: kinder to the cache
       if (CircleHitsCircle(enter_circle, e.position, e.radius)) {
@@ -167,9 +173,10 @@ void Zone::BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out) {
   // Whatever was known and not kept has left: out of range, or gone from the zone.
   for (const EntityId id : old) {
     const uint32_t index = EntityIndex(id);
-    const bool here = index < slot_of_.size() && slot_of_[index] >= 0 &&
-                      out->states[static_cast<size_t>(slot_of_[index])].id == id;
-    if (!here || stamp_[static_cast<size_t>(slot_of_[index])] != kept_mark) {
+    const SlotInfo* si = index < slot_of_.size() && slot_of_[index] >= 0
+                             ? &slot_info_[static_cast<size_t>(slot_of_[index])]
+                             : nullptr;
+    if (si == nullptr || si->raw_id != ToRaw(id) || si->stamp != kept_mark) {
       out->left_ids.push_back(id);
     }
   }
