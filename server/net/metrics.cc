@@ -81,6 +81,7 @@ std::string Metrics::Render() const {
   for (const auto& [reason, n] : rejected_) {
     o << "zs_rejected_inputs_total{reason=\"" << reason << "\"} " << n << '\n';
   }
+  o << "zs_rejected_inputs_total{reason=\"rate_limited\"} " << rate_limited_inputs.load() << '\n';
   o << "# HELP zs_zone_entities Entities in each zone.\n# TYPE zs_zone_entities gauge\n";
   for (const auto& [zone, n] : zone_entities_) {
     o << "zs_zone_entities{zone=\"" << zone << "\"} " << n << '\n';

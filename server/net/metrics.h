@@ -33,6 +33,9 @@ class Metrics {
   std::atomic<uint64_t> messages_out{0};
   std::atomic<uint64_t> send_queue_overflows{0};
   std::atomic<uint64_t> tick_overruns{0};
+  // Inputs dropped by the per-connection rate limits: counted per message on the I/O threads,
+  // so an atomic rather than the labelled map (rendered as reason="rate_limited").
+  std::atomic<uint64_t> rate_limited_inputs{0};
   std::atomic<uint64_t> ticks{0};
 
   // Prometheus text exposition.

@@ -142,7 +142,7 @@ bool Session::HandleFrame(const std::string& frame) {
       return false;
     }
     if (v == RateLimiter::Verdict::kDrop) {
-      server_->metrics().RejectInput("rate_limited");
+      server_->metrics().rate_limited_inputs.fetch_add(1, std::memory_order_relaxed);
       return true;
     }
   }

@@ -168,11 +168,14 @@ void TickLoop::Step() {
       metrics_->RejectInput(RejectName(static_cast<zone::Reject>(r)), out.rejected[r]);
     }
     metrics_->SetZoneEntities(world_.zone(z).config().name, out.states.size());
+    // Each view's player, looked up once per tick.
+    view_players_.assign(out.views.size(), nullptr);
     resync_.assign(out.views.size(), 0);
     for (size_t v = 0; v < out.views.size(); ++v) {
       const auto s = session_of_.find(ToRaw(out.views[v].player));
       if (s == session_of_.end()) continue;
-      Player& p = players_[s->second];
+      Player& p = players_.at(s->second);
+      view_players_[v] = &p;
       resync_[v] = p.resync ? 1 : 0;
       p.resync = false;
     }
@@ -180,9 +183,8 @@ void TickLoop::Step() {
     const std::shared_ptr<const std::string> frames = encoders_[z].TakeFrames();
     for (size_t v = 0; v < out.views.size(); ++v) {
       const zone::PlayerView& view = out.views[v];
-      const auto s = session_of_.find(ToRaw(view.player));
-      if (s == session_of_.end()) continue;
-      auto sink = players_[s->second].sink.lock();
+      if (view_players_[v] == nullptr) continue;
+      auto sink = view_players_[v]->sink.lock();
       if (!sink) continue;
       const size_t begin = encoders_[z].FrameOffset(v);
       sink->DeliverShared(frames, begin, encoders_[z].FrameOffset(v + 1) - begin,

@@ -103,6 +103,7 @@ class TickLoop {
   std::vector<zone::MoveInput> moves_;
   std::vector<zone::SkillInput> skills_;
   std::vector<uint8_t> resync_;
+  std::vector<Player*> view_players_;  // by view index, this tick
 
   std::atomic<bool> running_{false};
   std::thread thread_;

@@ -53,8 +53,7 @@ void Zone::BuildViews(ZoneTickOutput* out) {
   }
   for (size_t s = 0; s < n; ++s) involvement_start_[s + 1] += involvement_start_[s];
   involvement_.resize(involvement_start_[n]);
-  known_scratch_.clear();  // reused below as the fill cursor, then as the merge output
-  std::vector<uint32_t>& cursor = event_seen_by_;
+  std::vector<uint32_t>& cursor = event_seen_by_;  // the fill cursor; reset to marks below
   cursor.assign(involvement_start_.begin(), involvement_start_.end() - 1);
   for (uint32_t e = 0; e < out->events.size(); ++e) {
     const HitEvent& ev = out->events[e];
@@ -146,7 +145,6 @@ void Zone::BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out) {
   }
   std::vector<EntityId>& next = known_scratch_;
   next.clear();
-  v.updated.begin = v.updated.end = 0;
   // Entered slots go straight to slot_refs; updated slots are gathered after them.
   updated_scratch_.clear();
   for (const EntityId id : query_.ids) {

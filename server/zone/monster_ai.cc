@@ -34,7 +34,7 @@ void Zone::ThinkMonsters(uint64_t tick) {
   for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
     Entity& m = entities_[slot];
     if (m.kind != EntityKind::kMonster || !m.alive) continue;
-    const MonsterTemplate& t = *world_->FindMonster(m.template_id);
+    const MonsterTemplate& t = *m.monster;
     const float walk = t.walk_speed * per_tick;
     const float run = t.run_speed * per_tick;
 

@@ -110,6 +110,7 @@ void Zone::SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group) {
   m.id = id;
   m.kind = EntityKind::kMonster;
   m.template_id = t.id;
+  m.monster = &t;
   m.radius = t.radius;
   m.speed = t.walk_speed / static_cast<float>(world_->tick_rate);
   m.hp = m.max_hp = t.max_hp;
@@ -193,7 +194,7 @@ void Zone::Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const
   out->Reset(tick, config_.id);
   for (Entity& e : entities_) e.changed = 0;
   Respawn(tick);
-  ApplyInputs(tick, moves, skills, out);
+  ApplyInputs(moves, skills, out);
   MovePlayers();
   ThinkMonsters(tick);
   ResolveAttacks(tick, out);
@@ -226,9 +227,8 @@ void Zone::Respawn(uint64_t tick) {
   }
 }
 
-void Zone::ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
-                       std::span<const SkillInput> skills, ZoneTickOutput* out) {
-  (void)tick;
+void Zone::ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+                       ZoneTickOutput* out) {
   const auto reject = [out](Reject why) { ++out->rejected[static_cast<size_t>(why)]; };
   for (const MoveInput& in : moves) {
     Entity* p = FindMutable(in.entity);

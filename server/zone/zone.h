@@ -78,6 +78,7 @@ struct Entity {
   Vec2 wander_goal;
   uint64_t next_think = 0;
   uint32_t spawn_group = 0;
+  const MonsterTemplate* monster = nullptr;  // its template (WorldConfig outlives the zone)
 };
 
 class Zone {
@@ -148,8 +149,8 @@ class Zone {
 
   // Tick steps.
   void Respawn(uint64_t tick);
-  void ApplyInputs(uint64_t tick, std::span<const MoveInput> moves,
-                   std::span<const SkillInput> skills, ZoneTickOutput* out);
+  void ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+                   ZoneTickOutput* out);
   void MovePlayers();
   void ThinkMonsters(uint64_t tick);
   void StepToward(Entity& e, Vec2 goal, float speed, float stop_distance);
