@@ -30,6 +30,7 @@ scripts/build.sh
 
 work=$(mktemp -d)
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # thousands of sockets on both sides
 build/release/server/app/zone_server --config config/server.yaml --port 0 --admin-port 0 \
   --max-connections 20000 --max-connections-per-ip 20000 --port-file "$work/ports" >"$work/server.log" 2>&1 &
 server_pid=$!

@@ -9,4 +9,6 @@ cd "$(dirname "$0")/.."
 source scripts/common.sh
 
 scripts/build.sh
+# One file descriptor per client: lift the soft limit (often 1024) to the hard limit.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 exec build/release/server/app/zone_server --config config/server.yaml "$@"
