@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   std::optional<std::string> listen, admin_listen, world, log_level, port_file;
   std::optional<uint16_t> port, admin_port;
   std::optional<unsigned> io_threads;
+  std::optional<unsigned> sim_threads;
   std::optional<uint32_t> tick_rate;
   std::optional<size_t> max_connections, max_per_ip;
   cli.add_option("-c,--config", config_path, "Server config file")->capture_default_str();
@@ -69,6 +70,8 @@ int main(int argc, char** argv) {
   cli.add_option("--tick-rate", tick_rate, "Ticks per second (overrides the world's)")
       ->check(CLI::Range(1u, 120u));
   cli.add_option("--io-threads", io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
+  cli.add_option("--sim-threads", sim_threads, "Tick worker threads; 0: one per core")
+      ->check(CLI::Range(0u, 64u));
   cli.add_option("--max-connections", max_connections, "Global connection cap");
   cli.add_option("--max-connections-per-ip", max_per_ip, "Connection cap per client address");
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error")
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
     if (admin_port) config.admin_port = *admin_port;
     if (world) config.world_path = *world;
     if (io_threads) config.io_threads = *io_threads;
+    if (sim_threads) config.sim_threads = *sim_threads;
     if (log_level) config.log_level = *log_level;
     if (max_connections) config.limits.max_connections = *max_connections;
     if (max_per_ip) config.limits.max_connections_per_ip = *max_per_ip;
@@ -113,7 +117,10 @@ int main(int argc, char** argv) {
 
   boost::asio::io_context io(static_cast<int>(config.io_threads));
   zs::net::Metrics metrics;
-  zs::net::TickLoop tick_loop(world_config, &metrics);
+  const unsigned workers = config.sim_threads != 0
+                              ? config.sim_threads
+                              : std::max(1u, std::thread::hardware_concurrency());
+  zs::net::TickLoop tick_loop(world_config, &metrics, workers);
   zs::net::Server server(io, config.limits, &tick_loop, &metrics);
   zs::net::AdminHttp admin(io, &metrics);
   // Signals first: a SIGTERM that arrives as soon as the ports are open is still graceful.

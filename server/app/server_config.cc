@@ -8,7 +8,7 @@ namespace zs::app {
 
 ServerConfig LoadServerConfig(const std::string& path) {
   const zone::YamlNode root = zone::LoadYamlFile(path);
-  root.AllowOnly({"listen", "admin", "world", "io_threads", "log_level", "stats_interval_seconds",
+  root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level", "stats_interval_seconds",
                   "tick_rate", "limits"});
   ServerConfig c;
   const zone::YamlNode listen = root["listen"];
@@ -21,6 +21,9 @@ ServerConfig LoadServerConfig(const std::string& path) {
   c.admin_port = static_cast<uint16_t>(admin["port"].Int(0, 65535));
   c.world_path = (std::filesystem::path(path).parent_path() / root["world"].String()).string();
   if (root.Has("io_threads")) c.io_threads = static_cast<unsigned>(root["io_threads"].Int(1, 64));
+  if (root.Has("sim_threads")) {
+    c.sim_threads = static_cast<unsigned>(root["sim_threads"].Int(0, 64));
+  }
   if (root.Has("log_level")) {
     c.log_level = root["log_level"].String();
     const std::string& l = c.log_level;

@@ -17,6 +17,7 @@ struct ServerConfig {
   uint16_t admin_port = 9100;
   std::string world_path = "config/world.yaml";
   unsigned io_threads = 2;
+  unsigned sim_threads = 0;  // views and frames of the tick; 0: one per core
   std::string log_level = "info";
   double stats_interval_s = 10;
   std::optional<uint32_t> tick_rate;

@@ -58,6 +58,13 @@ std::string Metrics::Render() const {
   counter("zs_messages_out_total", "Frames sent to clients.", messages_out.load(), "counter");
   counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
           send_queue_overflows.load(), "counter");
+  counter("zs_interest_level", "Overload level: 0 = full interest budgets, 8 = the floor.",
+          interest_level.load(), "gauge");
+  o << "# HELP zs_interest_scale Interest budget scale under overload control (1 = full).\n"
+       "# TYPE zs_interest_scale gauge\nzs_interest_scale "
+    << static_cast<double>(interest_scale_milli.load()) / 1000.0 << '\n';
+  counter("zs_interest_level_changes_total", "Overload level changes.",
+          interest_level_changes.load(), "counter");
   counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
           tick_overruns.load(), "counter");
   o << "# HELP zs_tick_duration_seconds Time to run one world tick and encode its frames.\n"

@@ -37,6 +37,11 @@ class Metrics {
   // so an atomic rather than the labelled map (rendered as reason="rate_limited").
   std::atomic<uint64_t> rate_limited_inputs{0};
   std::atomic<uint64_t> ticks{0};
+  // Overload control (interest::OverloadGovernor): the current level (0 = full budgets) and
+  // the scale it stands for (1.0 = full), stored in thousandths.
+  std::atomic<uint64_t> interest_level{0};
+  std::atomic<uint64_t> interest_scale_milli{1000};
+  std::atomic<uint64_t> interest_level_changes{0};
 
   // Prometheus text exposition.
   [[nodiscard]] std::string Render() const;

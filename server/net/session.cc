@@ -197,13 +197,12 @@ void Session::DeliverFrame(std::string frame, FrameKind kind) {
              });
 }
 
-void Session::DeliverShared(std::shared_ptr<const std::string> buffer, size_t offset, size_t size,
-                            FrameKind kind) {
-  asio::post(socket_.get_executor(),
-             [self = shared_from_this(), b = std::move(buffer), offset, size, kind]() mutable {
-               if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
-               self->Enqueue(Chunk{std::move(b), offset, size}, kind);
-             });
+void Session::DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) {
+  asio::post(socket_.get_executor(), [self = shared_from_this(), f = std::move(frame), kind]() mutable {
+    if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
+    const size_t size = f->size();
+    self->Enqueue(Chunk{std::move(f), 0, size}, kind);
+  });
 }
 
 void Session::CloseWith(std::string last_frame, std::string reason) {

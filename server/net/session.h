@@ -39,8 +39,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
   void DeliverFrame(std::string frame, FrameKind kind) override;
-  void DeliverShared(std::shared_ptr<const std::string> buffer, size_t offset, size_t size,
-                     FrameKind kind) override;
+  void DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) override;
   void CloseWith(std::string last_frame, std::string reason) override;
 
   [[nodiscard]] uint64_t id() const { return id_; }

@@ -28,9 +28,11 @@ const char* RejectName(zone::Reject r) {
 
 }  // namespace
 
-TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics)
+TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads)
     : world_(std::move(config)),
       metrics_(metrics),
+      pool_(sim_threads),
+      governor_(world_.config().overload),
       tick_rate_(world_.config().tick_rate),
       zone_count_(world_.zone_count()) {
   encoders_.resize(zone_count_);
@@ -86,7 +88,9 @@ void TickLoop::Run() {
     const auto start = Clock::now();
     Step();
     const auto end = Clock::now();
-    metrics_->ObserveTick(std::chrono::duration<double>(end - start).count());
+    const double work = std::chrono::duration<double>(end - start).count();
+    metrics_->ObserveTick(work);
+    ObserveLoad(work / std::chrono::duration<double>(interval).count());
     if (end > next) {
       metrics_->tick_overruns.fetch_add(1, std::memory_order_relaxed);
       spdlog::warn("tick {} overran its {} ms budget by {:.1f} ms", tick(), 1000 / tick_rate_,
@@ -96,6 +100,17 @@ void TickLoop::Run() {
       std::this_thread::sleep_until(next);
     }
   }
+}
+
+void TickLoop::ObserveLoad(double share) {
+  if (!governor_.Observe(share)) return;
+  metrics_->interest_level.store(governor_.level(), std::memory_order_relaxed);
+  metrics_->interest_scale_milli.store(static_cast<uint64_t>(governor_.scale() * 1000),
+                                       std::memory_order_relaxed);
+  metrics_->interest_level_changes.fetch_add(1, std::memory_order_relaxed);
+  spdlog::warn("overload control: interest level {} (scale {:.2f}) after a tick at {:.0f}% of "
+               "its interval",
+               governor_.level(), governor_.scale(), share * 100);
 }
 
 void TickLoop::Drain() {
@@ -159,7 +174,7 @@ void TickLoop::Drain() {
 
 void TickLoop::Step() {
   Drain();
-  world_.Tick(moves_, skills_);
+  world_.Tick(moves_, skills_, governor_.level(), &pool_);
   tick_.store(world_.tick(), std::memory_order_relaxed);
   metrics_->ticks.fetch_add(1, std::memory_order_relaxed);
   for (size_t z = 0; z < zone_count_; ++z) {
@@ -179,15 +194,13 @@ void TickLoop::Step() {
       resync_[v] = p.resync ? 1 : 0;
       p.resync = false;
     }
-    encoders_[z].Encode(out, resync_);
-    const std::shared_ptr<const std::string> frames = encoders_[z].TakeFrames();
+    encoders_[z].Encode(out, resync_, &pool_);
     for (size_t v = 0; v < out.views.size(); ++v) {
       const zone::PlayerView& view = out.views[v];
       if (view_players_[v] == nullptr) continue;
       auto sink = view_players_[v]->sink.lock();
       if (!sink) continue;
-      const size_t begin = encoders_[z].FrameOffset(v);
-      sink->DeliverShared(frames, begin, encoders_[z].FrameOffset(v + 1) - begin,
+      sink->DeliverShared(encoders_[z].Take(v),
                           resync_[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
       if (view.zone_changed) {
         for (const zone::Transfer& t : out.transfers) {

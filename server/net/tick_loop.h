@@ -5,7 +5,10 @@
 // drains the queue at the start of each tick, runs World::Tick, encodes each zone's frames once
 // (wire::TickEncoder) and hands every player exactly one frame through its SessionSink.
 // A tick that overruns its interval is counted and logged; the schedule then restarts from
-// now instead of trying to catch up (no spiral).
+// now instead of trying to catch up (no spiral). Overload control: each tick's work, as a share
+// of the interval, feeds an interest::OverloadGovernor whose level shrinks the zones' interest
+// budgets on the next tick (logged once per change, exported as zs_interest_level/scale).
+// The zones' views and frames run on a WorkerPool of `sim_threads`.
 #pragma once
 
 #include <atomic>
@@ -17,7 +20,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "interest/overload.h"
 #include "net/metrics.h"
+#include "net/worker_pool.h"
 #include "wire/encoder.h"
 #include "zone/world.h"
 
@@ -35,16 +40,16 @@ class SessionSink {
  public:
   virtual ~SessionSink() = default;
   virtual void DeliverFrame(std::string frame, FrameKind kind) = 0;
-  // Bytes [offset, offset + size) of a buffer shared with other connections.
-  virtual void DeliverShared(std::shared_ptr<const std::string> buffer, size_t offset, size_t size,
-                             FrameKind kind) = 0;
+  // A whole encoded frame in a buffer of its own (queued without a copy).
+  virtual void DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) = 0;
   // Sends `last_frame` (may be empty) and closes, logging `reason`.
   virtual void CloseWith(std::string last_frame, std::string reason) = 0;
 };
 
 class TickLoop {
  public:
-  TickLoop(zone::WorldConfig config, Metrics* metrics);
+  // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
+  TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1);
   ~TickLoop();
 
   void Start();
@@ -81,11 +86,14 @@ class TickLoop {
   };
 
   void Run();
+  void ObserveLoad(double share);  // work / interval of the last tick
   void Push(Request r);
   void Drain();
 
   zone::World world_;
   Metrics* metrics_;
+  WorkerPool pool_;
+  interest::OverloadGovernor governor_;
   const uint32_t tick_rate_;
   const size_t zone_count_;
   size_t monsters_ = 0;

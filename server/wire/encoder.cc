@@ -1,5 +1,7 @@
 #include "wire/encoder.h"
 
+#include <algorithm>
+
 #include "wire/frame_codec.h"
 #include "wire/protocol.h"
 #include "zone.pb.h"
@@ -33,22 +35,6 @@ void LengthDelimited(uint32_t field, std::string_view bytes, std::string* out) {
   Tag(field, 2, out);
   AppendVarint(bytes.size(), out);
   out->append(bytes);
-}
-
-void EncodeUpdate(const zone::EntityState& e, uint8_t changed, std::string* scratch,
-                  std::string* out) {
-  pb::EntityUpdate u;
-  u.set_id(ToRaw(e.id));
-  if (changed & zone::kChangedPosition) {
-    u.set_x(ToCentimetres(e.position.x));
-    u.set_y(ToCentimetres(e.position.y));
-  }
-  if (changed & zone::kChangedFacing) u.set_facing(ToTurn16(e.facing));
-  if (changed & zone::kChangedHp) u.set_hp(e.hp);
-  if (changed & zone::kChangedAlive) u.set_alive(e.alive);
-  scratch->clear();
-  u.SerializeToString(scratch);
-  out->append(*scratch);
 }
 
 }  // namespace
@@ -103,39 +89,104 @@ std::string KickFrame(std::string_view reason) {
   return Frame(m);
 }
 
-void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync) {
-  // 1. Each entity, once: its full state, its changes, its "self" update.
-  enter_.Clear();
-  update_.Clear();
-  self_.Clear();
-  for (size_t s = 0; s < out.states.size(); ++s) {
-    const zone::EntityState& e = out.states[s];
-    pb::EntityEnter m;
-    m.set_id(ToRaw(e.id));
-    m.set_kind(e.kind == zone::EntityKind::kPlayer ? pb::ENTITY_KIND_PLAYER
-                                                   : pb::ENTITY_KIND_MONSTER);
-    m.set_template_id(e.template_id);
-    m.set_x(ToCentimetres(e.position.x));
-    m.set_y(ToCentimetres(e.position.y));
-    m.set_facing(ToTurn16(e.facing));
-    m.set_radius(static_cast<uint32_t>(ToCentimetres(e.radius)));
-    m.set_hp(e.hp);
-    m.set_max_hp(e.max_hp);
-    m.set_alive(e.alive);
-    scratch_.clear();
-    m.SerializeToString(&scratch_);
-    enter_.bytes.append(scratch_);
-    enter_.Close();
-    if (out.changed[s] != 0) EncodeUpdate(e, out.changed[s], &scratch_, &update_.bytes);
-    update_.Close();
-    if (e.kind == zone::EntityKind::kPlayer) {
-      EncodeUpdate(e, out.changed[s], &scratch_, &self_.bytes);
-    }
-    self_.Close();
+namespace {
+
+void PutVarint(uint64_t v, Piece* p) {
+  while (v >= 0x80) {
+    p->bytes[p->size++] = static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
   }
-  // 2. Each hit event, once.
-  hits_.Clear();
-  for (const zone::HitEvent& ev : out.events) {
+  p->bytes[p->size++] = static_cast<char>(v);
+}
+void PutTag(int field, uint32_t wire_type, Piece* p) {
+  PutVarint((static_cast<uint32_t>(field) << 3) | wire_type, p);
+}
+uint32_t ZigZag(int32_t v) {
+  return (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31);
+}
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+// A non-zero varint field, as proto3 writes it (zero is the default and is left out).
+void PutField(int field, uint64_t v, std::string* out) {
+  if (v == 0) return;
+  Tag(static_cast<uint32_t>(field), 0, out);
+  AppendVarint(v, out);
+}
+void PutPacked(int field, std::string_view bytes, std::string* out) {
+  if (!bytes.empty()) LengthDelimited(static_cast<uint32_t>(field), bytes, out);
+}
+
+std::string EncodeEnter(const zone::EntityState& e) {
+  using M = pb::EntityEnter;
+  std::string m;
+  PutField(M::kIdFieldNumber, ToRaw(e.id), &m);
+  PutField(M::kKindFieldNumber,
+           e.kind == zone::EntityKind::kPlayer ? pb::ENTITY_KIND_PLAYER : pb::ENTITY_KIND_MONSTER,
+           &m);
+  PutField(M::kTemplateIdFieldNumber, e.template_id, &m);
+  PutField(M::kXFieldNumber, ZigZag(ToCentimetres(e.position.x)), &m);
+  PutField(M::kYFieldNumber, ZigZag(ToCentimetres(e.position.y)), &m);
+  PutField(M::kFacingFieldNumber, ToTurn16(e.facing), &m);
+  PutField(M::kRadiusFieldNumber, static_cast<uint32_t>(ToCentimetres(e.radius)), &m);
+  PutField(M::kHpFieldNumber, static_cast<uint64_t>(static_cast<int64_t>(e.hp)), &m);
+  PutField(M::kMaxHpFieldNumber, static_cast<uint64_t>(static_cast<int64_t>(e.max_hp)), &m);
+  PutField(M::kAliveFieldNumber, e.alive ? 1 : 0, &m);
+  return m;
+}
+
+}  // namespace
+
+void TickEncoder::EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& runner) {
+  using U = pb::EntityUpdate;
+  const size_t n = out.states.size();
+  fields_.resize(n);
+  constexpr size_t kChunk = 1024;
+  runner.ForEach((n + kChunk - 1) / kChunk, [&](size_t chunk, size_t) {
+    for (size_t s = chunk * kChunk; s < std::min(n, (chunk + 1) * kChunk); ++s) {
+      const zone::EntityState& e = out.states[s];
+      Fields& f = fields_[s];
+      f = Fields{};
+      f.raw_id = ToRaw(e.id);
+      PutTag(U::kIdFieldNumber, 0, &f.id);
+      PutVarint(f.raw_id, &f.id);
+      const int32_t x = ToCentimetres(e.position.x);
+      const int32_t y = ToCentimetres(e.position.y);
+      PutTag(U::kXFieldNumber, 0, &f.position);
+      PutVarint(ZigZag(x), &f.position);
+      PutTag(U::kYFieldNumber, 0, &f.position);
+      PutVarint(ZigZag(y), &f.position);
+      PutTag(U::kFacingFieldNumber, 0, &f.facing);
+      PutVarint(ToTurn16(e.facing), &f.facing);
+      PutTag(U::kHpFieldNumber, 0, &f.hp);
+      PutVarint(static_cast<uint64_t>(static_cast<int64_t>(e.hp)), &f.hp);
+      PutTag(U::kAliveFieldNumber, 0, &f.alive);
+      PutVarint(e.alive ? 1 : 0, &f.alive);
+      PutVarint(ZigZag(x - ToCentimetres(e.prev_position.x)), &f.delta);
+      PutVarint(ZigZag(y - ToCentimetres(e.prev_position.y)), &f.delta);
+    }
+  });
+  // Full states only for the entities someone sees enter this tick.
+  need_enter_.assign(n, 0);
+  for (const zone::PlayerView& v : out.views) {
+    for (const uint32_t s : v.entered) need_enter_[s] = 1;
+  }
+  enter_.resize(n);
+  for (size_t s = 0; s < n; ++s) {
+    enter_[s].clear();
+    if (need_enter_[s] != 0) enter_[s] = EncodeEnter(out.states[s]);
+  }
+}
+
+void TickEncoder::EncodeHits(const zone::ZoneTickOutput& out) {
+  hits_.resize(out.events.size());
+  for (size_t i = 0; i < out.events.size(); ++i) {
+    const zone::HitEvent& ev = out.events[i];
     pb::HitEvent m;
     m.set_attacker(ToRaw(ev.attacker));
     m.set_skill_id(ev.skill);
@@ -149,54 +200,102 @@ void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_
       target->set_damage(h.damage);
       target->set_killed(h.killed);
     }
-    scratch_.clear();
-    m.SerializeToString(&scratch_);
-    hits_.bytes.append(scratch_);
-    hits_.Close();
+    hits_[i].clear();
+    m.SerializeToString(&hits_[i]);
   }
-  // 3. Each view: copy pieces into a TickUpdate, wrap it as ServerMessage.tick, frame it.
-  frames_.clear();
-  frame_off_.assign(1, 0);
-  for (size_t vi = 0; vi < out.views.size(); ++vi) {
-    const zone::PlayerView& v = out.views[vi];
-    body_.clear();
-    Tag(1, 0, &body_);
-    AppendVarint(out.tick, &body_);
-    if (v.last_input_seq != 0) {
-      Tag(2, 0, &body_);
-      AppendVarint(v.last_input_seq, &body_);
-    }
-    LengthDelimited(3, self_.Get(v.self), &body_);
-    for (uint32_t k = v.entered.begin; k < v.entered.end; ++k) {
-      LengthDelimited(4, enter_.Get(out.slot_refs[k]), &body_);
-    }
-    for (uint32_t k = v.updated.begin; k < v.updated.end; ++k) {
-      LengthDelimited(5, update_.Get(out.slot_refs[k]), &body_);
-    }
-    if (v.left.size() > 0) {
-      scratch_.clear();
-      for (uint32_t k = v.left.begin; k < v.left.end; ++k) {
-        AppendVarint(ToRaw(out.left_ids[k]), &scratch_);
-      }
-      LengthDelimited(6, scratch_, &body_);  // packed repeated uint32
-    }
-    for (uint32_t k = v.hits.begin; k < v.hits.end; ++k) {
-      LengthDelimited(7, hits_.Get(out.hit_refs[k]), &body_);
-    }
-    if (vi < resync.size() && resync[vi] != 0) {
-      Tag(8, 0, &body_);
-      AppendVarint(1, &body_);
-    }
-    // Frame = varint(length of ServerMessage) + ServerMessage{tick = 2: TickUpdate}. Write the
-    // two headers, then copy the body once.
-    scratch_.clear();
-    Tag(2, 2, &scratch_);
-    AppendVarint(body_.size(), &scratch_);
-    AppendVarint(scratch_.size() + body_.size(), &frames_);
-    frames_.append(scratch_);
-    frames_.append(body_);
-    frame_off_.push_back(static_cast<uint32_t>(frames_.size()));
+}
+
+size_t TickEncoder::UpdateBytes(uint32_t slot, uint8_t fields) const {
+  std::string s;
+  AppendUpdate(slot, fields, &s);
+  return 1 + VarintSize(s.size()) + s.size();
+}
+
+size_t TickEncoder::MovedBytes(uint32_t slot, uint32_t prev_raw_id) const {
+  return VarintSize(fields_[slot].raw_id - prev_raw_id) + fields_[slot].delta.size;
+}
+
+void TickEncoder::AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const {
+  const Fields& f = fields_[slot];
+  out->append(f.id.view());
+  if (fields & zone::kChangedPosition) out->append(f.position.view());
+  if (fields & zone::kChangedFacing) out->append(f.facing.view());
+  if (fields & zone::kChangedHp) out->append(f.hp.view());
+  if (fields & zone::kChangedAlive) out->append(f.alive.view());
+}
+
+void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync,
+                             Scratch& sc) {
+  using T = pb::TickUpdate;
+  const zone::PlayerView& v = out.views[view];
+  std::string& body = sc.body;
+  std::string& packed = sc.packed;
+  body.clear();
+  Tag(T::kTickFieldNumber, 0, &body);
+  AppendVarint(out.tick, &body);
+  PutField(T::kLastInputSeqFieldNumber, v.last_input_seq, &body);
+  packed.clear();
+  AppendUpdate(v.self, out.changed[v.self], &packed);
+  LengthDelimited(T::kSelfFieldNumber, packed, &body);
+  for (const uint32_t s : v.entered) LengthDelimited(T::kEnteredFieldNumber, enter_[s], &body);
+  for (const interest::UpdateRef& u : v.updated) {
+    packed.clear();
+    AppendUpdate(u.slot, u.fields, &packed);
+    LengthDelimited(T::kUpdatedFieldNumber, packed, &body);
   }
+  packed.clear();
+  for (const EntityId id : v.left) AppendVarint(ToRaw(id), &packed);
+  PutPacked(T::kLeftFieldNumber, packed, &body);
+  for (const uint32_t e : v.hits) LengthDelimited(T::kHitsFieldNumber, hits_[e], &body);
+  if (resync) PutField(T::kResyncFieldNumber, 1, &body);
+  if (!v.moved.empty()) {
+    packed.clear();
+    uint32_t prev = 0;
+    for (const uint32_t s : v.moved) {
+      AppendVarint(fields_[s].raw_id - prev, &packed);
+      prev = fields_[s].raw_id;
+    }
+    PutPacked(T::kMovedIdsFieldNumber, packed, &body);
+    packed.clear();
+    for (const uint32_t s : v.moved) packed.append(fields_[s].delta.view());
+    PutPacked(T::kMovedDeltasFieldNumber, packed, &body);
+  }
+  if (v.has_crowd) {
+    using C = pb::CrowdSummary;
+    const interest::CrowdSummary& c = v.crowd;
+    std::string crowd;
+    PutField(C::kCenterXFieldNumber, ZigZag(ToCentimetres(c.center.x)), &crowd);
+    PutField(C::kCenterYFieldNumber, ZigZag(ToCentimetres(c.center.y)), &crowd);
+    PutField(C::kCellSizeFieldNumber, static_cast<uint32_t>(ToCentimetres(c.cell_size)), &crowd);
+    PutField(C::kGridFieldNumber, c.grid, &crowd);
+    packed.clear();
+    for (const uint32_t count : c.counts) AppendVarint(count, &packed);
+    PutPacked(C::kCountsFieldNumber, packed, &crowd);
+    PutField(C::kTotalFieldNumber, c.total, &crowd);
+    LengthDelimited(T::kCrowdFieldNumber, crowd, &body);
+  }
+  // Frame = varint(length of ServerMessage) + ServerMessage{tick: TickUpdate}.
+  const size_t header = 1 + VarintSize(body.size());
+  auto frame = std::make_shared<std::string>();
+  frame->reserve(VarintSize(header + body.size()) + header + body.size());
+  AppendVarint(header + body.size(), frame.get());
+  Tag(pb::ServerMessage::kTickFieldNumber, 2, frame.get());
+  AppendVarint(body.size(), frame.get());
+  frame->append(body);
+  frames_[view] = std::move(frame);
+}
+
+void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync,
+                         TaskRunner* runner) {
+  InlineRunner inline_runner;
+  TaskRunner& r = runner != nullptr ? *runner : inline_runner;
+  scratch_.resize(r.workers());
+  EncodeEntities(out, r);
+  EncodeHits(out);
+  frames_.resize(out.views.size());
+  r.ForEach(out.views.size(), [&](size_t view, size_t worker) {
+    EncodeView(out, view, view < resync.size() && resync[view] != 0, scratch_[worker]);
+  });
 }
 
 }  // namespace zs::wire

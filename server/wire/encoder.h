@@ -1,12 +1,15 @@
 // Server -> client frames. Each function returns one complete frame (varint length prefix +
 // ServerMessage), ready to append to a connection's send queue.
 //
-// TickEncoder follows DESIGN.md: each entity's EntityEnter and EntityUpdate, and each hit
-// event, are encoded once per tick; a player's TickUpdate is then assembled from those shared
-// pieces by copying bytes (protobuf's wire format lets a repeated message field be written as
-// tag + length + the already-encoded message). Not thread-safe: one per zone runner.
+// TickEncoder follows DESIGN.md: each entity's EntityEnter, each field of its EntityUpdate, its
+// move delta, and each hit event are encoded once per tick; a player's TickUpdate is then
+// assembled from those shared pieces by copying bytes (protobuf's wire format lets a message be
+// written as tag + length + its fields in any order, so an update with any set of fields is a
+// concatenation of pieces). The per-entity and per-view phases may run on a TaskRunner. Not
+// thread-safe otherwise: one per zone.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -14,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/task_runner.h"
 #include "zone/world_config.h"
 #include "zone/zone_types.h"
 
@@ -37,51 +41,55 @@ std::string PongFrame(uint64_t client_time, uint64_t server_tick);
 std::string ErrorFrame(ErrorCode code, std::string_view message);
 std::string KickFrame(std::string_view reason);
 
+// A fixed-capacity run of bytes: one pre-encoded piece of a message (a field or a few).
+struct Piece {
+  std::array<char, 24> bytes{};
+  uint8_t size = 0;
+  [[nodiscard]] std::string_view view() const { return {bytes.data(), size}; }
+};
+
 class TickEncoder {
  public:
   // Encodes one tick of one zone: after this, Frame(i) is the frame for out.views[i].
   // resync[i] != 0 marks view i's TickUpdate as a resync (`entered` is everything known).
-  void Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync = {});
-  // All of this tick's frames in one shared buffer, frame i at [FrameOffset(i),
-  // FrameOffset(i + 1)): connections send straight from it, no copy per client.
-  // After this, Frame() is empty until the next Encode().
-  [[nodiscard]] std::shared_ptr<const std::string> TakeFrames() {
-    return std::make_shared<const std::string>(std::move(frames_));
+  // `runner` (null: this thread) spreads the per-entity and per-view work; frames are the same
+  // whatever runner is used.
+  void Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync = {},
+              TaskRunner* runner = nullptr);
+  // View i's frame, in a buffer of its own: a connection can queue it and count exactly the
+  // memory it holds. Take moves it out (Frame(i) is then empty).
+  [[nodiscard]] const std::string& Frame(size_t view) const { return *frames_[view]; }
+  [[nodiscard]] std::shared_ptr<const std::string> Take(size_t view) {
+    return std::move(frames_[view]);
   }
-  [[nodiscard]] size_t FrameOffset(size_t view) const { return frame_off_[view]; }
-  [[nodiscard]] std::string_view Frame(size_t view) const {
-    return std::string_view(frames_).substr(frame_off_[view],
-                                            frame_off_[view + 1] - frame_off_[view]);
-  }
-  // Size of the encoded EntityUpdate of `slot` this tick (0 when it did not change).
-  [[nodiscard]] size_t UpdateBytes(uint32_t slot) const {
-    return update_.off[slot + 1] - update_.off[slot];
-  }
-  [[nodiscard]] size_t EnterBytes(uint32_t slot) const {
-    return enter_.off[slot + 1] - enter_.off[slot];
-  }
+  // Bytes of `slot`'s EntityUpdate carrying `fields` (ChangeBits), as a TickUpdate.updated entry.
+  [[nodiscard]] size_t UpdateBytes(uint32_t slot, uint8_t fields) const;
+  // Bytes of `slot`'s move as a delta: its share of moved_ids (id gap from `prev_raw_id`) and
+  // moved_deltas.
+  [[nodiscard]] size_t MovedBytes(uint32_t slot, uint32_t prev_raw_id) const;
+  [[nodiscard]] size_t EnterBytes(uint32_t slot) const { return enter_[slot].size(); }
 
  private:
-  struct Pieces {  // piece i is bytes[off[i], off[i+1])
-    std::string bytes;
-    std::vector<uint32_t> off;
-    void Clear() {
-      bytes.clear();
-      off.assign(1, 0);
-    }
-    void Close() { off.push_back(static_cast<uint32_t>(bytes.size())); }
-    [[nodiscard]] std::string_view Get(size_t i) const {
-      return std::string_view(bytes).substr(off[i], off[i + 1] - off[i]);
-    }
+  // Per slot: EntityUpdate fields, each a complete tag + value, and the move's zigzag deltas.
+  struct Fields {
+    Piece id, position, facing, hp, alive, delta;
+    uint32_t raw_id = 0;
   };
-  Pieces enter_;
-  Pieces update_;
-  Pieces self_;  // the player's own update: always at least its id
-  Pieces hits_;
-  std::string body_;
-  std::string frames_;
-  std::vector<uint32_t> frame_off_;
-  std::string scratch_;
+  struct Scratch {  // per worker
+    std::string body;
+    std::string packed;
+  };
+  void EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& runner);
+  void EncodeHits(const zone::ZoneTickOutput& out);
+  void EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync, Scratch& sc);
+  void AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const;
+
+  std::vector<Fields> fields_;                        // by slot
+  std::vector<std::string> enter_;                    // by slot, empty unless someone enters it
+  std::vector<uint8_t> need_enter_;                   // by slot
+  std::vector<std::string> hits_;                     // by event
+  std::vector<Scratch> scratch_;                      // by worker
+  std::vector<std::shared_ptr<const std::string>> frames_;  // by view
 };
 
 }  // namespace zs::wire

@@ -13,7 +13,7 @@
 
 namespace zs::wire {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 inline constexpr size_t kMaxPlayerName = 32;
 
 enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout };

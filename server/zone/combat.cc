@@ -78,6 +78,7 @@ bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
     out->targets.push_back(HitTarget{target.id, skill.damage, killed});
   }
   event.num_targets = static_cast<uint32_t>(count);
+  if (count > 0 && attacker.kind == EntityKind::kPlayer) attacker.last_target = query_.ids[0];
   out->events.push_back(event);
   return true;
 }

@@ -102,9 +102,45 @@ void LoadMonsters(const YamlNode& file, WorldConfig* w) {
   }
 }
 
+// The `interest:` block of a zone; every key optional (defaults in interest::InterestConfig).
+interest::InterestConfig LoadInterest(const YamlNode& n, uint32_t tick_rate) {
+  n.AllowOnly({"near_max", "mid_max", "tier_margin", "bytes_per_tick", "max_staleness_seconds",
+               "summary_seconds", "summary_grid", "relevant_max"});
+  interest::InterestConfig c;
+  const auto count = [&n](const char* key, uint32_t fallback, int64_t lo, int64_t hi) {
+    return n.Has(key) ? static_cast<uint32_t>(n[key].Int(lo, hi)) : fallback;
+  };
+  c.near_max = count("near_max", c.near_max, 1, 10000);
+  c.mid_max = count("mid_max", c.mid_max, 0, 100000);
+  c.tier_margin = count("tier_margin", c.tier_margin, 0, 10000);
+  c.bytes_per_tick = count("bytes_per_tick", c.bytes_per_tick, 0, 1 << 20);
+  c.summary_grid = count("summary_grid", c.summary_grid, 1, 64);
+  c.relevant_max = count("relevant_max", c.relevant_max, 0, 1000);
+  c.max_staleness_ticks = tick_rate;  // 1 s
+  c.summary_interval_ticks = tick_rate;
+  if (n.Has("max_staleness_seconds")) {
+    c.max_staleness_ticks = std::max<uint32_t>(1, Ticks(n["max_staleness_seconds"], tick_rate));
+  }
+  if (n.Has("summary_seconds")) {
+    c.summary_interval_ticks = std::max<uint32_t>(1, Ticks(n["summary_seconds"], tick_rate));
+  }
+  return c;
+}
+
+// The world's `overload:` block; every key optional (defaults in interest::OverloadConfig).
+interest::OverloadConfig LoadOverload(const YamlNode& n) {
+  n.AllowOnly({"work_share", "trigger_ticks", "recover_ticks", "near_floor"});
+  interest::OverloadConfig c;
+  if (n.Has("work_share")) c.work_share = n["work_share"].Number(0.05, 1.0);
+  if (n.Has("trigger_ticks")) c.trigger_ticks = static_cast<uint32_t>(n["trigger_ticks"].Int(1, 10000));
+  if (n.Has("recover_ticks")) c.recover_ticks = static_cast<uint32_t>(n["recover_ticks"].Int(1, 100000));
+  if (n.Has("near_floor")) c.near_floor = static_cast<uint32_t>(n["near_floor"].Int(1, 10000));
+  return c;
+}
+
 ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w) {
   n.AllowOnly({"id", "name", "bounds", "view_radius", "view_hysteresis", "pvp", "player_spawn",
-               "spawn_groups", "portals"});
+               "spawn_groups", "portals", "interest"});
   ZoneConfig z;
   z.id = static_cast<uint32_t>(n["id"].Int(1, 1000000));
   z.name = n["name"].String();
@@ -115,6 +151,8 @@ ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w)
   z.view_radius = n["view_radius"].Float(1, 100000);
   z.view_hysteresis = n["view_hysteresis"].Float(0, 100000);
   z.pvp = n.Has("pvp") ? n["pvp"].Bool() : false;
+  z.interest.max_staleness_ticks = z.interest.summary_interval_ticks = tick_rate;
+  if (n.Has("interest")) z.interest = LoadInterest(n["interest"], tick_rate);
   z.player_spawn = n["player_spawn"].Point();
   if (!z.bounds.Contains(z.player_spawn)) n["player_spawn"].Fail("must be inside the bounds");
   if (n.Has("spawn_groups")) {
@@ -153,10 +191,11 @@ WorldConfig LoadWorldConfig(const std::string& world_yaml_path) {
   const std::filesystem::path world_path(world_yaml_path);
   const std::filesystem::path dir = world_path.parent_path();
   const YamlNode root = LoadFile(world_path);
-  root.AllowOnly({"tick_rate", "seed", "skills", "monsters", "player", "zones"});
+  root.AllowOnly({"tick_rate", "seed", "skills", "monsters", "player", "zones", "overload"});
   WorldConfig w;
   w.tick_rate = static_cast<uint32_t>(root["tick_rate"].Int(1, 120));
   w.seed = static_cast<uint64_t>(root["seed"].Int(0, INT64_MAX));
+  if (root.Has("overload")) w.overload = LoadOverload(root["overload"]);
   LoadSkills(LoadFile(dir / root["skills"].String()), w.tick_rate, &w);
   LoadMonsters(LoadFile(dir / root["monsters"].String()), &w);
 

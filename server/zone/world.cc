@@ -1,5 +1,7 @@
 #include "zone/world.h"
 
+#include <algorithm>
+
 #include <utility>
 
 namespace zs::zone {
@@ -89,7 +91,10 @@ Status World::ForgetKnown(EntityId id) {
   return zones_[*z].ForgetKnown(id);
 }
 
-void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills) {
+void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+                 uint32_t overload_level, TaskRunner* runner) {
+  InlineRunner inline_runner;
+  TaskRunner& r = runner != nullptr ? *runner : inline_runner;
   ++tick_;
   for (auto& m : moves_) m.clear();
   for (auto& s : skills_) s.clear();
@@ -108,9 +113,18 @@ void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> s
       ++unknown;
     }
   }
-  for (size_t z = 0; z < zones_.size(); ++z) {
-    zones_[z].Tick(tick_, moves_[z], skills_[z], &outputs_[z]);
-  }
+  // Zones simulate side by side; then every view of every zone is one task on the same pool.
+  r.ForEach(zones_.size(), [&](size_t z, size_t) {
+    zones_[z].Simulate(tick_, moves_[z], skills_[z], overload_level, r.workers(), &outputs_[z]);
+  });
+  view_start_.assign(1, 0);
+  for (const ZoneTickOutput& out : outputs_) view_start_.push_back(view_start_.back() + out.views.size());
+  r.ForEach(view_start_.back(), [&](size_t i, size_t worker) {
+    const auto z = static_cast<size_t>(
+        std::upper_bound(view_start_.begin(), view_start_.end(), i) - view_start_.begin() - 1);
+    zones_[z].BuildView(i - view_start_[z], worker, &outputs_[z]);
+  });
+  for (size_t z = 0; z < zones_.size(); ++z) zones_[z].FinishTick(&outputs_[z]);
   outputs_[0].rejected[static_cast<size_t>(Reject::kUnknownEntity)] += unknown;
   // Portal travel, after every zone has ticked.
   for (size_t z = 0; z < zones_.size(); ++z) {

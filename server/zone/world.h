@@ -17,6 +17,7 @@
 
 #include "core/entity_id.h"
 #include "core/status.h"
+#include "core/task_runner.h"
 #include "zone/world_config.h"
 #include "zone/zone.h"
 #include "zone/zone_types.h"
@@ -51,8 +52,11 @@ class World {
   Status ForgetKnown(EntityId id);
 
   // One tick of every zone. Inputs for unknown entities are counted as rejected in the first
-  // zone's output.
-  void Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills);
+  // zone's output. `overload_level` shrinks every zone's interest budgets (interest::BudgetAt).
+  // `runner` (null: this thread) runs the zones' simulations side by side, then all their
+  // views; the outputs are the same whatever runner is used.
+  void Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+            uint32_t overload_level = 0, TaskRunner* runner = nullptr);
 
   [[nodiscard]] uint64_t tick() const { return tick_; }
   [[nodiscard]] const WorldConfig& config() const { return config_; }
@@ -73,6 +77,7 @@ class World {
   std::vector<int32_t> zone_of_;               // by EntityIndex, players only; -1 when none
   std::vector<std::vector<MoveInput>> moves_;  // per zone, reused
   std::vector<std::vector<SkillInput>> skills_;
+  std::vector<size_t> view_start_;  // prefix sums of the zones' view counts, this tick
   uint64_t tick_ = 0;
 };
 

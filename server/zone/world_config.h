@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/shapes.h"
+#include "interest/interest.h"
+#include "interest/overload.h"
 
 namespace zs::zone {
 
@@ -75,6 +77,7 @@ struct ZoneConfig {
   Aabb bounds;
   float view_radius = 50;     // an entity enters a player's view within this
   float view_hysteresis = 5;  // ... and leaves only beyond view_radius + view_hysteresis
+  interest::InterestConfig interest;  // what each player is sent of what it may see
   bool pvp = false;
   Vec2 player_spawn;
   std::vector<SpawnGroup> spawns;
@@ -84,6 +87,7 @@ struct ZoneConfig {
 struct WorldConfig {
   uint32_t tick_rate = 20;  // ticks per second
   uint64_t seed = 1;
+  interest::OverloadConfig overload;  // when and how far interest budgets shrink
   PlayerTemplate player;
   std::vector<SkillDef> skills;
   std::vector<MonsterTemplate> monsters;

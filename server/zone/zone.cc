@@ -26,7 +26,11 @@ spatial::QuadtreeConfig Zone::TreeConfigFor(const ZoneConfig& zone) {
 }
 
 Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed)
-    : world_(&world), config_(config), rng_(seed), tree_(TreeConfigFor(config)) {}
+    : world_(&world),
+      config_(config),
+      rng_(seed),
+      tree_(TreeConfigFor(config)),
+      interest_(interest::MakeTieredInterest(config.interest, world.overload.near_floor)) {}
 
 // ---- bookkeeping ----
 
@@ -53,7 +57,10 @@ uint32_t Zone::Insert(Entity e) {
   slot_of_[index] = static_cast<int32_t>(slot);
   // The position was clamped into the zone by the caller, so the quadtree accepts it.
   (void)tree_.Insert(e.id, e.position, e.radius, MaskOf(e));
-  if (e.kind == EntityKind::kPlayer) ++player_count_;
+  if (e.kind == EntityKind::kPlayer) {
+    ++player_count_;
+    interest_->AddViewer(e.id);
+  }
   entities_.push_back(std::move(e));
   return slot;
 }
@@ -61,7 +68,10 @@ uint32_t Zone::Insert(Entity e) {
 void Zone::EraseSlot(uint32_t slot) {
   Entity& e = entities_[slot];
   (void)tree_.Remove(e.id);
-  if (e.kind == EntityKind::kPlayer) --player_count_;
+  if (e.kind == EntityKind::kPlayer) {
+    --player_count_;
+    interest_->RemoveViewer(e.id);
+  }
   slot_of_[EntityIndex(e.id)] = -1;
   if (slot + 1 != entities_.size()) {
     e = std::move(entities_.back());
@@ -85,6 +95,7 @@ void Zone::Place(Entity& e, Vec2 position) {
   if (position == e.position) return;
   e.velocity = position - e.position;
   e.position = position;
+  e.last_move_tick = static_cast<uint32_t>(tick_);
   e.changed |= kChangedPosition;
   (void)tree_.Move(e.id, position);
 }
@@ -151,7 +162,6 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
   player.position = Clamp(position);
   player.velocity = {};
   player.move_direction = {};
-  player.known.clear();  // a new zone: the player knows nothing here yet
   player.changed = 0;
   Insert(std::move(player));
   return Status::Ok();
@@ -171,7 +181,7 @@ Status Zone::ForgetKnown(EntityId player) {
   if (e == nullptr || e->kind != EntityKind::kPlayer) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
-  e->known.clear();
+  interest_->Forget(player);
   return Status::Ok();
 }
 
@@ -190,9 +200,24 @@ Status Zone::SetViewRadius(EntityId player, float radius) {
 // ---- the tick ----
 
 void Zone::Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-                ZoneTickOutput* out) {
+                ZoneTickOutput* out, uint32_t overload_level, TaskRunner* runner) {
+  InlineRunner inline_runner;
+  TaskRunner& r = runner != nullptr ? *runner : inline_runner;
+  Simulate(tick, moves, skills, overload_level, r.workers(), out);
+  r.ForEach(out->views.size(), [&](size_t view, size_t worker) { BuildView(view, worker, out); });
+  FinishTick(out);
+}
+
+void Zone::Simulate(uint64_t tick, std::span<const MoveInput> moves,
+                    std::span<const SkillInput> skills, uint32_t overload_level, size_t workers,
+                    ZoneTickOutput* out) {
   out->Reset(tick, config_.id);
-  for (Entity& e : entities_) e.changed = 0;
+  tick_ = tick;
+  for (Entity& e : entities_) {
+    e.changed = 0;
+    e.prev_position = e.position;
+    e.prev_move_tick = e.last_move_tick;
+  }
   Respawn(tick);
   ApplyInputs(moves, skills, out);
   MovePlayers();
@@ -204,9 +229,10 @@ void Zone::Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const
     portal_of_[slot] = nullptr;
     return true;
   });
-  BuildViews(out);
-  LeaveForPortals(out);
+  PrepareViews(overload_level, workers, out);
 }
+
+void Zone::FinishTick(ZoneTickOutput* out) { LeaveForPortals(out); }
 
 void Zone::Respawn(uint64_t tick) {
   for (Entity& e : entities_) {

@@ -12,7 +12,8 @@
 //   4. monsters think (idle/wander, aggro, chase, attack, leash home) and move;
 //   5. resolve attacks: cooldown, shape query on the quadtree, exact hitbox test, damage,
 //      deaths, respawn timers, hit events;
-//   6. area of interest per player with hysteresis, and each player's view of the tick;
+//   6. each player's view of the tick, chosen by the zone's interest policy (interest/), which may
+//      run on several threads through a TaskRunner: see Tick and the three-phase API below;
 //   7. players who walked into a portal leave the zone (World moves them on).
 //
 // Entities live in a dense array; `slot_of_` maps an EntityId's index to its slot. Monsters
@@ -22,12 +23,15 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "core/entity_id.h"
 #include "core/rng.h"
 #include "core/status.h"
+#include "core/task_runner.h"
+#include "interest/interest.h"
 #include "spatial/quadtree.h"
 #include "zone/world_config.h"
 #include "zone/zone_types.h"
@@ -52,6 +56,9 @@ struct Entity {
   EntityKind kind = EntityKind::kPlayer;
   uint32_t template_id = 0;  // monster template; 0 for players
   Vec2 position;
+  Vec2 prev_position;        // at the end of the previous tick
+  uint32_t last_move_tick = 0;  // the last tick in which the position changed
+  uint32_t prev_move_tick = 0;  // ... as of the end of the previous tick
   float facing = 0;
   Vec2 velocity;  // units per tick, the last step taken
   float radius = 0.5f;
@@ -68,8 +75,8 @@ struct Entity {
   // players
   Vec2 move_direction;  // unit vector or zero
   uint32_t last_input_seq = 0;
-  float view_radius = 0;        // 0: the zone's default
-  std::vector<EntityId> known;  // entities this player knows (in no particular order)
+  float view_radius = 0;                // 0: the zone's default
+  EntityId last_target = kInvalidEntity;  // the entity this player hit last (interest relevance)
 
   // monsters
   MonsterState ai = MonsterState::kIdle;
@@ -105,9 +112,20 @@ class Zone {
   // with their state, in the order of out->transfers. The World moves them on and clears this.
   std::vector<Entity>& departures() { return departures_; }
 
-  // Advances one tick. `tick` must grow by one per call.
+  // Advances one tick. `tick` must grow by one per call. `overload_level` shrinks the interest
+  // budgets (interest::BudgetAt); `runner` (may be null: this thread) builds the views.
   void Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-            ZoneTickOutput* out);
+            ZoneTickOutput* out, uint32_t overload_level = 0, TaskRunner* runner = nullptr);
+
+  // Tick() in three phases, for a World that runs the views of all zones on one pool:
+  //   Simulate (one thread) -> BuildView(i) for i < out->views.size() (any threads, distinct i and
+  //   worker, worker < workers) -> FinishTick (one thread).
+  void Simulate(uint64_t tick, std::span<const MoveInput> moves,
+                std::span<const SkillInput> skills, uint32_t overload_level, size_t workers,
+                ZoneTickOutput* out);
+  void BuildView(size_t view, size_t worker, ZoneTickOutput* out);
+  void FinishTick(ZoneTickOutput* out);
+  [[nodiscard]] const interest::InterestPolicy& interest() const { return *interest_; }
 
   [[nodiscard]] const ZoneConfig& config() const { return config_; }
   [[nodiscard]] const Entity* Find(EntityId id) const;
@@ -156,8 +174,9 @@ class Zone {
   void StepToward(Entity& e, Vec2 goal, float speed, float stop_distance);
   void ResolveAttacks(uint64_t tick, ZoneTickOutput* out);
   bool ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
-  void BuildViews(ZoneTickOutput* out);
-  void BuildView(Entity& player, uint32_t slot, ZoneTickOutput* out);
+  void PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput* out);
+  void IndexEvents(const ZoneTickOutput& out);
+  void CollectRelevance(const ZoneTickOutput& out);
   void LeaveForPortals(ZoneTickOutput* out);
 
   const WorldConfig* world_;
@@ -174,22 +193,20 @@ class Zone {
   std::vector<const Portal*> portal_of_;  // by slot, the portal taken (nullptr: none)
   std::vector<Entity> departures_;
   spatial::QueryResults query_;
-  std::vector<EntityId> known_scratch_;
-  std::vector<uint32_t> involvement_start_;  // CSR: hit events each slot is part of
+  uint64_t tick_ = 0;  // the tick being simulated (Place records it as the move tick)
+
+  // Views: the policy and what it reads each tick (reused, no allocation once warm).
+  std::unique_ptr<interest::InterestPolicy> interest_;
+  interest::Frame frame_;
+  std::vector<interest::Subject> subjects_;   // by slot
+  std::vector<uint32_t> involvement_start_;   // CSR: hit events each slot is part of
   std::vector<uint32_t> involvement_;
-  std::vector<uint32_t> event_seen_by_;  // last view that listed each event, +1
-  std::vector<uint32_t> updated_scratch_;
-  // By slot, what the AOI loops read, packed into one small record so that each visible entity
-  // costs one cache line, not four arrays' worth (see aoi.cc).
-  struct SlotInfo {
-    uint32_t raw_id;
-    uint32_t stamp;  // set-membership marks
-    uint8_t changed;
-    uint8_t has_events;
-  };
-  std::vector<SlotInfo> slot_info_;
-  std::vector<uint64_t> view_order_;  // players by Morton code of position, then slot
-  uint32_t next_mark_ = 1;
+  std::vector<uint32_t> involvement_cursor_;
+  std::vector<std::pair<uint32_t, uint32_t>> relevance_;  // (player slot, raw id), sorted
+  std::vector<uint32_t> relevance_start_;                 // CSR by slot into relevance_ids_
+  std::vector<EntityId> relevance_ids_;
+  std::vector<uint32_t> view_slot_;  // by view index: the player's slot (Morton order)
+  std::vector<uint64_t> view_order_;
 };
 
 template <typename AllocateId>

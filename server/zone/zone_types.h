@@ -12,6 +12,7 @@
 
 #include "core/entity_id.h"
 #include "core/vec2.h"
+#include "interest/interest.h"
 
 namespace zs::zone {
 
@@ -54,6 +55,7 @@ struct EntityState {
   EntityKind kind = EntityKind::kPlayer;
   uint32_t template_id = 0;  // monster template; 0 for players
   Vec2 position;
+  Vec2 prev_position;  // at the end of the previous tick (position deltas are from here)
   float facing = 0;
   float radius = 0;
   int32_t hp = 0;
@@ -68,6 +70,7 @@ enum ChangeBits : uint8_t {
   kChangedHp = 1 << 2,
   kChangedAlive = 1 << 3,
 };
+static_assert(kChangedPosition == interest::kPositionBit, "the interest policy reads this bit");
 
 struct HitTarget {
   EntityId target = kInvalidEntity;
@@ -84,22 +87,10 @@ struct HitEvent {
   uint32_t num_targets = 0;
 };
 
-struct Range {
-  uint32_t begin = 0;
-  uint32_t end = 0;
-  [[nodiscard]] uint32_t size() const { return end - begin; }
-};
-
-// What one player learns this tick. Ranges index the pools of ZoneTickOutput.
-struct PlayerView {
-  EntityId player = kInvalidEntity;
+// What one player learns this tick: the interest policy's view (entered, updated, moved, left,
+// hits as slots and indices into this output's tables) and the player's input acknowledgement.
+struct PlayerView : interest::ViewOutput {
   uint32_t last_input_seq = 0;  // the highest input sequence applied so far
-  uint32_t self = 0;            // slot of the player's own state in `states`
-  Range entered;                // slots (into `states`) of entities that came into view
-  Range updated;                // slots of known entities that changed (see `changed`)
-  Range left;                   // ids (into `left_ids`) that went out of view
-  Range hits;                   // indices (into `hit_refs`) of visible hit events
-  bool zone_changed = false;    // the player walked through a portal: see `transfers`
 };
 
 struct Transfer {
@@ -113,10 +104,8 @@ struct ZoneTickOutput {
   uint32_t zone = 0;
   std::vector<EntityState> states;  // by slot: every entity in the zone at the end of the tick
   std::vector<uint8_t> changed;     // by slot: ChangeBits of this tick
-  std::vector<PlayerView> views;    // one per player in the zone (and per player leaving it)
-  std::vector<uint32_t> slot_refs;  // pool for entered / updated
-  std::vector<EntityId> left_ids;   // pool for left
-  std::vector<uint32_t> hit_refs;   // pool for hits
+  std::vector<PlayerView> views;    // one per player in the zone (and per player leaving it);
+                                    // reused across ticks: resized, never shrunk
   std::vector<HitEvent> events;
   std::vector<HitTarget> targets;
   std::vector<Transfer> transfers;
@@ -127,10 +116,6 @@ struct ZoneTickOutput {
     zone = zone_id;
     states.clear();
     changed.clear();
-    views.clear();
-    slot_refs.clear();
-    left_ids.clear();
-    hit_refs.clear();
     events.clear();
     targets.clear();
     transfers.clear();
