@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "wire/frame_codec.h"
+#include "wire/protocol.h"
 #include "zone.pb.h"
 
 namespace zs::integration {
@@ -157,7 +158,7 @@ class TestClient {
     wire::AppendFrame(m.SerializeAsString(), &frame);
     SendRaw(frame);
   }
-  void Hello(const std::string& name, uint32_t version = 1) {
+  void Hello(const std::string& name, uint32_t version = wire::kProtocolVersion) {
     pb::ClientMessage m;
     m.mutable_hello()->set_protocol_version(version);
     m.mutable_hello()->set_player_name(name);

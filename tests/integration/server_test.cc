@@ -29,6 +29,11 @@ bool Updated(const pb::ServerMessage& m, uint32_t id) {
   for (const auto& u : m.tick().updated()) {
     if (u.id() == id && u.has_x()) return true;
   }
+  uint32_t moved = 0;  // protocol 2: moves as deltas, ids as gaps from the previous id
+  for (const uint32_t gap : m.tick().moved_ids()) {
+    moved += gap;
+    if (moved == id) return true;
+  }
   return false;
 }
 
@@ -55,7 +60,7 @@ TEST(Server, TwoClientsSeeEachOtherMoveSwingAndLeave) {
   const auto wa = a.Login("alice");
   const auto wb = b.Login("bob");
   ASSERT_TRUE(wa && wb) << server.Log();
-  EXPECT_EQ(wa->protocol_version(), 1u);
+  EXPECT_EQ(wa->protocol_version(), wire::kProtocolVersion);
   EXPECT_EQ(wa->zone_name(), "plaza");
   EXPECT_EQ(wa->tick_rate(), 20u);
   const uint32_t ida = wa->entity_id(), idb = wb->entity_id();

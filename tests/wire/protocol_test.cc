@@ -2,6 +2,8 @@
 // frames back with the real protobuf library.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <cmath>
 #include <limits>
 #include <set>
@@ -24,7 +26,7 @@ std::string Bytes(const pb::ClientMessage& m) { return m.SerializeAsString(); }
 TEST(ParseClientMessage, ValidMessages) {
   ClientIntent in;
   pb::ClientMessage m;
-  m.mutable_hello()->set_protocol_version(1);
+  m.mutable_hello()->set_protocol_version(kProtocolVersion);
   m.mutable_hello()->set_player_name("ada");
   ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
   EXPECT_EQ(in.kind, ClientKind::kHello);
@@ -135,7 +137,7 @@ TEST(TickEncoder, FramesParseBackToTheViews) {
       EXPECT_EQ(t.self().id(), ToRaw(v.player));
       ASSERT_EQ(static_cast<uint32_t>(t.entered_size()), v.entered.size());
       for (int k = 0; k < t.entered_size(); ++k) {
-        const zone::EntityState& e = o.states[o.slot_refs[v.entered.begin + k]];
+        const zone::EntityState& e = o.states[v.entered[static_cast<size_t>(k)]];
         EXPECT_EQ(t.entered(k).id(), ToRaw(e.id));
         EXPECT_EQ(t.entered(k).x(), ToCentimetres(e.position.x));
         EXPECT_EQ(t.entered(k).hp(), e.hp);
@@ -143,35 +145,56 @@ TEST(TickEncoder, FramesParseBackToTheViews) {
       }
       ASSERT_EQ(static_cast<uint32_t>(t.updated_size()), v.updated.size());
       for (int k = 0; k < t.updated_size(); ++k) {
-        const uint32_t slot = o.slot_refs[v.updated.begin + k];
+        const interest::UpdateRef& ref = v.updated[static_cast<size_t>(k)];
         const pb::EntityUpdate& u = t.updated(k);
-        EXPECT_EQ(u.id(), ToRaw(o.states[slot].id));
-        EXPECT_EQ(u.has_x(), (o.changed[slot] & zone::kChangedPosition) != 0);
-        EXPECT_EQ(u.has_hp(), (o.changed[slot] & zone::kChangedHp) != 0);
-        update_bytes += enc.UpdateBytes(slot);
+        EXPECT_EQ(u.id(), ToRaw(o.states[ref.slot].id));
+        EXPECT_EQ(u.has_x(), (ref.fields & zone::kChangedPosition) != 0);
+        if (u.has_x()) {
+          EXPECT_EQ(u.x(), ToCentimetres(o.states[ref.slot].position.x));
+        }
+        EXPECT_EQ(u.has_hp(), (ref.fields & zone::kChangedHp) != 0);
+        if (u.has_hp()) {
+          EXPECT_EQ(u.hp(), o.states[ref.slot].hp);
+        }
+        update_bytes += enc.UpdateBytes(ref.slot, ref.fields);
         ++updates;
+      }
+      // Moves: ids as gaps from the previous id, then dx, dy per id.
+      ASSERT_EQ(static_cast<size_t>(t.moved_ids_size()), v.moved.size());
+      ASSERT_EQ(static_cast<size_t>(t.moved_deltas_size()), 2 * v.moved.size());
+      uint32_t id = 0;
+      for (int k = 0; k < t.moved_ids_size(); ++k) {
+        const zone::EntityState& e = o.states[v.moved[static_cast<size_t>(k)]];
+        id += t.moved_ids(k);
+        EXPECT_EQ(id, ToRaw(e.id));
+        EXPECT_EQ(t.moved_deltas(2 * k),
+                  ToCentimetres(e.position.x) - ToCentimetres(e.prev_position.x));
+        EXPECT_EQ(t.moved_deltas(2 * k + 1),
+                  ToCentimetres(e.position.y) - ToCentimetres(e.prev_position.y));
       }
       ASSERT_EQ(static_cast<uint32_t>(t.left_size()), v.left.size());
       ASSERT_EQ(static_cast<uint32_t>(t.hits_size()), v.hits.size());
     }
   }
-  ASSERT_GT(updates, 100u);
+  ASSERT_GT(updates, 20u);
   const double per_update = static_cast<double>(update_bytes) / static_cast<double>(updates);
-  RecordProperty("bytes_per_entity_update", std::to_string(per_update));
-  std::printf("bytes per entity update (EntityUpdate body): %.1f\n", per_update);
-  EXPECT_LT(per_update, 16.0);
+  std::printf("bytes per absolute entity update (in the frame): %.1f\n", per_update);
+  EXPECT_LT(per_update, 20.0);
 }
 
-// Bytes per client per second in a crowd: a player who sees 100 entities that all move.
+// Bytes per client per second in a crowd: a player who sees 100 entities that all move, with
+// an interest budget large enough to send all of them every tick (protocol 2: moves as deltas).
 TEST(TickEncoder, BytesPerClientInACrowdOfOneHundredMovingEntities) {
   zone::WorldConfig c = zone::testing::TestWorld();
   c.zones[0].view_radius = 60;  // the whole 100 x 100 zone is in view
+  c.zones[0].interest.near_max = 128;
   zone::World w(c);
   std::vector<EntityId> crowd(101);
   for (EntityId& p : crowd) ASSERT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
   TickEncoder enc;
   Rng rng(3);
-  size_t bytes = 0, ticks = 0, updates = 0;
+  size_t bytes = 0, ticks = 0, moved = 0, moved_bytes = 0;
+  std::map<size_t, size_t> histogram;  // bytes of one moved entry -> count
   for (int tick = 0; tick < 300; ++tick) {
     std::vector<zone::MoveInput> moves;  // everyone but the viewer (crowd[0]) keeps walking
     for (size_t i = 1; i < crowd.size(); ++i) {
@@ -185,16 +208,29 @@ TEST(TickEncoder, BytesPerClientInACrowdOfOneHundredMovingEntities) {
     if (tick < 10) continue;  // everyone has entered
     size_t viewer = 0;
     while (w.output(0).views[viewer].player != crowd[0]) ++viewer;
+    const zone::PlayerView& v = w.output(0).views[viewer];
     bytes += enc.Frame(viewer).size();
-    updates += w.output(0).views[viewer].updated.size();
+    uint32_t prev = 0;
+    for (const uint32_t slot : v.moved) {
+      const size_t b = enc.MovedBytes(slot, prev);
+      prev = ToRaw(w.output(0).states[slot].id);
+      ++histogram[b];
+      moved_bytes += b;
+    }
+    moved_bytes += v.moved.empty() ? 0 : 6;  // two tags and two lengths, shared by the tick
+    moved += v.moved.size();
     ++ticks;
   }
   const double per_tick = static_cast<double>(bytes) / static_cast<double>(ticks);
-  std::printf("crowd of 100: %.0f moving per tick, %.0f bytes per tick, %.1f KB/s at 20 Hz\n",
-              static_cast<double>(updates) / static_cast<double>(ticks), per_tick,
-              per_tick * 20 / 1024);
-  EXPECT_GT(updates, ticks * 90) << "the crowd really moves";
-  EXPECT_LT(per_tick, 100 * 16.0) << "at most ~16 bytes per visible moving entity";
+  const double per_move = static_cast<double>(moved_bytes) / static_cast<double>(moved);
+  std::printf("crowd of 100: %.0f moving per tick, %.0f bytes per tick, %.1f KB/s at 20 Hz, "
+              "%.2f bytes per moving entity\n",
+              static_cast<double>(moved) / static_cast<double>(ticks), per_tick,
+              per_tick * 20 / 1024, per_move);
+  for (const auto& [b, n] : histogram) std::printf("  %zu bytes: %zu moves\n", b, n);
+  EXPECT_GT(moved, ticks * 90) << "the crowd really moves, and moves go out as deltas";
+  EXPECT_LE(per_move, 6.0) << "protocol 2 goal: at most 6 bytes per moving entity";
+  EXPECT_LT(per_tick, 100 * 8.0);
 }
 
 TEST(ServerFrames, ControlMessages) {
