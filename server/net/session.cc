@@ -223,8 +223,15 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
   if (state_ == State::kClosed || (state_ == State::kClosing && tick)) return;
   if (kind == FrameKind::kResyncTick && awaiting_resync_) {
     awaiting_resync_ = false;  // the full picture: the client starts over from here
+  } else if (tick && writing_ && Now() - last_progress_s_ > limits_.stall_timeout_s) {
+    // The kernel has taken nothing for the whole stall timeout, however small the queue: a
+    // reader that stopped reading. Nothing more is queued; the close timer bounds the wait.
+    server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
+    BeginClose("slow_reader");
+    return;
   } else if (tick && (dropping_ || awaiting_resync_ ||
-                      (!queue_.empty() && queued_bytes_ + chunk.size > limits_.send_queue_bytes))) {
+                      (!queue_.empty() &&
+                       queued_bytes_ + Cost(chunk) > limits_.send_queue_bytes))) {
     // Backlogged: drop tick updates; once drained, the client gets a full resync. Until the
     // resync tick arrives every later tick is dropped too, so the client never sees a gap.
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
@@ -241,9 +248,12 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     }
     return;
   }
-  queued_bytes_ += chunk.size;
+  queued_bytes_ += Cost(chunk);
   queue_.push_back(std::move(chunk));
-  if (!writing_) WriteMore();
+  if (!writing_) {
+    last_progress_s_ = Now();
+    WriteMore();
+  }
 }
 
 void Session::WriteMore() {
@@ -269,8 +279,9 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
   }
   server_->metrics().bytes_out.fetch_add(n, std::memory_order_relaxed);
   server_->metrics().messages_out.fetch_add(1, std::memory_order_relaxed);
-  queued_bytes_ -= queue_.front().size;
+  queued_bytes_ -= Cost(queue_.front());
   queue_.pop_front();
+  last_progress_s_ = Now();
   if (dropping_ && state_ != State::kClosing && queued_bytes_ <= limits_.send_queue_bytes / 2) {
     dropping_ = false;  // drained: resume, starting with a full picture
     awaiting_resync_ = true;

@@ -59,6 +59,10 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
     size_t offset;
     size_t size;
   };
+  // What a queued chunk really holds in memory: every buffer is the frame's own (the tick loop
+  // gives each client a buffer of its own), plus the bookkeeping of the buffer and queue entry.
+  static constexpr size_t kChunkOverhead = 96;
+  static size_t Cost(const Chunk& c) { return c.buffer->capacity() + kChunkOverhead; }
   void Enqueue(Chunk chunk, FrameKind kind);
   void Enqueue(std::string frame, FrameKind kind);
   void WriteMore();
@@ -84,7 +88,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   std::array<char, 16 * 1024> read_buf_{};
   std::string frame_;
   std::deque<Chunk> queue_;
-  size_t queued_bytes_ = 0;
+  size_t queued_bytes_ = 0;         // sum of Cost() over the queue: memory this client holds
+  double last_progress_s_ = 0;      // when the socket last took bytes (or the queue was empty)
   bool writing_ = false;
   bool dropping_ = false;         // over the send cap: tick frames are being dropped
   bool awaiting_resync_ = false;  // drained; ticks stay dropped until the resync tick comes
