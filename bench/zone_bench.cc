@@ -1,11 +1,14 @@
-// Zone tick benchmark: the whole tick (inputs, monster AI, movement, combat, AOI diffs, output
-// tables) in one 4096 x 4096 zone with view radius 100, half of everyone crowded into a
-// 512 x 512 town square in the middle, the rest spread over the zone.
+// Zone tick benchmark: the whole tick (inputs, monster AI, movement, combat, interest with the
+// default policy, output tables) in one 4096 x 4096 zone with view radius 100, half of everyone
+// crowded into a 512 x 512 town square in the middle, the rest spread over the zone.
 //
 //   build/release/bench/zone_bench
 //
-// Each iteration is one tick; only Zone::Tick is timed. Players pick a new direction now and
-// then and swing when they feel like it; monsters wander, aggro, chase and bite as configured.
+// Each iteration is one tick. BM_ZoneTick times Zone::Tick with its views built on 1, 2 or 4
+// worker threads (net::WorkerPool; on a 2-core machine 4 threads only shows the overhead);
+// BM_ZoneTickAndEncode adds wire::TickEncoder (every player's frame). Players pick a new
+// direction now and then and swing when they feel like it; monsters wander, aggro, chase and
+// bite as configured.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -13,6 +16,8 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "net/worker_pool.h"
+#include "wire/encoder.h"
 #include "zone/zone.h"
 
 namespace zs::bench {
@@ -67,7 +72,7 @@ class ZoneTick {
     ++seq_;
   }
 
-  void Tick() { zone_->Tick(++tick_, moves_, skills_, &out_); }
+  void Tick(TaskRunner* runner) { zone_->Tick(++tick_, moves_, skills_, &out_, 0, runner); }
   const zone::ZoneTickOutput& out() const { return out_; }
 
  private:
@@ -83,47 +88,65 @@ class ZoneTick {
   uint64_t tick_ = 0;
 };
 
-void BM_ZoneTick(benchmark::State& state) {
+void Run(benchmark::State& state, bool encode) {
   const auto players = static_cast<uint32_t>(state.range(0));
   const auto monsters = static_cast<uint32_t>(state.range(1));
+  net::WorkerPool pool(static_cast<size_t>(state.range(2)));
   ZoneTick z(players, monsters);
-  for (int i = 0; i < 20; ++i) {  // warm up: everyone has met their neighbours
+  wire::TickEncoder encoder;
+  for (int i = 0; i < 40; ++i) {  // warm up: everyone has met their neighbours
     z.MakeInputs();
-    z.Tick();
+    z.Tick(&pool);
   }
-  double known = 0, entered = 0, updated = 0, events = 0;
+  double known = 0, near = 0, entered = 0, updated = 0, moved = 0, left = 0, events = 0;
+  double frame_bytes = 0;
   uint64_t ticks = 0;
   for (auto _ : state) {
     z.MakeInputs();
     const auto t0 = std::chrono::steady_clock::now();
-    z.Tick();
+    z.Tick(&pool);
+    if (encode) encoder.Encode(z.out(), {}, &pool);
     const auto t1 = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
     const zone::ZoneTickOutput& o = z.out();
-    for (const zone::PlayerView& v : o.views) {
-      entered += v.entered.size();
-      updated += v.updated.size();
+    for (size_t i = 0; i < o.views.size(); ++i) {
+      const zone::PlayerView& v = o.views[i];
+      known += v.known_count;
+      near += v.near_count;
+      entered += static_cast<double>(v.entered.size());
+      updated += static_cast<double>(v.updated.size());
+      moved += static_cast<double>(v.moved.size());
+      left += static_cast<double>(v.left.size());
+      if (encode) frame_bytes += static_cast<double>(encoder.Frame(i).size());
     }
-    known += static_cast<double>(o.slot_refs.size());
     events += static_cast<double>(o.events.size());
     ++ticks;
   }
-  const auto per_tick = [&](double v) { return v / static_cast<double>(ticks); };
+  const auto per_player = [&](double v) { return v / static_cast<double>(ticks) / players; };
   state.counters["entities"] = players + monsters;
-  state.counters["updates_per_tick"] = per_tick(updated);
-  state.counters["entered_per_tick"] = per_tick(entered);
-  state.counters["events_per_tick"] = per_tick(events);
-  state.counters["updates_per_player"] = per_tick(updated) / players;
+  state.counters["known"] = per_player(known);
+  state.counters["near"] = per_player(near);
+  state.counters["updated"] = per_player(updated);
+  state.counters["moved"] = per_player(moved);
+  state.counters["entered"] = per_player(entered);
+  state.counters["left"] = per_player(left);
+  state.counters["events_per_tick"] = events / static_cast<double>(ticks);
+  if (encode) state.counters["frame_bytes"] = per_player(frame_bytes);
 }
 
-BENCHMARK(BM_ZoneTick)
-    ->ArgNames({"players", "monsters"})
-    ->Args({1000, 5000})
-    ->Args({2000, 10000})
-    ->Args({5000, 20000})
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond)
-    ->MinTime(2.0);
+void BM_ZoneTick(benchmark::State& state) { Run(state, false); }
+void BM_ZoneTickAndEncode(benchmark::State& state) { Run(state, true); }
+
+void Sizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"players", "monsters", "threads"});
+  for (const auto& [players, monsters] : {std::pair{1000, 5000}, {2000, 10000}, {5000, 20000}}) {
+    for (const int threads : {1, 2, 4}) b->Args({players, monsters, threads});
+  }
+  b->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+}
+
+BENCHMARK(BM_ZoneTick)->Apply(Sizes);
+BENCHMARK(BM_ZoneTickAndEncode)->Apply(Sizes);
 
 }  // namespace
 }  // namespace zs::bench

@@ -5,8 +5,14 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
 
+#include "client_sim/wire_scan.h"
+#include "wire/frame_codec.h"
+#include "wire/protocol.h"
 #include "zone.pb.h"
 
 namespace zs::sim {
@@ -17,9 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-Vec2 FromCm(int32_t x, int32_t y) {
-  return {static_cast<float>(x) / 100.0f, static_cast<float>(y) / 100.0f};
-}
+constexpr float kArrived = 3.0f;  // metres: close enough to a goal
 
 std::chrono::milliseconds Ms(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
@@ -34,11 +38,13 @@ Bot::Bot(asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t
       options_(options),
       stats_(stats),
       index_(index),
+      verify_(index % std::max(1u, options.verify_every) == 0),
       rng_(seed),
       socket_(strand_),
       act_timer_(strand_),
       ping_timer_(strand_),
-      life_timer_(strand_) {}
+      life_timer_(strand_),
+      model_(stats) {}
 
 void Bot::Start() {
   asio::post(strand_, [self = shared_from_this()] { self->Connect(); });
@@ -55,10 +61,8 @@ void Bot::Connect() {
   if (stopped_) return;
   ++conn_;  // handlers of the previous connection see a different number and stand down
   socket_ = asio::ip::tcp::socket(strand_);
-  decoder_ = wire::FrameDecoder(1 << 22);
-  known_.clear();
-  last_tick_ = 0;
-  last_ack_ = 0;
+  reader_ = FrameReader(1 << 22);
+  model_.Reset();
   in_world_ = false;
   out_.clear();
   writing_ = false;
@@ -86,81 +90,92 @@ void Bot::OnConnected(const boost::system::error_code& ec) {
   boost::system::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
   pb::ClientMessage hello;
-  hello.mutable_hello()->set_protocol_version(1);
+  hello.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
   hello.mutable_hello()->set_player_name("bot" + std::to_string(index_));
   SendFrame(hello.SerializeAsString());
   ReadMore();
 }
 
 void Bot::ReadMore() {
+  const std::span<char> room = reader_.Writable();
   socket_.async_read_some(
-      asio::buffer(read_buf_),
+      asio::buffer(room.data(), room.size()),
       [self = shared_from_this(), c = conn_](const boost::system::error_code& ec, size_t n) {
         if (c != self->conn_ || !self->socket_.is_open()) return;
         if (ec) {
           self->Disconnect(ec == asio::error::eof ? "closed_by_server" : ec.message(), true);
           return;
         }
-        self->stats_->bytes_in.fetch_add(n);
-        self->decoder_.Feed(std::string_view(self->read_buf_.data(), n));
-        std::string body;
-        for (;;) {
-          const auto r = self->decoder_.Next(&body);
-          if (r == wire::FrameDecoder::Result::kNeedMore) break;
-          if (r == wire::FrameDecoder::Result::kError) {
-            self->stats_->Violation("bad_frame");
-            self->Disconnect("bad_frame", true);
-            return;
-          }
-          pb::ServerMessage m;
-          if (!m.ParseFromString(body)) {
-            self->stats_->Violation("unparsable_message");
-            continue;
-          }
-          self->stats_->messages_in.fetch_add(1);
-          self->OnMessage(m);
-          if (!self->socket_.is_open() || c != self->conn_) return;
-        }
-        self->ReadMore();
+        if (self->OnRead(n) && c == self->conn_) self->ReadMore();
       });
+}
+
+bool Bot::OnRead(size_t n) {
+  const uint32_t c = conn_;
+  stats_->bytes_in.fetch_add(n);
+  reader_.Commit(n);
+  std::string_view body;
+  for (;;) {
+    const auto r = reader_.Next(&body);
+    if (r == FrameReader::Result::kNeedMore) return true;
+    if (r == FrameReader::Result::kError) {
+      stats_->Violation("bad_frame");
+      Disconnect("bad_frame", true);
+      return false;
+    }
+    if (verify_) {
+      OnFrame(body);
+    } else {
+      OnFrameCheap(body);
+    }
+    if (!socket_.is_open() || c != conn_) return false;
+  }
+}
+
+void Bot::OnFrame(std::string_view body) {
+  pb::ServerMessage m;
+  if (!m.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    stats_->Violation("unparsable_message");
+    return;
+  }
+  stats_->messages_in.fetch_add(1);
+  OnMessage(m);
+}
+
+void Bot::OnFrameCheap(std::string_view body) {
+  ServerKind kind;
+  if (!ScanServerMessage(body, &kind)) {
+    stats_->Violation("bad_frame");
+    return;
+  }
+  if (kind.field != pb::ServerMessage::kTickFieldNumber) {
+    OnFrame(body);  // rare (welcome, zone change, pong, error, kick) or empty: parse it all
+    return;
+  }
+  stats_->messages_in.fetch_add(1);
+  TickSummary tick;
+  if (!ScanTickUpdate(kind.payload, &tick)) {
+    stats_->Violation("bad_frame");
+    return;
+  }
+  model_.ApplyTickSummary(tick, Clock::now());
+  AfterTick();
 }
 
 void Bot::OnMessage(const pb::ServerMessage& m) {
   switch (m.kind_case()) {
-    case pb::ServerMessage::kWelcome: {
-      const pb::Welcome& w = m.welcome();
-      self_ = w.entity_id();
-      zone_id_ = w.zone_id();
-      zone_min_ = FromCm(w.zone_min_x(), w.zone_min_y());
-      zone_max_ = FromCm(w.zone_max_x(), w.zone_max_y());
-      position_ = FromCm(w.x(), w.y());
-      in_world_ = true;
-      stats_->logins_ok.fetch_add(1);
-      stats_->in_world.fetch_add(1);
-      Act();
-      SchedulePing();
-      if (options_.scenario == Scenario::kChurn) {
-        life_timer_.expires_after(Ms(rng_.Range(static_cast<float>(options_.churn_min_s),
-                                                static_cast<float>(options_.churn_max_s))));
-        life_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-          if (!ec) self->Disconnect("churn", true);
-        });
-      }
+    case pb::ServerMessage::kWelcome:
+      model_.Welcome(m.welcome());
+      OnWelcome();
       break;
-    }
     case pb::ServerMessage::kTick:
-      OnTick(m.tick());
+      model_.ApplyTick(m.tick(), Clock::now());
+      AfterTick();
       break;
-    case pb::ServerMessage::kZoneChanged: {
-      const pb::ZoneChanged& z = m.zone_changed();
-      if (!known_.empty()) stats_->Violation("zone_change_without_leave");
-      known_.clear();
-      zone_id_ = z.zone_id();
-      zone_min_ = FromCm(z.zone_min_x(), z.zone_min_y());
-      zone_max_ = FromCm(z.zone_max_x(), z.zone_max_y());
-      position_ = FromCm(z.x(), z.y());
+    case pb::ServerMessage::kZoneChanged:
+      model_.ZoneChanged(m.zone_changed());
+      has_goal_ = false;
       break;
-    }
     case pb::ServerMessage::kPong: {
       const auto sent = Clock::time_point(Clock::duration(m.pong().client_time()));
       rtt_batch_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
@@ -178,92 +193,88 @@ void Bot::OnMessage(const pb::ServerMessage& m) {
   }
 }
 
-void Bot::OnTick(const pb::TickUpdate& t) {
-  stats_->ticks.fetch_add(1);
-  const auto now = Clock::now();
-  if (!in_world_) stats_->Violation("tick_before_welcome");
-  if (t.resync()) {
-    known_.clear();
-  } else if (last_tick_ != 0 && t.tick() != last_tick_ + 1) {
-    stats_->Violation("tick_gap");
+void Bot::OnWelcome() {
+  in_world_ = true;
+  has_goal_ = false;
+  last_act_position_ = model_.position();
+  stats_->logins_ok.fetch_add(1);
+  stats_->in_world.fetch_add(1);
+  Act();
+  SchedulePing();
+  if (options_.scenario == Scenario::kChurn) {
+    life_timer_.expires_after(Ms(rng_.Range(static_cast<float>(options_.churn_min_s),
+                                            static_cast<float>(options_.churn_max_s))));
+    life_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (!ec) self->Disconnect("churn", true);
+    });
   }
-  if (last_tick_ != 0 && t.tick() == last_tick_ + 1 && interval_batch_.size() < 100000) {
-    interval_batch_.push_back(
-        std::chrono::duration<double, std::milli>(now - last_tick_at_).count());
-  }
-  last_tick_ = t.tick();
-  last_tick_at_ = now;
-  if (t.self().id() != self_) stats_->Violation("missing_self");
-  if (t.self().has_x()) position_ = FromCm(t.self().x(), t.self().y());
-  if (t.last_input_seq() < last_ack_) stats_->Violation("ack_went_back");
-  last_ack_ = std::max(last_ack_, t.last_input_seq());
-  for (uint32_t id : t.left()) {
-    if (known_.erase(id) == 0) stats_->Violation("unknown_leave");
-  }
-  for (const pb::EntityEnter& e : t.entered()) {
-    const bool fresh = known_
-                           .emplace(e.id(), Seen{FromCm(e.x(), e.y()),
-                                                 e.kind() == pb::ENTITY_KIND_MONSTER, e.alive()})
-                           .second;
-    if (!fresh) stats_->Violation("entered_twice");
-    if (e.id() == self_) stats_->Violation("self_entered");
-  }
-  for (const pb::EntityUpdate& u : t.updated()) {
-    auto it = known_.find(u.id());
-    if (it == known_.end()) {
-      stats_->Violation("unknown_update");
-      continue;
-    }
-    if (u.has_x()) it->second.position = FromCm(u.x(), u.y());
-    if (u.has_alive()) it->second.alive = u.alive();
-  }
-  if (rtt_batch_.size() + interval_batch_.size() >= 64) FlushSamples();
+}
+
+void Bot::AfterTick() {
+  if (rtt_batch_.size() + model_.intervals()->size() >= 64) FlushSamples();
 }
 
 void Bot::FlushSamples() {
   std::lock_guard lock(stats_->mu);
   stats_->rtt_ms.insert(stats_->rtt_ms.end(), rtt_batch_.begin(), rtt_batch_.end());
-  stats_->tick_interval_ms.insert(stats_->tick_interval_ms.end(), interval_batch_.begin(),
-                                  interval_batch_.end());
+  std::vector<double>& intervals = *model_.intervals();
+  stats_->tick_interval_ms.insert(stats_->tick_interval_ms.end(), intervals.begin(),
+                                  intervals.end());
   rtt_batch_.clear();
-  interval_batch_.clear();
+  intervals.clear();
 }
 
 Vec2 Bot::Goal() const {
-  const Vec2 centre{(zone_min_.x + zone_max_.x) * 0.5f, (zone_min_.y + zone_max_.y) * 0.5f};
+  const Vec2 lo = model_.zone_min(), hi = model_.zone_max();
+  const Vec2 centre{(lo.x + hi.x) * 0.5f, (lo.y + hi.y) * 0.5f};
   switch (options_.scenario) {
     case Scenario::kCrowd:
       return centre;  // everyone converges on one square: the worst case for AOI
     case Scenario::kZones:
       // The default world: the town's portal is at its east edge, the field's at its west.
-      return zone_id_ == 1 ? Vec2{zone_max_.x, centre.y} : Vec2{zone_min_.x, centre.y};
+      return model_.zone_id() == 1 ? Vec2{hi.x, centre.y} : Vec2{lo.x, centre.y};
     case Scenario::kRaid: {
-      const Seen* best = nullptr;
-      float best_d = 0;
-      for (const auto& [id, s] : known_) {
-        if (!s.monster || !s.alive) continue;
-        const float d = DistanceSq(s.position, position_);
-        if (best == nullptr || d < best_d) best = &s, best_d = d;
-      }
-      if (best != nullptr) return best->position;
-      return zone_id_ == 1 ? Vec2{zone_max_.x, centre.y} : Vec2{300, 300};  // go find some
+      if (const std::optional<Vec2> monster = model_.NearestMonster()) return *monster;
+      return model_.zone_id() == 1 ? Vec2{hi.x, centre.y} : Vec2{300, 300};  // go find some
     }
     default:
-      return position_;
+      return model_.position();
   }
+}
+
+Vec2 Bot::SpreadGoal() {
+  const Vec2 at = model_.position();
+  // Arrived: within a few metres, or nearer than the distance walked since the last decision
+  // (a fast walker would otherwise overshoot and turn back and forth around its goal).
+  const float reach = std::max(kArrived, Length(at - last_act_position_));
+  if (!has_goal_ || DistanceSq(goal_, at) <= reach * reach) {
+    const Vec2 lo = model_.zone_min() + Vec2{1, 1}, hi = model_.zone_max() - Vec2{1, 1};
+    goal_ = {rng_.Range(lo.x, std::max(lo.x, hi.x)), rng_.Range(lo.y, std::max(lo.y, hi.y))};
+    has_goal_ = true;
+  }
+  last_act_position_ = at;
+  return goal_;
+}
+
+Vec2 Bot::Direction() {
+  if (options_.scenario == Scenario::kWander || options_.scenario == Scenario::kChurn) {
+    return FromAngle(rng_.Range(-kPi, kPi));
+  }
+  const Vec2 at = model_.position();
+  if (options_.scenario == Scenario::kSpread) {
+    const Vec2 to = SpreadGoal() - at;
+    const float d = Length(to);
+    return d > 1e-3f ? to * (1.0f / d) : Vec2{};
+  }
+  const Vec2 to = Goal() - at;
+  const float d = Length(to);
+  // Near the goal, mill about instead of all standing on one point.
+  return d > kArrived ? to * (1.0f / d) : FromAngle(rng_.Range(-kPi, kPi)) * 0.3f;
 }
 
 void Bot::Act() {
   if (stopped_ || !in_world_ || !socket_.is_open()) return;
-  Vec2 dir;
-  if (options_.scenario == Scenario::kWander || options_.scenario == Scenario::kChurn) {
-    dir = FromAngle(rng_.Range(-kPi, kPi));
-  } else {
-    const Vec2 to = Goal() - position_;
-    const float d = Length(to);
-    // Near the goal, mill about instead of all standing on one point.
-    dir = d > 3.0f ? to * (1.0f / d) : FromAngle(rng_.Range(-kPi, kPi)) * 0.3f;
-  }
+  const Vec2 dir = Direction();
   pb::ClientMessage m;
   m.mutable_move()->set_seq(++seq_);
   m.mutable_move()->set_direction_x(dir.x);
@@ -281,7 +292,7 @@ void Bot::Act() {
         static_cast<uint32_t>(
             std::lround((facing < 0 ? facing + 2 * kPi : facing) / (2 * kPi) * 65536.0)) &
         0xFFFFu);
-    const Vec2 target = position_ + dir * 8.0f;
+    const Vec2 target = model_.position() + dir * 8.0f;
     s.mutable_skill()->set_target_x(static_cast<int32_t>(target.x * 100));
     s.mutable_skill()->set_target_y(static_cast<int32_t>(target.y * 100));
     SendFrame(s.SerializeAsString());

@@ -1,10 +1,11 @@
-// Bot: one simulated player over real TCP, speaking only the public protocol (proto/).
+// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 2).
 //
-// It logs in, then moves and swings according to its scenario, pings once a second for RTT,
-// and keeps its own model of the world from the TickUpdates, checking the protocol's promises:
-// no entity entered twice, no leave or update for an unknown entity, tick numbers without gaps
-// (unless the server flags a resync), its own entity in every update, the acknowledged input
-// sequence never going back. Each broken promise is counted by kind in Stats.
+// It logs in, then moves and swings according to its scenario, and pings once a second for RTT.
+// A verifying bot (index % verify_every == 0) parses every frame with protobuf and keeps a full
+// WorldModel, checking every promise of the protocol (world_model.h lists them); the others read
+// frames at minimal cost: the framing, the message kind and, from a TickUpdate, only the tick
+// number, resync flag, ack and their own entity (wire_scan.h), which still lets them check tick
+// gaps, their own presence and the ack. Each broken promise is counted by kind in Stats.
 // Threads: all work on the bot's strand.
 #pragma once
 
@@ -13,36 +14,36 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
-#include <array>
 #include <chrono>
 #include <deque>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
+#include "client_sim/frame_reader.h"
 #include "client_sim/stats.h"
+#include "client_sim/world_model.h"
 #include "core/rng.h"
 #include "core/vec2.h"
-#include "wire/frame_codec.h"
 
 namespace zs::zone::v1 {
 class ServerMessage;
-class TickUpdate;
 }  // namespace zs::zone::v1
 
 namespace zs::sim {
 
-enum class Scenario { kWander, kCrowd, kRaid, kChurn, kZones };
+enum class Scenario { kWander, kCrowd, kRaid, kChurn, kZones, kSpread };
 
 struct BotOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 7777;
   Scenario scenario = Scenario::kWander;
-  double input_rate = 2;   // direction changes per second
-  double swing_rate = 1;   // swings per second (raid: at least 2)
-  double churn_min_s = 2;  // churn: stay this long at least...
-  double churn_max_s = 6;  // ...and at most
+  double input_rate = 2;      // direction changes per second
+  double swing_rate = 1;      // swings per second (raid: at least 2)
+  double churn_min_s = 2;     // churn: stay this long at least...
+  double churn_max_s = 6;     // ...and at most
+  uint32_t verify_every = 1;  // bots whose index is a multiple of this verify; REQUIRES: >= 1
 };
 
 class Bot : public std::enable_shared_from_this<Bot> {
@@ -54,55 +55,50 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void Stop();
 
  private:
-  struct Seen {
-    Vec2 position;
-    bool monster = false;
-    bool alive = true;
-  };
-
   void Connect();
   void OnConnected(const boost::system::error_code& ec);
   void ReadMore();
+  // Splits the n bytes just read into frames and handles each; false when the bot disconnected.
+  bool OnRead(size_t n);
+  void OnFrame(std::string_view body);       // a verifying bot: full protobuf parse
+  void OnFrameCheap(std::string_view body);  // the others: wire scan
   void OnMessage(const zone::v1::ServerMessage& m);
-  void OnTick(const zone::v1::TickUpdate& t);
+  void OnWelcome();
+  void AfterTick();
   void Act();  // one decision: move and/or swing, per scenario
+  Vec2 Direction();
   void SchedulePing();
   void FlushSamples();  // moves this bot's RTT and tick-interval samples into Stats
   void SendFrame(const std::string& body);
   void WriteMore();
   void Disconnect(const std::string& reason, bool reconnect);
   Vec2 Goal() const;
+  Vec2 SpreadGoal();  // a random point in the zone, kept until the bot gets there
 
   boost::asio::io_context& io_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   BotOptions options_;
   Stats* stats_;
   uint32_t index_;
+  bool verify_;
   Rng rng_;
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer act_timer_;
   boost::asio::steady_timer ping_timer_;
   boost::asio::steady_timer life_timer_;
-  wire::FrameDecoder decoder_{1 << 22};
-  std::array<char, 32 * 1024> read_buf_{};
+  FrameReader reader_{1 << 22};
   std::deque<std::string> out_;
   bool writing_ = false;
   bool stopped_ = false;
   bool in_world_ = false;
   uint32_t conn_ = 0;  // connection number: handlers from an older connection are ignored
 
-  // The bot's model of the world.
-  uint32_t self_ = 0;
-  uint32_t zone_id_ = 0;
-  Vec2 zone_min_, zone_max_;
-  Vec2 position_;
-  uint64_t last_tick_ = 0;
-  uint32_t last_ack_ = 0;
+  WorldModel model_;  // the bot's model of the world
   uint32_t seq_ = 0;
-  std::unordered_map<uint32_t, Seen> known_;
-  std::chrono::steady_clock::time_point last_tick_at_;
+  bool has_goal_ = false;  // spread: goal_ is set
+  Vec2 goal_;
+  Vec2 last_act_position_;  // where the previous decision was taken
   std::vector<double> rtt_batch_;
-  std::vector<double> interval_batch_;
 };
 
 }  // namespace zs::sim

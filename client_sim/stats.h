@@ -21,7 +21,9 @@ struct Stats {
   std::atomic<uint64_t> bytes_out{0};
   std::atomic<uint64_t> messages_in{0};
   std::atomic<uint64_t> messages_out{0};
-  std::atomic<uint64_t> ticks{0};  // TickUpdates received, all bots
+  std::atomic<uint64_t> ticks{0};            // TickUpdates received, all bots
+  std::atomic<uint64_t> crowd_summaries{0};  // TickUpdates with a CrowdSummary, all bots
+  std::atomic<uint64_t> crowd_total{0};      // sum of their `total`s: entities in view, not sent
 
   std::mutex mu;
   std::vector<double> rtt_ms;                   // ping -> pong

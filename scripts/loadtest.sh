@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Capacity test: starts a Release zone_server with the default world, steps client_sim through
-# 250, 500, 1000, 2000 and 5000 bots in the `crowd` and `wander` scenarios, and writes a table
-# of the server's tick p99 (from /metrics), client_sim's RTT p99, bytes per bot per second,
-# logins and protocol violations to docs/performance.md (and stdout).
+# Capacity test: starts a Release zone_server, steps client_sim through 250, 500, 1000, 2000 and
+# 5000 bots in the `crowd`, `wander` and `spread` scenarios, and writes a table of the server's
+# tick p99 (from /metrics), client_sim's RTT p99, bytes per bot per second, logins, the CPU each
+# process used and protocol violations to docs/performance.md (and stdout).
 #
-#   scripts/loadtest.sh [--steps "250 500 1000"] [--duration 20] [--scenarios "crowd wander"]
+#   scripts/loadtest.sh [--steps "250 500 1000"] [--duration 20] [--scenarios "crowd spread"]
+#                       [--verify-every 10] [--spread-settle 45] [--build-dir DIR] [--out FILE]
 #
-# Server and bots share this machine's cores: the numbers say what one box does with both.
+# `crowd` and `wander` run in the default world (config/world.yaml: everyone in one 256 m town);
+# `spread` runs in the large world (config/worlds/large/: 4 km x 4 km, 8,000 monsters), where the
+# bots walk to random points all over the field: its measurement starts --spread-settle seconds
+# after the ramp-up, once they have spread out. One bot in --verify-every parses and checks
+# everything; the others read only what they need, so client_sim leaves the cores to the server.
+# --build-dir uses binaries already built there instead of building build/release.
+#
+# Each step measures over its steady part: from the end of the ramp-up (and settling) to just
+# before client_sim stops, the tick-duration histogram and the CPU time (user + system, from
+# /proc/PID/stat) of the server and of client_sim. Server and bots share this machine's cores: the
+# numbers say what one box does with both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
@@ -14,28 +25,66 @@ source scripts/common.sh
 
 steps="250 500 1000 2000 5000"
 duration=20
-scenarios="crowd wander"
+scenarios="crowd wander spread"
+verify_every=10
+spread_settle=45
+build_dir=""
 out=docs/performance.md
+usage="usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander spread\"] [--verify-every K] [--spread-settle S] [--build-dir DIR] [--out FILE]"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --steps) steps="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;
     --scenarios) scenarios="$2"; shift 2 ;;
+    --verify-every) verify_every="$2"; shift 2 ;;
+    --spread-settle) spread_settle="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) echo "usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander\"] [--out FILE]" >&2; exit 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
+if (( duration < 5 )); then
+  echo "loadtest: --duration must be at least 5 (the steady window is duration - 4 s)" >&2
+  exit 2
+fi
 
-scripts/build.sh
+if [[ -z "$build_dir" ]]; then
+  scripts/build.sh
+  build_dir=build/release
+fi
+server_bin="$build_dir/server/app/zone_server"
+sim_bin="$build_dir/client_sim/client_sim"
 
 work=$(mktemp -d)
+server_pid=""
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # thousands of sockets on both sides
-build/release/server/app/zone_server --config config/server.yaml --port 0 --admin-port 0 \
-  --max-connections 20000 --max-connections-per-ip 20000 --port-file "$work/ports" >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do [[ -s "$work/ports" ]] && break; sleep 0.1; done
-read -r port admin_port <"$work/ports"
+
+# The world each scenario runs in.
+world_of() {
+  case "$1" in
+    spread) echo config/worlds/large/world.yaml ;;
+    *) echo config/world.yaml ;;
+  esac
+}
+
+# Starts zone_server with world $1; sets server_pid, port and admin_port.
+start_server() {
+  rm -f "$work/ports"
+  "$server_bin" --config config/server.yaml --world "$1" --port 0 --admin-port 0 \
+    --max-connections 20000 --max-connections-per-ip 20000 --port-file "$work/ports" \
+    >>"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 100); do [[ -s "$work/ports" ]] && break; sleep 0.1; done
+  read -r port admin_port <"$work/ports"
+}
+
+stop_server() {
+  [[ -n "$server_pid" ]] || return 0
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
 
 # GET /metrics with bash's /dev/tcp (no curl needed).
 metrics() {
@@ -56,41 +105,75 @@ p99_ms() {
 json() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -1; }
 json_rtt_p99() { sed -n 's/.*"rtt_ms": {[^}]*"p99": \([0-9.e+-]*\).*/\1/p' "$1"; }
 
+# CPU clock ticks (utime + stime) process $1 has used so far; empty when it is gone.
+clk_tck=$(getconf CLK_TCK)
+cpu_ticks() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }  # fields after "(comm)", which may hold spaces: state is first, utime 12th
+  local -a f
+  read -r -a f <<<"$stat"
+  echo $(( f[11] + f[12] ))
+}
+# "seconds percent" of CPU between two tick counts over wall seconds $3; "n/a n/a" if unknown.
+cpu_cols() {
+  if [[ -z "$1" || -z "$2" ]]; then echo "n/a n/a"; return; fi
+  awk -v a="$1" -v b="$2" -v hz="$clk_tck" -v wall="$3" \
+    'BEGIN { s = (b - a) / hz; printf "%.1f %.0f\n", s, 100 * s / wall }'
+}
+
 threads=$(nproc)
 {
-  echo "| scenario | bots | logged in | server tick p99 (ms) | RTT p99 (ms) | KB/s in per bot | KB/s out per bot | violations |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| scenario | bots | logged in | server tick p99 (ms) | RTT p99 (ms) | KB/s in per bot | KB/s out per bot | server CPU s | server CPU % | client_sim CPU s | client_sim CPU % | violations |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 } >"$work/table"
 for scenario in $scenarios; do
+  world=$(world_of "$scenario")
+  stop_server
+  start_server "$world"
+  settle=0
+  [[ "$scenario" == spread ]] && settle=$spread_settle
   for bots in $steps; do
     ramp=$(( bots / 10 > 100 ? bots / 10 : 100 ))
     ramp_s=$(( (bots + ramp - 1) / ramp ))
-    echo "== $scenario, $bots bots (ramp ${ramp}/s, then ${duration}s)" >&2
-    build/release/client_sim/client_sim --port "$port" --bots "$bots" --ramp "$ramp" \
-      --duration "$duration" --scenario "$scenario" --threads "$threads" \
-      --max-violations 1000000000 --max-failed-logins 1000000000 \
+    echo "== $scenario ($world), $bots bots (ramp ${ramp}/s, settle ${settle}s, then ${duration}s)" >&2
+    "$sim_bin" --port "$port" --bots "$bots" --ramp "$ramp" \
+      --duration "$(( settle + duration ))" --scenario "$scenario" --threads "$threads" \
+      --verify-every "$verify_every" --max-violations 1000000000 --max-failed-logins 1000000000 \
       --report "$work/report.json" >"$work/sim.log" 2>&1 &
     sim_pid=$!
-    sleep $(( ramp_s + 2 ))
+    sleep $(( ramp_s + settle + 2 ))
     buckets >"$work/b0"
-    wait "$sim_pid" || true
+    server0=$(cpu_ticks "$server_pid") sim0=$(cpu_ticks "$sim_pid") t0=$EPOCHREALTIME
+    sleep $(( duration - 4 ))  # client_sim stops at least a second after this
     buckets >"$work/b1"
+    server1=$(cpu_ticks "$server_pid") sim1=$(cpu_ticks "$sim_pid") t1=$EPOCHREALTIME
+    wait "$sim_pid" || true
     tail -3 "$work/sim.log" >&2
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+    read -r server_s server_pct < <(cpu_cols "$server0" "$server1" "$wall")
+    read -r sim_s sim_pct < <(cpu_cols "$sim0" "$sim1" "$wall")
     p99=$(p99_ms "$work/b0" "$work/b1")
-    printf '| %s | %d | %s | %s | %.1f | %.1f | %.2f | %s |\n' "$scenario" "$bots" \
-      "$(json "$work/report.json" logins_ok)" "$p99" "$(json_rtt_p99 "$work/report.json")" \
+    printf '| %s | %d | %s | %s | %.1f | %.1f | %.2f | %s | %s | %s | %s | %s |\n' "$scenario" \
+      "$bots" "$(json "$work/report.json" logins_ok)" "$p99" "$(json_rtt_p99 "$work/report.json")" \
       "$(awk -v b="$(json "$work/report.json" bytes_in_per_bot_s)" 'BEGIN{print b/1024}')" \
       "$(awk -v b="$(json "$work/report.json" bytes_out_per_bot_s)" 'BEGIN{print b/1024}')" \
+      "$server_s" "$server_pct" "$sim_s" "$sim_pct" \
       "$(json "$work/report.json" violations_total)" >>"$work/table"
     sleep 3  # let the server forget the bots
   done
 done
+stop_server
 
 mkdir -p "$(dirname "$out")"
 {
   echo "# Capacity"
   echo
-  echo "Produced by \`scripts/loadtest.sh\` on $(date -u +%Y-%m-%d): $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), zone_server (Release, default world, 20 Hz) and client_sim on the same machine, sharing the cores. Each step ramps up, then runs ${duration} s; tick p99 is read from the server's /metrics histogram over the steady part (bucket upper bounds)."
+  echo "Produced by \`scripts/loadtest.sh\` on $(date -u +%Y-%m-%d): $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), zone_server (Release, 20 Hz) and client_sim on the same machine, sharing the cores. \`crowd\` and \`wander\` run in the default world (everyone in one 256 m town); \`spread\` runs in the large world (\`config/worlds/large/\`: one 4 km x 4 km field, 8,000 monsters), with bots walking to random points all over it, measured from ${spread_settle} s after the ramp-up. Each step ramps up, then runs ${duration} s; one bot in ${verify_every} parses and checks every message, the others read only tick numbers and their own position (\`client_sim --verify-every ${verify_every}\`). Tick p99 is read from the server's /metrics histogram over the steady part (bucket upper bounds)."
+  echo
+  all_cores="all $(nproc) cores"
+  [[ "$(nproc)" == 2 ]] && all_cores="both cores"
+  echo "The CPU columns are the CPU time (user + system, from \`/proc/PID/stat\`) the server and client_sim each used over that same steady part, in seconds and as a share of its wall time: 100% = one core busy, $(( $(nproc) * 100 ))% = ${all_cores} of this machine."
   echo
   cat "$work/table"
 } >"$out.new"

@@ -30,6 +30,7 @@ namespace zs::interest {
 // The one change bit the policy interprets: the position moved (delta-encodable). Other bits are
 // passed through as "fields to send". zone::ChangeBits must agree (static_assert in the zone).
 inline constexpr uint8_t kPositionBit = 1u << 0;
+inline constexpr uint32_t kChangeFields = 4;  // change bits 0..3 (zone::ChangeBits)
 
 // Per zone, from the zone YAML's `interest:` block (config_loader validates every key).
 struct InterestConfig {
@@ -38,6 +39,7 @@ struct InterestConfig {
   uint32_t tier_margin = 16;      // a known entity is dropped only beyond rank near+mid+margin
   uint32_t bytes_per_tick = 600;  // per client: budget for mid-tier updates
   uint32_t max_staleness_ticks = 20;  // no pending change of a known entity waits longer
+  uint32_t mid_period_ticks = 4;      // the mid tier is ranked and sent every this many ticks
   uint32_t summary_interval_ticks = 20;  // crowd summary period (per viewer, staggered)
   uint32_t summary_grid = 8;             // crowd summary: cells per side
   uint32_t relevant_max = 16;            // relevance overrides per viewer and tick
@@ -57,6 +59,7 @@ struct Subject {
   EntityId id = kInvalidEntity;
   Vec2 position;
   uint32_t last_move_tick = 0;  // the last tick *before* this one in which the position changed
+  std::array<uint32_t, kChangeFields> changed_at{};  // by change bit: the last tick it changed
   uint8_t changed = 0;          // change bits of this tick (kPositionBit and opaque others)
   uint8_t has_events = 0;       // took part in a hit event this tick
 };

@@ -1,29 +1,37 @@
 // The default interest policy: tiers by distance rank, priority within a byte budget.
 //
-// Per viewer and tick (all ranks by centre distance, ties by ascending id):
-//   - one k-nearest query on the quadtree: K = near_max + mid_max + tier_margin entities within
-//     view radius + hysteresis;
-//   - a known entity stays known while it is among those K (+ margin) and within view radius +
-//     hysteresis, or is relevant to the viewer; otherwise it is sent as `left`;
-//   - an unknown entity enters when its rank is below near_max + mid_max and its centre is within
-//     the view radius (or it is relevant and within the view radius). The two thresholds (rank and
-//     distance) each have a band, so nothing flickers at a tier edge or at the view edge;
-//   - the near tier (rank < near_max, or relevant) gets its pending changes every tick; the mid
-//     tier accumulates priority while it has pending changes (more when nearer) and the highest
-//     are sent within bytes_per_tick; a pending change older than max_staleness is sent whatever
-//     the budget. A sent pair's priority resets;
-//   - a move whose client copy is exactly the entity's previous position goes in `moved` (a delta);
-//     any other change goes in `updated` with absolute values;
-//   - about once a second (staggered by viewer id), a crowd summary counts what is in view but not
-//     known, on a grid around the viewer.
-// Per-pair state is 20 bytes; per-worker scratch is a few arrays indexed by slot, stamped with a
-// per-worker mark so nothing is cleared per viewer. No allocation once warm.
+// Ranks are by centre distance from the viewer, ties by ascending id. Every tick, per viewer:
+//   - the near tier is exactly the nearest near_max entities within view radius + hysteresis
+//     (those within the view radius enter if unknown), plus the relevant ones (attacker,
+//     targets, last hit, monsters hunting the viewer); their changes are sent every tick;
+//   - hit events of anything known are sent.
+// Every mid_period ticks (staggered by viewer id; at once for a new or resynced viewer), a full
+// pass also:
+//   - ranks the K = near_max + mid_max + tier_margin nearest: a known entity stays known while
+//     among them (or relevant), otherwise it is sent as `left`; an unknown one enters when its
+//     rank is below near_max + mid_max and its centre is within the view radius. Both thresholds
+//     have a band (tier_margin ranks, the view hysteresis), so nothing flickers at an edge;
+//   - sends the mid tier's pending changes by priority within mid_period * bytes_per_tick;
+//     priority grows with the time since the pair was last sent, faster when nearer; a pair that
+//     could otherwise wait max_staleness ticks is sent whatever the budget.
+// Ranking uses one circle query whose radius starts from the last pass's K-th distance (plus
+// slack, grown until it holds K or reaches the view edge), then nth_element partitions: the tiers
+// need rank classes, not an order. A pair's pending fields are derived, not accumulated: the
+// fields whose last change (Subject::changed_at) is after the pair's last send. So a tick that
+// does not rank the mid tier does not touch it beyond one check.
+//   - A move whose client copy is exactly the entity's previous position goes in `moved` (a
+//     delta); any other change goes in `updated` with absolute values;
+//   - about once a second (staggered by viewer id), a crowd summary counts what is in view but
+//     not known, on a grid around the viewer.
+// Per-pair state is 16 bytes; per-worker scratch is indexed by slot and stamped with a per-worker
+// mark, so nothing is cleared per viewer. No allocation once warm.
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <unordered_map>
 
 #include "interest/interest.h"
+#include "interest/nearest.h"
 
 namespace zs::interest {
 
@@ -37,31 +45,54 @@ constexpr float kNearWeight = 3.0f;     // priority growth: 1 at the view edge, 
 
 struct Pair {
   EntityId id = kInvalidEntity;
-  uint32_t pos_tick = 0;       // the tick whose position the client has
-  uint32_t pending_since = 0;  // first tick of the unsent changes (when pending != 0)
-  float priority = 0;
-  uint8_t pending = 0;  // change bits not yet sent
-  uint8_t tier = 0;     // Tier, as of the last BuildView
+  uint32_t slot = 0;       // where it was last seen (checked against the id before use)
+  uint32_t sent_tick = 0;  // the client has every field as of this tick
+  uint8_t tier = 0;        // Tier, as of the last BuildView
 };
 
 struct ViewerState {
+  float full_hint = 0;  // last full pass's K-th nearest distance (0: unknown)
+  float near_hint = 0;  // last tick's near_max-th nearest distance
   std::vector<Pair> pairs;
-  std::vector<Pair> next;  // scratch: swapped with pairs every tick
 };
+
+// Fields of `s` changed after the client's copy (as of `sent_tick`).
+uint8_t Pending(const Subject& s, uint32_t sent_tick) {
+  uint8_t bits = 0;
+  for (uint32_t b = 0; b < kChangeFields; ++b) {
+    bits |= static_cast<uint8_t>((s.changed_at[b] > sent_tick ? 1u : 0u) << b);
+  }
+  return bits;
+}
 
 struct MidCandidate {
   float priority;
   uint32_t raw_id;
-  uint32_t pair;  // index into next
+  uint32_t pair;   // index into ViewerState::pairs
+  uint8_t fields;  // pending
   bool forced;
 };
 
+
+// Rank classes of the entities in a view (Scratch::rank): by rank, ties by id.
+enum RankClass : uint32_t {
+  kNearRank = 0,   // rank < near_max
+  kEnterRank = 1,  // rank < near_max + mid_max: may enter
+  kKeepRank = 2,   // rank < near_max + mid_max + tier_margin: stays if known
+};
+
 struct Scratch {
+  NearestRanker ranker;
   spatial::QueryResults query;
-  std::vector<uint32_t> result_mark;    // by slot: in this view's query results
-  std::vector<uint32_t> rank;           // by slot: rank in the results (valid with result_mark)
-  std::vector<uint32_t> relevant_mark;  // by slot
-  std::vector<uint32_t> known_mark;     // by slot: known after this view
+  // By slot, what one view marks, in one record so a visit costs one cache line.
+  struct SlotMark {
+    uint32_t result = 0;    // == mark: among this view's ranked entities
+    uint32_t relevant = 0;  // == mark: relevant to this viewer
+    uint32_t known = 0;     // == mark: known after this view
+    uint32_t rank = 0;      // RankClass (valid with result)
+    float distance_sq = 0;  // from the viewer (valid with result)
+  };
+  std::vector<SlotMark> marks;
   std::vector<uint32_t> event_mark;     // by event
   uint32_t mark = 0;
   std::vector<MidCandidate> mid;
@@ -81,7 +112,7 @@ class TieredInterest final : public InterestPolicy {
   void AddViewer(EntityId viewer) override { viewers_[ToRaw(viewer)]; }
   void RemoveViewer(EntityId viewer) override { viewers_.erase(ToRaw(viewer)); }
   void Forget(EntityId viewer) override {
-    if (auto it = viewers_.find(ToRaw(viewer)); it != viewers_.end()) it->second.pairs.clear();
+    if (auto it = viewers_.find(ToRaw(viewer)); it != viewers_.end()) it->second = ViewerState{};
   }
 
   void BeginTick(const Frame& frame, size_t workers) override {
@@ -90,14 +121,9 @@ class TieredInterest final : public InterestPolicy {
       const size_t n = frame.subjects.size();
       if (s.mark > 0xFFFFFF00u) {  // marks wrap after ~4e9 views: start over
         s.mark = 0;
-        std::fill(s.result_mark.begin(), s.result_mark.end(), 0);
-        std::fill(s.relevant_mark.begin(), s.relevant_mark.end(), 0);
-        std::fill(s.known_mark.begin(), s.known_mark.end(), 0);
+        std::fill(s.marks.begin(), s.marks.end(), Scratch::SlotMark{});
       }
-      s.result_mark.resize(n, 0);
-      s.rank.resize(n, 0);
-      s.relevant_mark.resize(n, 0);
-      s.known_mark.resize(n, 0);
+      s.marks.resize(n);
       s.event_mark.assign(frame.events.event_count, 0);
     }
   }
@@ -122,10 +148,10 @@ class TieredInterest final : public InterestPolicy {
     const auto s = static_cast<size_t>(f.slot_of[index]);
     return f.subjects[s].id == id ? static_cast<int64_t>(s) : -1;
   }
-  void Send(const Frame& f, uint32_t slot, Pair& p, ViewOutput* out) const;
+  static void Send(const Frame& f, uint8_t fields, Pair& p, ViewOutput* out);
   void AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc, ViewOutput* out) const;
-  void SelectMid(const Frame& f, const Budget& b, Vec2 at, float leave_r, Scratch& sc,
-                 ViewerState& st, ViewOutput* out) const;
+  void SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
+                 ViewOutput* out) const;
   void Summarize(const Frame& f, Vec2 at, float radius, EntityId self, uint32_t mark, Scratch& sc,
                  ViewOutput* out) const;
 
@@ -135,17 +161,19 @@ class TieredInterest final : public InterestPolicy {
   std::vector<Scratch> scratch_;                        // by worker
 };
 
-void TieredInterest::Send(const Frame& f, uint32_t slot, Pair& p, ViewOutput* out) const {
-  const Subject& s = f.subjects[slot];
-  const bool delta = p.pending == kPositionBit && p.pos_tick >= s.last_move_tick;
-  if (delta) {
-    out->moved.push_back(slot);
+// A move only, from the position the client has (its copy is as of sent_tick and the entity did
+// not move between then and this tick): a delta from the previous position.
+bool AsDelta(const Subject& s, uint8_t fields, uint32_t sent_tick) {
+  return fields == kPositionBit && s.last_move_tick <= sent_tick;
+}
+
+void TieredInterest::Send(const Frame& f, uint8_t fields, Pair& p, ViewOutput* out) {
+  if (AsDelta(f.subjects[p.slot], fields, p.sent_tick)) {
+    out->moved.push_back(p.slot);
   } else {
-    out->updated.push_back({.slot = slot, .fields = p.pending});
+    out->updated.push_back({.slot = p.slot, .fields = fields});
   }
-  if ((p.pending & kPositionBit) != 0) p.pos_tick = f.tick;
-  p.pending = 0;
-  p.priority = 0;
+  p.sent_tick = f.tick;
 }
 
 void TieredInterest::AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc,
@@ -177,131 +205,145 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
 
   const Budget b = BudgetAt(config_, f.overload_level, near_floor_);
   const uint32_t enter_rank = b.near_max + b.mid_max;
+  const uint32_t period = std::max<uint32_t>(1, config_.mid_period_ticks);
+  const bool full = st.pairs.empty() || (f.tick + EntityIndex(viewer.id)) % period == 0;
   const float enter_r = viewer.view_radius > 0 ? viewer.view_radius : f.view_radius;
   const float leave_r = enter_r + f.hysteresis;
   const Vec2 at = f.subjects[viewer.slot].position;
-  f.tree->QueryNearest(at, enter_rank + config_.tier_margin, leave_r, {.exclude = viewer.id},
-                       &sc.query);
-  uint32_t r = 0;
-  for (const EntityId id : sc.query.ids) {
-    const auto s = static_cast<size_t>(f.slot_of[EntityIndex(id)]);
-    sc.result_mark[s] = m;
-    sc.rank[s] = r++;
+  const uint32_t keep = full ? enter_rank + config_.tier_margin : b.near_max;
+  sc.ranker.Rank(*f.tree, at, viewer.id, keep, leave_r, {b.near_max, enter_rank},
+                 full ? &st.full_hint : &st.near_hint, [&f](EntityId id) {
+                   return f.subjects[static_cast<size_t>(f.slot_of[EntityIndex(id)])].position;
+                 });
+  const std::vector<RankKey>& keys = sc.ranker.keys();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto s = static_cast<uint32_t>(f.slot_of[KeyRawId(keys[i]) & kMaxEntityIndex]);
+    Scratch::SlotMark& mk = sc.marks[s];
+    mk.result = m;
+    mk.rank = i < b.near_max ? kNearRank : i < enter_rank ? kEnterRank : kKeepRank;
+    mk.distance_sq = KeyDistanceSq(keys[i]);
   }
   const size_t relevant = std::min<size_t>(viewer.relevant.size(), config_.relevant_max);
   for (size_t i = 0; i < relevant; ++i) {
     const int64_t s = SlotOf(f, viewer.relevant[i]);
     if (s >= 0 && viewer.relevant[i] != viewer.id &&
         DistanceSq(f.subjects[static_cast<size_t>(s)].position, at) <= leave_r * leave_r) {
-      sc.relevant_mark[static_cast<size_t>(s)] = m;
+      sc.marks[static_cast<size_t>(s)].relevant = m;
     }
   }
 
-  // Known entities: stay (and collect changes) or leave.
-  st.next.clear();
-  for (Pair p : st.pairs) {
-    const int64_t s64 = SlotOf(f, p.id);
-    const auto s = static_cast<size_t>(s64);
-    if (s64 < 0 || (sc.result_mark[s] != m && sc.relevant_mark[s] != m)) {
+  // One pass over what is known. Near: send what is pending. Mid: on a full pass, leave if no
+  // longer ranked, else become a candidate for the budget; otherwise wait.
+  const bool events = !f.events.start.empty();
+  const float inv_leave = 1.0f / std::max(1e-3f, leave_r);
+  sc.mid.clear();
+  size_t kept = 0;
+  for (size_t i = 0; i < st.pairs.size(); ++i) {
+    Pair p = st.pairs[i];
+    if (p.slot >= f.subjects.size() || f.subjects[p.slot].id != p.id) {  // slots move on erase
+      const int64_t s64 = SlotOf(f, p.id);
+      if (s64 < 0) {
+        out->left.push_back(p.id);
+        continue;
+      }
+      p.slot = static_cast<uint32_t>(s64);
+    }
+    Scratch::SlotMark& mk = sc.marks[p.slot];
+    const bool ranked = mk.result == m;
+    const bool near = mk.relevant == m || (ranked && mk.rank == kNearRank);
+    if (full && !ranked && !near) {
       out->left.push_back(p.id);
       continue;
     }
-    const Subject& subj = f.subjects[s];
-    if (subj.changed != 0) {
-      if (p.pending == 0) p.pending_since = f.tick;
-      p.pending |= subj.changed;
-    }
-    const bool near = sc.relevant_mark[s] == m || sc.rank[s] < b.near_max;
+    mk.known = m;
+    const Subject& subj = f.subjects[p.slot];
+    if (events && subj.has_events != 0) AddEvents(f, p.slot, m, sc, out);
     p.tier = static_cast<uint8_t>(near ? Tier::kNear : Tier::kMid);
-    sc.known_mark[s] = m;
-    st.next.push_back(p);
+    if (near) ++out->near_count;
+    if (near || full) {
+      const uint8_t pending = Pending(subj, p.sent_tick);
+      if (pending != 0 && near) {
+        Send(f, pending, p, out);
+      } else if (pending != 0) {
+        const auto waited = static_cast<float>(f.tick - p.sent_tick);
+        const float closeness = std::max(0.0f, 1.0f - std::sqrt(mk.distance_sq) * inv_leave);
+        // Sent now whatever the budget if the next full pass would be too late.
+        const bool forced = f.tick + period - p.sent_tick > config_.max_staleness_ticks;
+        sc.mid.push_back({.priority = waited * (1.0f + kNearWeight * closeness),
+                          .raw_id = ToRaw(p.id),
+                          .pair = static_cast<uint32_t>(kept),
+                          .fields = pending,
+                          .forced = forced});
+      }
+    }
+    st.pairs[kept++] = p;
   }
+  st.pairs.resize(kept);
+
   // New entities: by rank, then relevant ones the ranks missed.
   const float enter_sq = enter_r * enter_r;
-  const auto try_enter = [&](size_t s, bool near) {
-    if (sc.known_mark[s] == m || DistanceSq(f.subjects[s].position, at) > enter_sq) return;
-    sc.known_mark[s] = m;
-    out->entered.push_back(static_cast<uint32_t>(s));
-    st.next.push_back({.id = f.subjects[s].id,
-                       .pos_tick = f.tick,
-                       .tier = static_cast<uint8_t>(near ? Tier::kNear : Tier::kMid)});
+  const auto try_enter = [&](uint32_t s, bool near) {
+    if (sc.marks[s].known == m || DistanceSq(f.subjects[s].position, at) > enter_sq) return;
+    sc.marks[s].known = m;
+    out->entered.push_back(s);
+    out->near_count += near ? 1 : 0;
+    if (events && f.subjects[s].has_events != 0) AddEvents(f, s, m, sc, out);
+    st.pairs.push_back({.id = f.subjects[s].id,
+                        .slot = s,
+                        .sent_tick = f.tick,
+                        .tier = static_cast<uint8_t>(near ? Tier::kNear : Tier::kMid)});
   };
-  for (uint32_t k = 0; k < sc.query.ids.size() && k < enter_rank; ++k) {
-    const auto s = static_cast<size_t>(f.slot_of[EntityIndex(sc.query.ids[k])]);
-    try_enter(s, k < b.near_max || sc.relevant_mark[s] == m);
+  for (size_t k = 0; k < keys.size() && k < enter_rank; ++k) {
+    const auto s = static_cast<uint32_t>(f.slot_of[KeyRawId(keys[k]) & kMaxEntityIndex]);
+    try_enter(s, k < b.near_max || sc.marks[s].relevant == m);
   }
   for (size_t i = 0; i < relevant; ++i) {
     const int64_t s = SlotOf(f, viewer.relevant[i]);
-    if (s >= 0 && sc.relevant_mark[static_cast<size_t>(s)] == m) {
-      try_enter(static_cast<size_t>(s), true);
+    if (s >= 0 && sc.marks[static_cast<size_t>(s)].relevant == m) {
+      try_enter(static_cast<uint32_t>(s), true);
     }
   }
-  const auto entered_end = st.next.size();
-  const auto kept_end = entered_end - out->entered.size();
 
-  // Near tier: everything pending, now. Mid tier: by priority, within the budget.
-  for (size_t i = 0; i < kept_end; ++i) {
-    Pair& p = st.next[i];
-    if (p.tier == static_cast<uint8_t>(Tier::kNear)) {
-      ++out->near_count;
-      if (p.pending != 0) {
-        Send(f, static_cast<uint32_t>(f.slot_of[EntityIndex(p.id)]), p, out);
-      }
-    }
-  }
-  for (size_t i = kept_end; i < entered_end; ++i) {
-    out->near_count += st.next[i].tier == static_cast<uint8_t>(Tier::kNear) ? 1 : 0;
-  }
-  SelectMid(f, b, at, std::max(1e-3f, leave_r), sc, st, out);
+  if (full) SelectMid(f, b.bytes_per_tick * period, sc, st, out);
   std::sort(out->moved.begin(), out->moved.end(), [&f](uint32_t a, uint32_t c) {
     return ToRaw(f.subjects[a].id) < ToRaw(f.subjects[c].id);
   });
+  if (events) std::sort(out->hits.begin(), out->hits.end());
+  out->known_count = static_cast<uint32_t>(st.pairs.size());
 
-  // Hit events: those of any entity the viewer knows.
-  if (!f.events.start.empty()) {
-    for (const Pair& p : st.next) {
-      const auto s = static_cast<uint32_t>(f.slot_of[EntityIndex(p.id)]);
-      if (f.subjects[s].has_events != 0) AddEvents(f, s, m, sc, out);
-    }
-    std::sort(out->hits.begin(), out->hits.end());
-  }
-  out->known_count = static_cast<uint32_t>(st.next.size());
-  st.pairs.swap(st.next);
-
-  const uint32_t period = std::max<uint32_t>(1, config_.summary_interval_ticks);
-  if ((f.tick + EntityIndex(viewer.id)) % period == 0) {
+  const uint32_t summary = std::max<uint32_t>(1, config_.summary_interval_ticks);
+  if ((f.tick + EntityIndex(viewer.id)) % summary == 0) {
     Summarize(f, at, enter_r, viewer.id, m, sc, out);
   }
 }
 
-void TieredInterest::SelectMid(const Frame& f, const Budget& b, Vec2 at, float leave_r,
-                               Scratch& sc, ViewerState& st, ViewOutput* out) const {
-  sc.mid.clear();
-  const size_t kept_end = st.next.size() - out->entered.size();
-  for (uint32_t i = 0; i < kept_end; ++i) {
-    Pair& p = st.next[i];
-    if (p.tier != static_cast<uint8_t>(Tier::kMid) || p.pending == 0) continue;
-    const auto s = static_cast<size_t>(f.slot_of[EntityIndex(p.id)]);
-    const float d = std::sqrt(DistanceSq(f.subjects[s].position, at));
-    p.priority += 1.0f + kNearWeight * std::max(0.0f, 1.0f - d / leave_r);
-    const bool forced = f.tick - p.pending_since + 1 >= config_.max_staleness_ticks;
-    sc.mid.push_back({.priority = p.priority, .raw_id = ToRaw(p.id), .pair = i, .forced = forced});
-  }
-  // Forced first, then by priority, ties by id: deterministic.
-  std::sort(sc.mid.begin(), sc.mid.end(), [](const MidCandidate& a, const MidCandidate& c) {
+void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
+                               ViewOutput* out) const {
+  // Forced first, then by priority, ties by id: deterministic. The budget fits only a few, so
+  // sort just the head (what the budget could hold at the cheapest update, plus the forced).
+  const auto before = [](const MidCandidate& a, const MidCandidate& c) {
     if (a.forced != c.forced) return a.forced;
     if (a.priority != c.priority) return a.priority > c.priority;
     return a.raw_id < c.raw_id;
-  });
+  };
+  const auto forced = static_cast<size_t>(
+      std::count_if(sc.mid.begin(), sc.mid.end(), [](const MidCandidate& c) { return c.forced; }));
+  // Sorted in chunks: most of the time the first chunk exhausts the budget.
+  const size_t chunk = forced + budget / kUpdateBytes + 8;
   uint32_t spent = 0;
-  for (const MidCandidate& c : sc.mid) {
-    Pair& p = st.next[c.pair];
-    const auto s = static_cast<uint32_t>(f.slot_of[EntityIndex(p.id)]);
-    const bool delta = p.pending == kPositionBit && p.pos_tick >= f.subjects[s].last_move_tick;
-    const uint32_t cost = UpdateCost(p.pending, delta);
-    if (!c.forced && spent + cost > b.bytes_per_tick) break;
-    spent += cost;
-    Send(f, s, p, out);
+  for (size_t begin = 0; begin < sc.mid.size();) {
+    const size_t end = std::min(sc.mid.size(), begin + chunk);
+    const auto first = sc.mid.begin() + static_cast<ptrdiff_t>(begin);
+    std::partial_sort(first, sc.mid.begin() + static_cast<ptrdiff_t>(end), sc.mid.end(), before);
+    for (size_t i = begin; i < end; ++i) {
+      const MidCandidate& c = sc.mid[i];
+      Pair& p = st.pairs[c.pair];
+      const uint32_t cost = UpdateCost(c.fields, AsDelta(f.subjects[p.slot], c.fields, p.sent_tick));
+      if (!c.forced && spent + cost > budget) return;
+      spent += cost;
+      Send(f, c.fields, p, out);
+    }
+    begin = end;
   }
 }
 
@@ -322,7 +364,7 @@ void TieredInterest::Summarize(const Frame& f, Vec2 at, float radius, EntityId s
   for (const EntityId id : sc.query.ids) {
     const auto s = static_cast<size_t>(f.slot_of[EntityIndex(id)]);
     const Vec2 p = f.subjects[s].position;
-    if (sc.known_mark[s] == mark || DistanceSq(p, at) > r_sq) continue;
+    if (sc.marks[s].known == mark || DistanceSq(p, at) > r_sq) continue;
     ++c.counts[cell(p.y, at.y - radius) * c.grid + cell(p.x, at.x - radius)];
     ++c.total;
   }

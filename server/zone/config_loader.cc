@@ -105,7 +105,7 @@ void LoadMonsters(const YamlNode& file, WorldConfig* w) {
 // The `interest:` block of a zone; every key optional (defaults in interest::InterestConfig).
 interest::InterestConfig LoadInterest(const YamlNode& n, uint32_t tick_rate) {
   n.AllowOnly({"near_max", "mid_max", "tier_margin", "bytes_per_tick", "max_staleness_seconds",
-               "summary_seconds", "summary_grid", "relevant_max"});
+               "mid_period_seconds", "summary_seconds", "summary_grid", "relevant_max"});
   interest::InterestConfig c;
   const auto count = [&n](const char* key, uint32_t fallback, int64_t lo, int64_t hi) {
     return n.Has(key) ? static_cast<uint32_t>(n[key].Int(lo, hi)) : fallback;
@@ -118,8 +118,17 @@ interest::InterestConfig LoadInterest(const YamlNode& n, uint32_t tick_rate) {
   c.relevant_max = count("relevant_max", c.relevant_max, 0, 1000);
   c.max_staleness_ticks = tick_rate;  // 1 s
   c.summary_interval_ticks = tick_rate;
+  c.mid_period_ticks = std::max<uint32_t>(1, tick_rate / 5);  // 0.2 s
   if (n.Has("max_staleness_seconds")) {
     c.max_staleness_ticks = std::max<uint32_t>(1, Ticks(n["max_staleness_seconds"], tick_rate));
+  }
+  if (n.Has("mid_period_seconds")) {
+    c.mid_period_ticks = std::max<uint32_t>(1, Ticks(n["mid_period_seconds"], tick_rate));
+  }
+  if (c.mid_period_ticks > c.max_staleness_ticks) {
+    n[n.Has("mid_period_seconds") ? "mid_period_seconds" : "max_staleness_seconds"].Fail(
+        "mid_period_seconds must not exceed max_staleness_seconds (the mid tier could not be "
+        "sent in time)");
   }
   if (n.Has("summary_seconds")) {
     c.summary_interval_ticks = std::max<uint32_t>(1, Ticks(n["summary_seconds"], tick_rate));
@@ -152,6 +161,7 @@ ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w)
   z.view_hysteresis = n["view_hysteresis"].Float(0, 100000);
   z.pvp = n.Has("pvp") ? n["pvp"].Bool() : false;
   z.interest.max_staleness_ticks = z.interest.summary_interval_ticks = tick_rate;
+  z.interest.mid_period_ticks = std::max<uint32_t>(1, tick_rate / 5);  // 0.2 s
   if (n.Has("interest")) z.interest = LoadInterest(n["interest"], tick_rate);
   z.player_spawn = n["player_spawn"].Point();
   if (!z.bounds.Contains(z.player_spawn)) n["player_spawn"].Fail("must be inside the bounds");

@@ -92,7 +92,7 @@ void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput*
   IndexEvents(*out);
   subjects_.resize(n);
   for (size_t slot = 0; slot < n; ++slot) {
-    const Entity& e = entities_[slot];
+    Entity& e = entities_[slot];
     out->states[slot] = EntityState{.id = e.id,
                                     .kind = e.kind,
                                     .template_id = e.template_id,
@@ -104,10 +104,14 @@ void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput*
                                     .max_hp = e.max_hp,
                                     .alive = e.alive};
     out->changed[slot] = e.changed;
+    for (uint32_t b = 0; b < interest::kChangeFields; ++b) {
+      if ((e.changed >> b) & 1u) e.changed_at[b] = static_cast<uint32_t>(tick_);
+    }
     subjects_[slot] = interest::Subject{
         .id = e.id,
         .position = e.position,
         .last_move_tick = e.prev_move_tick,
+        .changed_at = e.changed_at,
         .changed = e.changed,
         .has_events =
             static_cast<uint8_t>(involvement_start_[slot + 1] != involvement_start_[slot])};

@@ -59,6 +59,7 @@ struct Entity {
   Vec2 prev_position;        // at the end of the previous tick
   uint32_t last_move_tick = 0;  // the last tick in which the position changed
   uint32_t prev_move_tick = 0;  // ... as of the end of the previous tick
+  std::array<uint32_t, interest::kChangeFields> changed_at{};  // by ChangeBits bit: last change
   float facing = 0;
   Vec2 velocity;  // units per tick, the last step taken
   float radius = 0.5f;
