@@ -77,6 +77,9 @@ struct Frame {
   uint32_t tick = 0;
   std::span<const Subject> subjects;  // by slot
   std::span<const int32_t> slot_of;   // by EntityIndex; -1 when not in the zone
+  // Bit per slot: its occupant changed since the previous tick's views (entities added, removed
+  // or moved to another slot). Slots beyond the span count as changed.
+  std::span<const uint64_t> churned;
   const spatial::Quadtree* tree = nullptr;
   EventIndex events;
   float view_radius = 50;  // the zone's default (a viewer may override)

@@ -47,8 +47,9 @@ struct Pair {
   EntityId id = kInvalidEntity;
   uint32_t slot = 0;       // where it was last seen (checked against the id before use)
   uint32_t sent_tick = 0;  // the client has every field as of this tick
-  uint8_t tier = 0;        // Tier, as of the last BuildView
+  uint32_t tier = 0;       // Tier, as of the last BuildView (a full word: no partial copies)
 };
+static_assert(sizeof(Pair) == 16);
 
 struct ViewerState {
   float full_hint = 0;  // last full pass's K-th nearest distance (0: unknown)
@@ -84,19 +85,28 @@ enum RankClass : uint32_t {
 struct Scratch {
   NearestRanker ranker;
   spatial::QueryResults query;
-  // By slot, what one view marks, in one record so a visit costs one cache line.
+  // By slot, bits one view sets and clears again before the next (a few KB: they stay in L1,
+  // so a known entity costs a few bit tests, not a cache miss).
+  std::vector<uint64_t> ranked_bits;  // among this view's ranked entities
+  std::vector<uint64_t> near_bits;    // near tier: rank < near_max, or relevant
+  std::vector<uint64_t> known_bits;   // known after this view
+  // By slot, for ranked entities (valid where ranked_bits is set).
   struct SlotMark {
-    uint32_t result = 0;    // == mark: among this view's ranked entities
-    uint32_t relevant = 0;  // == mark: relevant to this viewer
-    uint32_t known = 0;     // == mark: known after this view
-    uint32_t rank = 0;      // RankClass (valid with result)
-    float distance_sq = 0;  // from the viewer (valid with result)
+    uint32_t rank = 0;  // RankClass
+    float distance_sq = 0;
   };
   std::vector<SlotMark> marks;
   std::vector<uint32_t> event_mark;     // by event
   uint32_t mark = 0;
   std::vector<MidCandidate> mid;
 };
+
+size_t Words(size_t bits) { return (bits + 63) / 64; }
+bool TestBit(std::span<const uint64_t> bits, size_t i) {
+  return i / 64 >= bits.size() || ((bits[i / 64] >> (i % 64)) & 1u) != 0;  // beyond: set
+}
+void SetBit(std::vector<uint64_t>& bits, size_t i) { bits[i / 64] |= uint64_t{1} << (i % 64); }
+void ClearBit(std::vector<uint64_t>& bits, size_t i) { bits[i / 64] &= ~(uint64_t{1} << (i % 64)); }
 
 uint32_t UpdateCost(uint8_t fields, bool as_delta) {
   if (as_delta) return kMovedBytes;
@@ -119,12 +129,16 @@ class TieredInterest final : public InterestPolicy {
     scratch_.resize(std::max<size_t>(1, workers));
     for (Scratch& s : scratch_) {
       const size_t n = frame.subjects.size();
-      if (s.mark > 0xFFFFFF00u) {  // marks wrap after ~4e9 views: start over
-        s.mark = 0;
-        std::fill(s.marks.begin(), s.marks.end(), Scratch::SlotMark{});
-      }
+      if (s.mark > 0xFFFFFF00u) s.mark = 0;  // event marks wrap after ~4e9 views: start over
       s.marks.resize(n);
+      s.ranked_bits.resize(Words(n), 0);
+      s.near_bits.resize(Words(n), 0);
+      s.known_bits.resize(Words(n), 0);
       s.event_mark.assign(frame.events.event_count, 0);
+    }
+    event_bits_.assign(Words(frame.subjects.size()), 0);
+    for (size_t s = 0; s < frame.subjects.size(); ++s) {
+      if (frame.subjects[s].has_events != 0) SetBit(event_bits_, s);
     }
   }
 
@@ -152,13 +166,14 @@ class TieredInterest final : public InterestPolicy {
   void AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc, ViewOutput* out) const;
   void SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
                  ViewOutput* out) const;
-  void Summarize(const Frame& f, Vec2 at, float radius, EntityId self, uint32_t mark, Scratch& sc,
+  void Summarize(const Frame& f, Vec2 at, float radius, EntityId self, Scratch& sc,
                  ViewOutput* out) const;
 
   InterestConfig config_;
   uint32_t near_floor_;
   std::unordered_map<uint32_t, ViewerState> viewers_;  // by raw id; no insert during BuildView
   std::vector<Scratch> scratch_;                        // by worker
+  std::vector<uint64_t> event_bits_;                    // by slot: took part in a hit event
 };
 
 // A move only, from the position the client has (its copy is as of sent_tick and the entity did
@@ -216,31 +231,36 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
                    return f.subjects[static_cast<size_t>(f.slot_of[EntityIndex(id)])].position;
                  });
   const std::vector<RankKey>& keys = sc.ranker.keys();
+  const auto slot_of_key = [&f](RankKey k) {
+    return static_cast<uint32_t>(f.slot_of[KeyRawId(k) & kMaxEntityIndex]);
+  };
   for (size_t i = 0; i < keys.size(); ++i) {
-    const auto s = static_cast<uint32_t>(f.slot_of[KeyRawId(keys[i]) & kMaxEntityIndex]);
-    Scratch::SlotMark& mk = sc.marks[s];
-    mk.result = m;
-    mk.rank = i < b.near_max ? kNearRank : i < enter_rank ? kEnterRank : kKeepRank;
-    mk.distance_sq = KeyDistanceSq(keys[i]);
+    const uint32_t s = slot_of_key(keys[i]);
+    SetBit(sc.ranked_bits, s);
+    if (i < b.near_max) SetBit(sc.near_bits, s);
+    if (full) {
+      sc.marks[s] = {.rank = i < b.near_max ? kNearRank : i < enter_rank ? kEnterRank : kKeepRank,
+                     .distance_sq = KeyDistanceSq(keys[i])};
+    }
   }
   const size_t relevant = std::min<size_t>(viewer.relevant.size(), config_.relevant_max);
   for (size_t i = 0; i < relevant; ++i) {
     const int64_t s = SlotOf(f, viewer.relevant[i]);
     if (s >= 0 && viewer.relevant[i] != viewer.id &&
         DistanceSq(f.subjects[static_cast<size_t>(s)].position, at) <= leave_r * leave_r) {
-      sc.marks[static_cast<size_t>(s)].relevant = m;
+      SetBit(sc.near_bits, static_cast<size_t>(s));
     }
   }
 
   // One pass over what is known. Near: send what is pending. Mid: on a full pass, leave if no
-  // longer ranked, else become a candidate for the budget; otherwise wait.
+  // longer ranked, else become a candidate for the budget; otherwise a few bit tests.
   const bool events = !f.events.start.empty();
   const float inv_leave = 1.0f / std::max(1e-3f, leave_r);
   sc.mid.clear();
   size_t kept = 0;
   for (size_t i = 0; i < st.pairs.size(); ++i) {
-    Pair p = st.pairs[i];
-    if (p.slot >= f.subjects.size() || f.subjects[p.slot].id != p.id) {  // slots move on erase
+    Pair& p = st.pairs[i];  // in place (a by-value copy here costs a store-forwarding stall)
+    if (TestBit(f.churned, p.slot)) {  // its slot changed hands since last tick: look it up
       const int64_t s64 = SlotOf(f, p.id);
       if (s64 < 0) {
         out->left.push_back(p.id);
@@ -248,25 +268,24 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
       }
       p.slot = static_cast<uint32_t>(s64);
     }
-    Scratch::SlotMark& mk = sc.marks[p.slot];
-    const bool ranked = mk.result == m;
-    const bool near = mk.relevant == m || (ranked && mk.rank == kNearRank);
+    const bool near = TestBit(sc.near_bits, p.slot);
+    const bool ranked = TestBit(sc.ranked_bits, p.slot);
     if (full && !ranked && !near) {
       out->left.push_back(p.id);
       continue;
     }
-    mk.known = m;
-    const Subject& subj = f.subjects[p.slot];
-    if (events && subj.has_events != 0) AddEvents(f, p.slot, m, sc, out);
-    p.tier = static_cast<uint8_t>(near ? Tier::kNear : Tier::kMid);
+    SetBit(sc.known_bits, p.slot);
+    if (events && TestBit(event_bits_, p.slot)) AddEvents(f, p.slot, m, sc, out);
+    p.tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid);
     if (near) ++out->near_count;
     if (near || full) {
-      const uint8_t pending = Pending(subj, p.sent_tick);
+      const uint8_t pending = Pending(f.subjects[p.slot], p.sent_tick);
       if (pending != 0 && near) {
         Send(f, pending, p, out);
       } else if (pending != 0) {
         const auto waited = static_cast<float>(f.tick - p.sent_tick);
-        const float closeness = std::max(0.0f, 1.0f - std::sqrt(mk.distance_sq) * inv_leave);
+        const float d = std::sqrt(sc.marks[p.slot].distance_sq);
+        const float closeness = std::max(0.0f, 1.0f - d * inv_leave);
         // Sent now whatever the budget if the next full pass would be too late.
         const bool forced = f.tick + period - p.sent_tick > config_.max_staleness_ticks;
         sc.mid.push_back({.priority = waited * (1.0f + kNearWeight * closeness),
@@ -276,30 +295,31 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
                           .forced = forced});
       }
     }
-    st.pairs[kept++] = p;
+    if (kept != i) st.pairs[kept] = p;  // compact over the ones that left
+    ++kept;
   }
   st.pairs.resize(kept);
 
   // New entities: by rank, then relevant ones the ranks missed.
   const float enter_sq = enter_r * enter_r;
   const auto try_enter = [&](uint32_t s, bool near) {
-    if (sc.marks[s].known == m || DistanceSq(f.subjects[s].position, at) > enter_sq) return;
-    sc.marks[s].known = m;
+    if (TestBit(sc.known_bits, s) || DistanceSq(f.subjects[s].position, at) > enter_sq) return;
+    SetBit(sc.known_bits, s);
     out->entered.push_back(s);
     out->near_count += near ? 1 : 0;
-    if (events && f.subjects[s].has_events != 0) AddEvents(f, s, m, sc, out);
+    if (events && TestBit(event_bits_, s)) AddEvents(f, s, m, sc, out);
     st.pairs.push_back({.id = f.subjects[s].id,
                         .slot = s,
                         .sent_tick = f.tick,
-                        .tier = static_cast<uint8_t>(near ? Tier::kNear : Tier::kMid)});
+                        .tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid)});
   };
   for (size_t k = 0; k < keys.size() && k < enter_rank; ++k) {
-    const auto s = static_cast<uint32_t>(f.slot_of[KeyRawId(keys[k]) & kMaxEntityIndex]);
-    try_enter(s, k < b.near_max || sc.marks[s].relevant == m);
+    const uint32_t s = slot_of_key(keys[k]);
+    try_enter(s, TestBit(sc.near_bits, s));
   }
   for (size_t i = 0; i < relevant; ++i) {
     const int64_t s = SlotOf(f, viewer.relevant[i]);
-    if (s >= 0 && sc.marks[static_cast<size_t>(s)].relevant == m) {
+    if (s >= 0 && TestBit(sc.near_bits, static_cast<size_t>(s))) {
       try_enter(static_cast<uint32_t>(s), true);
     }
   }
@@ -312,9 +332,18 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
   out->known_count = static_cast<uint32_t>(st.pairs.size());
 
   const uint32_t summary = std::max<uint32_t>(1, config_.summary_interval_ticks);
-  if ((f.tick + EntityIndex(viewer.id)) % summary == 0) {
-    Summarize(f, at, enter_r, viewer.id, m, sc, out);
+  if ((f.tick + EntityIndex(viewer.id)) % summary == 0) Summarize(f, at, enter_r, viewer.id, sc, out);
+
+  // Leave the bits clear for the next view (cheaper than clearing whole bitsets).
+  for (const RankKey k : keys) {
+    ClearBit(sc.ranked_bits, slot_of_key(k));
+    ClearBit(sc.near_bits, slot_of_key(k));
   }
+  for (size_t i = 0; i < relevant; ++i) {
+    const int64_t s = SlotOf(f, viewer.relevant[i]);
+    if (s >= 0) ClearBit(sc.near_bits, static_cast<size_t>(s));
+  }
+  for (const Pair& p : st.pairs) ClearBit(sc.known_bits, p.slot);
 }
 
 void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
@@ -348,7 +377,7 @@ void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, Vie
 }
 
 void TieredInterest::Summarize(const Frame& f, Vec2 at, float radius, EntityId self,
-                               uint32_t mark, Scratch& sc, ViewOutput* out) const {
+                               Scratch& sc, ViewOutput* out) const {
   CrowdSummary& c = out->crowd;
   c.center = at;
   c.grid = std::max<uint32_t>(1, config_.summary_grid);
@@ -364,7 +393,7 @@ void TieredInterest::Summarize(const Frame& f, Vec2 at, float radius, EntityId s
   for (const EntityId id : sc.query.ids) {
     const auto s = static_cast<size_t>(f.slot_of[EntityIndex(id)]);
     const Vec2 p = f.subjects[s].position;
-    if (sc.marks[s].known == mark || DistanceSq(p, at) > r_sq) continue;
+    if (TestBit(sc.known_bits, s) || DistanceSq(p, at) > r_sq) continue;
     ++c.counts[cell(p.y, at.y - radius) * c.grid + cell(p.x, at.x - radius)];
     ++c.total;
   }

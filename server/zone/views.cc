@@ -140,6 +140,7 @@ void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput*
       .tick = static_cast<uint32_t>(tick_),
       .subjects = subjects_,
       .slot_of = slot_of_,
+      .churned = churned_,
       .tree = &tree_,
       .events = {.start = involvement_start_,
                  .items = involvement_,

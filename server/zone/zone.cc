@@ -55,6 +55,7 @@ uint32_t Zone::Insert(Entity e) {
   if (index >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(index) + 1, -1);
   const auto slot = static_cast<uint32_t>(entities_.size());
   slot_of_[index] = static_cast<int32_t>(slot);
+  MarkChurned(slot);
   // The position was clamped into the zone by the caller, so the quadtree accepts it.
   (void)tree_.Insert(e.id, e.position, e.radius, MaskOf(e));
   if (e.kind == EntityKind::kPlayer) {
@@ -73,6 +74,8 @@ void Zone::EraseSlot(uint32_t slot) {
     interest_->RemoveViewer(e.id);
   }
   slot_of_[EntityIndex(e.id)] = -1;
+  MarkChurned(slot);
+  MarkChurned(entities_.size() - 1);
   if (slot + 1 != entities_.size()) {
     e = std::move(entities_.back());
     slot_of_[EntityIndex(e.id)] = static_cast<int32_t>(slot);
@@ -232,7 +235,15 @@ void Zone::Simulate(uint64_t tick, std::span<const MoveInput> moves,
   PrepareViews(overload_level, workers, out);
 }
 
-void Zone::FinishTick(ZoneTickOutput* out) { LeaveForPortals(out); }
+void Zone::MarkChurned(size_t slot) {
+  if (slot / 64 >= churned_.size()) churned_.resize(slot / 64 + 1, 0);
+  churned_[slot / 64] |= uint64_t{1} << (slot % 64);
+}
+
+void Zone::FinishTick(ZoneTickOutput* out) {
+  std::fill(churned_.begin(), churned_.end(), 0);  // the views have seen every change so far
+  LeaveForPortals(out);
+}
 
 void Zone::Respawn(uint64_t tick) {
   for (Entity& e : entities_) {

@@ -158,6 +158,7 @@ class Zone {
   Entity* FindMutable(EntityId id);
   uint32_t Insert(Entity e);
   void EraseSlot(uint32_t slot);
+  void MarkChurned(size_t slot);
   Vec2 Clamp(Vec2 p) const;
   Vec2 RandomPointIn(const Aabb& area);
   // Moves an entity (quadtree included) and records what changed.
@@ -207,6 +208,7 @@ class Zone {
   std::vector<uint32_t> relevance_start_;                 // CSR by slot into relevance_ids_
   std::vector<EntityId> relevance_ids_;
   std::vector<uint32_t> view_slot_;  // by view index: the player's slot (Morton order)
+  std::vector<uint64_t> churned_;    // bit per slot: occupant changed since the last views
   std::vector<uint64_t> view_order_;
 };
 
