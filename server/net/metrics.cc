@@ -65,6 +65,9 @@ std::string Metrics::Render() const {
     << static_cast<double>(interest_scale_milli.load()) / 1000.0 << '\n';
   counter("zs_interest_level_changes_total", "Overload level changes.",
           interest_level_changes.load(), "counter");
+  o << "# HELP zs_send_queue_bytes Memory held by all client send queues.\n"
+       "# TYPE zs_send_queue_bytes gauge\nzs_send_queue_bytes "
+    << send_queue_bytes.load() << '\n';
   counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
           tick_overruns.load(), "counter");
   o << "# HELP zs_tick_duration_seconds Time to run one world tick and encode its frames.\n"

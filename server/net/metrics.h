@@ -32,6 +32,8 @@ class Metrics {
   std::atomic<uint64_t> messages_in{0};
   std::atomic<uint64_t> messages_out{0};
   std::atomic<uint64_t> send_queue_overflows{0};
+  // Memory held by all send queues (frames and their bookkeeping), bytes.
+  std::atomic<int64_t> send_queue_bytes{0};
   std::atomic<uint64_t> tick_overruns{0};
   // Inputs dropped by the per-connection rate limits: counted per message on the I/O threads,
   // so an atomic rather than the labelled map (rendered as reason="rate_limited").

@@ -248,12 +248,17 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     }
     return;
   }
-  queued_bytes_ += Cost(chunk);
+  Account(static_cast<int64_t>(Cost(chunk)));
   queue_.push_back(std::move(chunk));
   if (!writing_) {
     last_progress_s_ = Now();
     WriteMore();
   }
+}
+
+void Session::Account(int64_t delta) {
+  queued_bytes_ = static_cast<size_t>(static_cast<int64_t>(queued_bytes_) + delta);
+  server_->metrics().send_queue_bytes.fetch_add(delta, std::memory_order_relaxed);
 }
 
 void Session::WriteMore() {
@@ -270,7 +275,7 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
   writing_ = false;
   if (ec) {
     queue_.clear();
-    queued_bytes_ = 0;
+    Account(-static_cast<int64_t>(queued_bytes_));
     if (state_ != State::kClosed) {
       close_reason_ = close_reason_.empty() ? "write_error" : close_reason_;
       Finish();
@@ -279,7 +284,7 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
   }
   server_->metrics().bytes_out.fetch_add(n, std::memory_order_relaxed);
   server_->metrics().messages_out.fetch_add(1, std::memory_order_relaxed);
-  queued_bytes_ -= Cost(queue_.front());
+  Account(-static_cast<int64_t>(Cost(queue_.front())));
   queue_.pop_front();
   last_progress_s_ = Now();
   if (dropping_ && state_ != State::kClosing && queued_bytes_ <= limits_.send_queue_bytes / 2) {
@@ -318,6 +323,7 @@ void Session::Finish() {
   if (state_ == State::kClosed) return;
   if (state_ != State::kClosing) server_->tick_loop().Leave(id_);
   state_ = State::kClosed;
+  Account(-static_cast<int64_t>(queued_bytes_));  // whatever is queued goes with the socket
   login_timer_.cancel();
   idle_timer_.cancel();
   stall_timer_.cancel();

@@ -36,6 +36,8 @@ class Server;
 class Session : public SessionSink, public std::enable_shared_from_this<Session> {
  public:
   Session(boost::asio::ip::tcp::socket socket, uint64_t id, std::string peer, Server* server);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
   void DeliverFrame(std::string frame, FrameKind kind) override;
@@ -66,6 +68,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   void Enqueue(Chunk chunk, FrameKind kind);
   void Enqueue(std::string frame, FrameKind kind);
   void WriteMore();
+  void Account(int64_t delta);  // queued_bytes_ and the server-wide gauge
   void OnWritten(const boost::system::error_code& ec, size_t n);
   void BeginClose(const std::string& reason);
   void Finish();

@@ -1,6 +1,7 @@
 // The zone server end to end: the real binary on loopback, clients speaking the public protocol.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -35,6 +36,12 @@ bool Updated(const pb::ServerMessage& m, uint32_t id) {
     if (moved == id) return true;
   }
   return false;
+}
+
+// The value of an unlabelled metric in a Prometheus text page (-1 when absent).
+double MetricValue(const std::string& page, const std::string& name) {
+  const size_t at = page.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(page.substr(at + name.size() + 2));
 }
 
 // Reads everything pending and checks that tick numbers follow each other without a gap.
@@ -232,11 +239,16 @@ TEST(Server, AClientThatNeverReadsIsCutOffAndOthersKeepTheirTickRate) {
   TickWatch watch;
   const double start = NowS();
   bool kicked = false;
+  double most_queued = 0;  // the server's own accounting of what send queues hold
   while (NowS() - start < 20 && !kicked) {
     watch.Drain(observer, 0.5);
-    kicked = server.HttpGet("/metrics").find("zs_kicks_total{reason=\"slow_reader\"} 1") !=
-             std::string::npos;
+    const std::string metrics = server.HttpGet("/metrics");
+    most_queued = std::max(most_queued, MetricValue(metrics, "zs_send_queue_bytes"));
+    kicked = metrics.find("zs_kicks_total{reason=\"slow_reader\"} 1") != std::string::npos;
   }
+  // The sleeper's queue is capped by send_queue_bytes (512 KiB), counting every byte it holds.
+  EXPECT_GT(most_queued, 0.0);
+  EXPECT_LE(most_queued, 512 * 1024 + 64 * 1024);
   const double elapsed = NowS() - start;
   EXPECT_TRUE(kicked) << server.Log();
   EXPECT_FALSE(watch.gap);
