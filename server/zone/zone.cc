@@ -10,6 +10,9 @@ namespace zs::zone {
 
 namespace {
 
+// One 65536th of a turn: the finest facing the protocol carries.
+constexpr float kFacingResolution = 2 * kPi / 65536;
+
 // Directions and targets beyond this are not mistakes a client makes by accident.
 constexpr float kMaxInputMagnitude = 1e9f;
 
@@ -105,7 +108,9 @@ void Zone::Place(Entity& e, Vec2 position) {
 
 void Zone::Face(Entity& e, float facing) {
   const float f = NormalizeAngle(facing);
-  if (f == e.facing) return;
+  // A turn finer than kFacingResolution is no turn: a monster walking straight at its goal
+  // recomputes its heading every step, and float noise must not cost an update per step.
+  if (std::abs(NormalizeAngle(f - e.facing)) < kFacingResolution) return;
   e.facing = f;
   e.changed |= kChangedFacing;
 }

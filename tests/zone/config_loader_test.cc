@@ -26,6 +26,12 @@ TEST(ConfigLoader, DefaultWorldLoads) {
   }
   EXPECT_GE(monsters, 200u);
   EXPECT_GE(w.monsters.size(), 3u);
+  // The interest block, in ticks at 20 Hz.
+  EXPECT_EQ(w.zones[0].interest.near_max, 48u);
+  EXPECT_EQ(w.zones[0].interest.mid_max, 200u);
+  EXPECT_EQ(w.zones[0].interest.max_staleness_ticks, 20u);
+  EXPECT_EQ(w.zones[0].interest.mid_period_ticks, 4u);
+  EXPECT_DOUBLE_EQ(w.overload.work_share, 0.6);
   const SkillDef* sword = w.FindSkill(1);
   ASSERT_NE(sword, nullptr);
   EXPECT_EQ(sword->shape, SkillShape::kArc);
@@ -184,6 +190,26 @@ TEST_F(BrokenConfig, TooManyMonsters) {
        "  - {monster: 2, count: 100000, area: {min: [1, 1], max: [2, 2]}, respawn_seconds: 1}\n"
        "portals:");
   ExpectError("zones/field.yaml", "spawn_groups", "more than 500000 monsters");
+}
+
+TEST_F(BrokenConfig, InterestKeyOutOfRange) {
+  Edit("zones/town.yaml", "near_max: 48", "near_max: 0");
+  ExpectError("zones/town.yaml", "interest.near_max", "must be an integer in 1..10000, got \"0\"");
+}
+
+TEST_F(BrokenConfig, InterestTypo) {
+  Edit("zones/field.yaml", "mid_max: 200", "mid_maxx: 200");
+  ExpectError("zones/field.yaml", "interest.mid_maxx", "unknown key");
+}
+
+TEST_F(BrokenConfig, MidTierSlowerThanStaleness) {
+  Edit("zones/town.yaml", "mid_period_seconds: 0.2", "mid_period_seconds: 2");
+  ExpectError("zones/town.yaml", "interest.mid_period_seconds", "must not exceed");
+}
+
+TEST_F(BrokenConfig, OverloadShareOutOfRange) {
+  Edit("world.yaml", "work_share: 0.6", "work_share: 3");
+  ExpectError("world.yaml", "overload.work_share", "must be a number in 0.05..1");
 }
 
 TEST_F(BrokenConfig, MissingFile) {

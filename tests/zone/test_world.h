@@ -1,6 +1,7 @@
 // Small hand-built worlds for the zone tests: every number chosen so edge cases land exactly.
 #pragma once
 
+#include "interest/interest.h"
 #include "zone/world_config.h"
 
 namespace zs::zone::testing {
@@ -11,23 +12,78 @@ inline constexpr uint32_t kThrust = 3;    // line: 5 long, 1 wide, 18 damage
 inline constexpr uint32_t kFireball = 4;  // ground circle: radius 2, cast range 10
 inline constexpr uint32_t kBite = 10;     // monster arc: range 1.5, 5 damage
 
+inline constexpr uint32_t kDummy = 1;  // monster template: never moves or fights
+inline constexpr uint32_t kWolf = 2;   // monster template: aggro 8, chases, bites
+
 // One 100 x 100 zone (id 1), tick rate 20, player speed 5/s (0.25 per tick), no monsters.
 // A second zone (id 2) is added when `two_zones`, with portals between them.
 inline WorldConfig TestWorld(bool two_zones = false) {
   WorldConfig w;
   w.tick_rate = 20;
   w.seed = 7;
-  w.player = {0.5f, 100, 5.0f, {kSword, kWhirl, kThrust, kFireball}, 40};
+  w.player = {.radius = 0.5f,
+              .max_hp = 100,
+              .speed = 5.0f,
+              .skills = {kSword, kWhirl, kThrust, kFireball},
+              .respawn_ticks = 40};
   w.skills = {
-      {kSword, "sword", SkillShape::kArc, 2.5f, kPi / 3, 0, 0, 0, 12, 10, 3},
-      {kWhirl, "whirl", SkillShape::kCircle, 0, 0, 3.0f, 0, 0, 20, 20, 8},
-      {kThrust, "thrust", SkillShape::kLine, 5.0f, 0, 0, 0, 1.0f, 18, 10, 2},
-      {kFireball, "fireball", SkillShape::kCircle, 0, 0, 2.0f, 10.0f, 0, 15, 10, 8},
-      {kBite, "bite", SkillShape::kArc, 1.5f, kPi / 4, 0, 0, 0, 5, 20, 1},
+      {.id = kSword,
+       .name = "sword",
+       .shape = SkillShape::kArc,
+       .range = 2.5f,
+       .half_angle = kPi / 3,
+       .damage = 12,
+       .cooldown_ticks = 10,
+       .max_targets = 3},
+      {.id = kWhirl,
+       .name = "whirl",
+       .shape = SkillShape::kCircle,
+       .radius = 3.0f,
+       .damage = 20,
+       .cooldown_ticks = 20,
+       .max_targets = 8},
+      {.id = kThrust,
+       .name = "thrust",
+       .shape = SkillShape::kLine,
+       .range = 5.0f,
+       .width = 1.0f,
+       .damage = 18,
+       .cooldown_ticks = 10,
+       .max_targets = 2},
+      {.id = kFireball,
+       .name = "fireball",
+       .shape = SkillShape::kCircle,
+       .radius = 2.0f,
+       .cast_range = 10.0f,
+       .damage = 15,
+       .cooldown_ticks = 10,
+       .max_targets = 8},
+      {.id = kBite,
+       .name = "bite",
+       .shape = SkillShape::kArc,
+       .range = 1.5f,
+       .half_angle = kPi / 4,
+       .damage = 5,
+       .cooldown_ticks = 20,
+       .max_targets = 1},
   };
-  // Template 1: a dummy that never moves or fights. Template 2: a wolf.
-  w.monsters = {{1, "dummy", 0.5f, 50, 0, 0, 0, 0, 0, kBite},
-                {2, "wolf", 0.5f, 30, 1.0f, 4.0f, 8.0f, 20.0f, 0.0f, kBite}};
+  w.monsters = {{.id = kDummy,
+                 .name = "dummy",
+                 .radius = 0.5f,
+                 .max_hp = 50,
+                 .walk_speed = 0,
+                 .run_speed = 0,
+                 .skill = kBite},
+                {.id = kWolf,
+                 .name = "wolf",
+                 .radius = 0.5f,
+                 .max_hp = 30,
+                 .walk_speed = 1.0f,
+                 .run_speed = 4.0f,
+                 .aggro_radius = 8.0f,
+                 .leash_radius = 20.0f,
+                 .wander_radius = 0.0f,
+                 .skill = kBite}};
   ZoneConfig z;
   z.id = 1;
   z.name = "test";
@@ -37,12 +93,13 @@ inline WorldConfig TestWorld(bool two_zones = false) {
   z.player_spawn = {50, 50};
   w.zones.push_back(z);
   if (two_zones) {
-    w.zones[0].portals.push_back({{{95, 45}, {100, 55}}, 2, {10, 10}});
+    w.zones[0].portals.push_back(
+        {.area = {{95, 45}, {100, 55}}, .target_zone = 2, .target_position = {10, 10}});
     ZoneConfig other = z;
     other.id = 2;
     other.name = "other";
     other.player_spawn = {10, 10};
-    other.portals = {Portal{{{0, 90}, {5, 100}}, 1, {90, 50}}};
+    other.portals = {{.area = {{0, 90}, {5, 100}}, .target_zone = 1, .target_position = {90, 50}}};
     w.zones.push_back(other);
   }
   return w;
@@ -51,7 +108,20 @@ inline WorldConfig TestWorld(bool two_zones = false) {
 // A spawn group of `count` monsters of `template_id` all exactly at `at`.
 inline SpawnGroup SpawnAt(uint32_t template_id, Vec2 at, uint32_t count = 1,
                           uint32_t respawn_ticks = 60) {
-  return {template_id, count, {at, at}, respawn_ticks};
+  return {.monster = template_id, .count = count, .area = {at, at}, .respawn_ticks = respawn_ticks};
+}
+
+// Interest budgets small enough that a few dozen entities fill every tier: 6 near, 10 mid, a
+// margin of 3 ranks, a budget of a few updates per tick, 4 relevance overrides.
+inline interest::InterestConfig SmallInterest() {
+  return {.near_max = 6,
+          .mid_max = 10,
+          .tier_margin = 3,
+          .bytes_per_tick = 40,
+          .max_staleness_ticks = 10,
+          .summary_interval_ticks = 5,
+          .summary_grid = 4,
+          .relevant_max = 4};
 }
 
 }  // namespace zs::zone::testing

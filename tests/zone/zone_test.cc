@@ -301,8 +301,8 @@ TEST(Portals, PlayerChangesZoneAndViewsFollow) {
   auto entered = [&](EntityId viewer, EntityId who) {
     for (const PlayerView& v : o.views) {
       if (v.player != viewer) continue;
-      for (uint32_t k = v.entered.begin; k < v.entered.end; ++k) {
-        if (o.states[o.slot_refs[k]].id == who) return true;
+      for (const uint32_t slot : v.entered) {
+        if (o.states[slot].id == who) return true;
       }
     }
     return false;
