@@ -38,7 +38,10 @@ inline double NowS() {
 class ServerProcess {
  public:
   // `limits_yaml`: extra lines under `limits:` (already indented by two spaces).
-  explicit ServerProcess(const std::string& limits_yaml = "  idle_timeout_seconds: 60\n") {
+  // `top_yaml`: extra top-level lines; `world`: the world file.
+  explicit ServerProcess(const std::string& limits_yaml = "  idle_timeout_seconds: 60\n",
+                         const std::string& top_yaml = "",
+                         const std::string& world = ZS_TEST_WORLD) {
     dir_ = fs::temp_directory_path() /
            ("zs_it_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(dir_);
@@ -46,7 +49,7 @@ class ServerProcess {
     std::ofstream(dir_ / "server.yaml")
         << "listen: {address: 127.0.0.1, port: 0}\n"
         << "admin: {address: 127.0.0.1, port: 0}\n"
-        << "world: " << ZS_TEST_WORLD << "\n"
+        << "world: " << world << "\n" << top_yaml
         << "io_threads: 2\nlog_level: info\nstats_interval_seconds: 1\n"
         << "limits:\n"
         << "  login_timeout_seconds: 1\n"
@@ -238,6 +241,29 @@ class TestClient {
   boost::asio::ip::tcp::socket socket_;
   wire::FrameDecoder decoder_;
   bool closed_ = false;
+};
+
+// The value of an unlabelled metric in a Prometheus text page (-1 when absent).
+inline double MetricValue(const std::string& page, const std::string& name) {
+  const size_t at = page.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(page.substr(at + name.size() + 2));
+}
+
+// Reads everything pending and checks that tick numbers follow each other without a gap.
+struct TickWatch {
+  uint64_t last = 0;
+  uint64_t count = 0;
+  bool gap = false;
+  void Drain(TestClient& c, double seconds) {
+    const double end = NowS() + seconds;
+    while (NowS() < end) {
+      auto m = c.Read(end - NowS());
+      if (!m || !m->has_tick()) continue;
+      if (last != 0 && m->tick().tick() != last + 1) gap = true;
+      last = m->tick().tick();
+      ++count;
+    }
+  }
 };
 
 }  // namespace zs::integration

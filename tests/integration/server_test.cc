@@ -38,29 +38,6 @@ bool Updated(const pb::ServerMessage& m, uint32_t id) {
   return false;
 }
 
-// The value of an unlabelled metric in a Prometheus text page (-1 when absent).
-double MetricValue(const std::string& page, const std::string& name) {
-  const size_t at = page.find("\n" + name + " ");
-  return at == std::string::npos ? -1 : std::stod(page.substr(at + name.size() + 2));
-}
-
-// Reads everything pending and checks that tick numbers follow each other without a gap.
-struct TickWatch {
-  uint64_t last = 0;
-  uint64_t count = 0;
-  bool gap = false;
-  void Drain(TestClient& c, double seconds) {
-    const double end = NowS() + seconds;
-    while (NowS() < end) {
-      auto m = c.Read(end - NowS());
-      if (!m || !m->has_tick()) continue;
-      if (last != 0 && m->tick().tick() != last + 1) gap = true;
-      last = m->tick().tick();
-      ++count;
-    }
-  }
-};
-
 TEST(Server, TwoClientsSeeEachOtherMoveSwingAndLeave) {
   ServerProcess server;
   TestClient a(server.port()), b(server.port());
