@@ -34,8 +34,8 @@ TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_thread
       pool_(sim_threads),
       governor_(world_.config().overload),
       tick_rate_(world_.config().tick_rate),
-      zone_count_(world_.zone_count()) {
-  encoders_.resize(zone_count_);
+      zone_count_(world_.zone_count()),
+      fanout_(zone_count_) {
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
       monsters_ += e.kind == zone::EntityKind::kMonster ? 1 : 0;
@@ -121,19 +121,18 @@ void TickLoop::Drain() {
   moves_.clear();
   skills_.clear();
   for (Request& r : draining_) {
-    auto it = players_.find(r.session);
+    PlayerDirectory::Player* player = players_.BySession(r.session);
     switch (r.kind) {
       case Request::kJoin: {
         auto sink = r.sink.lock();
-        if (!sink || it != players_.end()) break;
+        if (!sink || player != nullptr) break;
         EntityId id = kInvalidEntity;
         if (Status s = world_.AddPlayer(std::nullopt, &id); !s.ok()) {
           sink->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, s.message()),
                           "world_full");
           break;
         }
-        players_[r.session] = Player{id, r.sink, r.name, false};
-        session_of_[ToRaw(id)] = r.session;
+        players_.Add(r.session, {.entity = id, .sink = r.sink, .name = r.name});
         const size_t z = *world_.ZoneIndexOf(id);
         sink->DeliverFrame(wire::WelcomeFrame(id, world_.zone(z).Find(id)->position,
                                               world_.zone(z).config(), tick_rate_, world_.tick()),
@@ -144,25 +143,24 @@ void TickLoop::Drain() {
         break;
       }
       case Request::kLeave:
-        if (it == players_.end()) break;
-        (void)world_.RemovePlayer(it->second.entity);
-        session_of_.erase(ToRaw(it->second.entity));
-        players_.erase(it);
+        if (player == nullptr) break;
+        (void)world_.RemovePlayer(player->entity);
+        players_.Remove(r.session);
         metrics_->players.fetch_sub(1, std::memory_order_relaxed);
         break;
       case Request::kMove:
-        if (it == players_.end()) break;
-        r.move.entity = it->second.entity;
+        if (player == nullptr) break;
+        r.move.entity = player->entity;
         moves_.push_back(r.move);
         break;
       case Request::kSkill:
-        if (it == players_.end()) break;
-        r.skill.entity = it->second.entity;
+        if (player == nullptr) break;
+        r.skill.entity = player->entity;
         skills_.push_back(r.skill);
         break;
       case Request::kResync:
-        if (it == players_.end()) break;
-        if (world_.ForgetKnown(it->second.entity).ok()) it->second.resync = true;
+        if (player == nullptr) break;
+        if (world_.ForgetKnown(player->entity).ok()) player->resync = true;
         break;
     }
   }
@@ -183,39 +181,7 @@ void TickLoop::Step() {
       metrics_->RejectInput(RejectName(static_cast<zone::Reject>(r)), out.rejected[r]);
     }
     metrics_->SetZoneEntities(world_.zone(z).config().name, out.states.size());
-    // Each view's player, looked up once per tick.
-    view_players_.assign(out.views.size(), nullptr);
-    resync_.assign(out.views.size(), 0);
-    for (size_t v = 0; v < out.views.size(); ++v) {
-      const auto s = session_of_.find(ToRaw(out.views[v].player));
-      if (s == session_of_.end()) continue;
-      Player& p = players_.at(s->second);
-      view_players_[v] = &p;
-      resync_[v] = p.resync ? 1 : 0;
-      p.resync = false;
-    }
-    encoders_[z].Encode(out, resync_, &pool_);
-    for (size_t v = 0; v < out.views.size(); ++v) {
-      const zone::PlayerView& view = out.views[v];
-      if (view_players_[v] == nullptr) continue;
-      auto sink = view_players_[v]->sink.lock();
-      if (!sink) continue;
-      sink->DeliverShared(encoders_[z].Take(v),
-                          resync_[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
-      if (view.zone_changed) {
-        for (const zone::Transfer& t : out.transfers) {
-          if (t.player != view.player) continue;
-          const std::optional<size_t> dest = world_.ZoneIndexById(t.target_zone);
-          if (dest) {
-            const zone::Entity* arrived = world_.zone(*dest).Find(view.player);
-            sink->DeliverFrame(
-                wire::ZoneChangedFrame(world_.zone(*dest).config(),
-                                       arrived ? arrived->position : t.target_position),
-                FrameKind::kControl);
-          }
-        }
-      }
-    }
+    fanout_.Send(world_, z, players_, &pool_);
   }
 }
 

@@ -2,8 +2,9 @@
 //
 // Threads: Join/Leave/Input/Resync may be called from any thread (I/O threads); they queue a
 // request under a mutex, keyed by session id, never a pointer into the world. The loop thread
-// drains the queue at the start of each tick, runs World::Tick, encodes each zone's frames once
-// (wire::TickEncoder) and hands every player exactly one frame through its SessionSink.
+// drains the queue at the start of each tick (sessions <-> entities in a PlayerDirectory), runs
+// World::Tick, and hands each zone's output to a FrameFanout, which gives every player exactly
+// one frame through its SessionSink.
 // A tick that overruns its interval is counted and logged; the schedule then restarts from
 // now instead of trying to catch up (no spiral). Overload control: each tick's work, as a share
 // of the interval, feeds an interest::OverloadGovernor whose level shrinks the zones' interest
@@ -21,30 +22,15 @@
 #include <vector>
 
 #include "interest/overload.h"
+#include "net/frame_fanout.h"
 #include "net/metrics.h"
+#include "net/player_directory.h"
+#include "net/session_sink.h"
 #include "net/worker_pool.h"
 #include "wire/encoder.h"
 #include "zone/world.h"
 
 namespace zs::net {
-
-// What a frame is, for a connection that has to drop some.
-enum class FrameKind : uint8_t {
-  kControl,     // Welcome, ZoneChanged, Pong, Error, Kick: never dropped
-  kTick,        // a TickUpdate: dropped while the connection is backlogged
-  kResyncTick,  // a TickUpdate with resync set: ends a backlog's dropping
-};
-
-// What the tick loop needs from a connection. Implementations must be thread-safe.
-class SessionSink {
- public:
-  virtual ~SessionSink() = default;
-  virtual void DeliverFrame(std::string frame, FrameKind kind) = 0;
-  // A whole encoded frame in a buffer of its own (queued without a copy).
-  virtual void DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) = 0;
-  // Sends `last_frame` (may be empty) and closes, logging `reason`.
-  virtual void CloseWith(std::string last_frame, std::string reason) = 0;
-};
 
 class TickLoop {
  public:
@@ -78,12 +64,6 @@ class TickLoop {
     zone::MoveInput move;
     zone::SkillInput skill;
   };
-  struct Player {
-    EntityId entity = kInvalidEntity;
-    std::weak_ptr<SessionSink> sink;
-    std::string name;
-    bool resync = false;
-  };
 
   void Run();
   void ObserveLoad(double share);  // work / interval of the last tick
@@ -97,7 +77,7 @@ class TickLoop {
   const uint32_t tick_rate_;
   const size_t zone_count_;
   size_t monsters_ = 0;
-  std::vector<wire::TickEncoder> encoders_;
+  FrameFanout fanout_;
   std::atomic<uint64_t> tick_{0};
 
   static constexpr size_t kMaxPendingRequests = 200000;
@@ -106,12 +86,9 @@ class TickLoop {
   std::vector<Request> draining_;
 
   // Loop thread only.
-  std::unordered_map<uint64_t, Player> players_;       // by session id
-  std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
+  PlayerDirectory players_;
   std::vector<zone::MoveInput> moves_;
   std::vector<zone::SkillInput> skills_;
-  std::vector<uint8_t> resync_;
-  std::vector<Player*> view_players_;  // by view index, this tick
 
   std::atomic<bool> running_{false};
   std::thread thread_;

@@ -1,0 +1,42 @@
+#include "net/frame_fanout.h"
+
+namespace zs::net {
+
+void FrameFanout::Send(const zone::World& world, size_t zone, PlayerDirectory& players,
+                       TaskRunner* runner) {
+  const zone::ZoneTickOutput& out = world.output(zone);
+  player_.assign(out.views.size(), nullptr);
+  resync_.assign(out.views.size(), 0);
+  for (size_t v = 0; v < out.views.size(); ++v) {  // each view's player, looked up once
+    PlayerDirectory::Player* p = players.ByEntity(out.views[v].player);
+    if (p == nullptr) continue;
+    player_[v] = p;
+    resync_[v] = p->resync ? 1 : 0;
+    p->resync = false;
+  }
+  wire::TickEncoder& encoder = encoders_[zone];
+  encoder.Encode(out, resync_, runner);
+  for (size_t v = 0; v < out.views.size(); ++v) {
+    if (player_[v] == nullptr) continue;
+    const std::shared_ptr<SessionSink> sink = player_[v]->sink.lock();
+    if (!sink) continue;
+    sink->DeliverShared(encoder.Take(v),
+                        resync_[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
+    if (out.views[v].zone_changed) SendZoneChange(world, out, out.views[v].player, *sink);
+  }
+}
+
+void FrameFanout::SendZoneChange(const zone::World& world, const zone::ZoneTickOutput& out,
+                                 EntityId player, SessionSink& sink) const {
+  for (const zone::Transfer& t : out.transfers) {
+    if (t.player != player) continue;
+    const std::optional<size_t> dest = world.ZoneIndexById(t.target_zone);
+    if (!dest) continue;
+    const zone::Entity* arrived = world.zone(*dest).Find(player);
+    sink.DeliverFrame(wire::ZoneChangedFrame(world.zone(*dest).config(),
+                                             arrived ? arrived->position : t.target_position),
+                      FrameKind::kControl);
+  }
+}
+
+}  // namespace zs::net
