@@ -11,10 +11,10 @@
 //              the viewer's hinted radius (grown when it holds fewer than K);
 //   brute      every entity scanned.
 // Grids have cells of 16, 32, 64 and 128 units; the fastest per workload is reported. All end
-// with the ranker's cuts (nth_element at K, then at 248 and 48) on interest::MakeRankKey keys.
+// with the ranker's cuts (interest::CutRanks at K, 248 and 48) on interest::MakeRankKey keys.
 // Before timing, the rank classes ([0,48), [0,248), [0,264)) of every viewer are compared
-// across all of them on three ticks (cold hints, then warm); a mismatch fails the run (exit
-// status 1).
+// across all of them, and brute force's against a full sort, on three ticks (cold hints, then
+// warm); a mismatch fails the run (exit status 1).
 //
 //   build/release/bench/interest_bench
 //   build/release/bench/interest_bench --benchmark_filter=uniform
@@ -149,6 +149,7 @@ class Crowd {
 struct Keys {
   std::vector<RankKey> buf;
   size_t n = 0;
+  std::vector<RankKey> scratch;  // CutRanks'
 
   RankKey* Room(size_t more) {
     if (n + more > buf.size()) buf.resize(std::max(n + more, 2 * buf.size()));
@@ -157,16 +158,13 @@ struct Keys {
   [[nodiscard]] std::span<const RankKey> view() const { return {buf.data(), n}; }
 };
 
-// The ranker's finish: keep the K nearest, then partition at each cut, widest first.
-void CutRanks(Keys* keys) {
-  RankKey* b = keys->buf.data();
-  if (keys->n > kKeep) {
-    std::nth_element(b, b + kKeep, b + keys->n);
-    keys->n = kKeep;
-  }
-  if (keys->n > kEnterRank) std::nth_element(b, b + kEnterRank, b + keys->n);
-  const size_t end = std::min<size_t>(keys->n, kEnterRank);
-  if (end > kNearMax) std::nth_element(b, b + kNearMax, b + end);
+// The ranker's finish (interest::CutRanks): keep the K nearest, with rank classes at each cut.
+// `radius`: the range the keys were gathered in (balances CutRanks' buckets).
+interest::RankCut CutRanks(Keys* keys, float radius) {
+  const interest::RankCut cut = interest::CutRanks({keys->buf.data(), keys->n}, kKeep, radius,
+                                                   {kNearMax, kEnterRank}, &keys->scratch);
+  keys->n = cut.kept;
+  return cut;
 }
 
 // Writes the key of every point in [0, n) within limit_sq of `at`, except `self`, to dst;
@@ -212,8 +210,17 @@ class BruteForce {
     out->n = ScanRun(xs_.data(), ys_.data(), ids_.data(), xs_.size(), at, kRadius * kRadius, self,
                      out->Room(xs_.size()));
     const size_t in_view = out->n;
-    CutRanks(out);
+    CutRanks(out, kRadius);
     return in_view;
+  }
+  // The obviously-correct answer, for the check only (untimed): every key in range, fully
+  // sorted, the K nearest kept. Independent of CutRanks, which every method shares.
+  void Reference(Vec2 at, uint32_t self, Keys* out) const {
+    out->n = 0;
+    out->n = ScanRun(xs_.data(), ys_.data(), ids_.data(), xs_.size(), at, kRadius * kRadius, self,
+                     out->Room(xs_.size()));
+    std::sort(out->buf.begin(), out->buf.begin() + static_cast<ptrdiff_t>(out->n));
+    out->n = std::min<size_t>(out->n, kKeep);
   }
   [[nodiscard]] size_t size() const { return xs_.size(); }
 
@@ -266,7 +273,7 @@ class PackedGrid {
       examined += ScanRing(at, cx, cy, d, limit_sq, self, out);
       if (out->n >= kKeep) limit_sq = KeepNearest(out);
     }
-    CutRanks(out);
+    CutRanks(out, std::sqrt(limit_sq));
     return examined;
   }
 
@@ -282,10 +289,8 @@ class PackedGrid {
       if (out->n >= kKeep || r >= kRadius) break;
       r = std::min(kRadius, r * 1.5f + 2.0f);
     }
-    CutRanks(out);
-    float farthest = 0;
-    for (const RankKey k : out->view()) farthest = std::max(farthest, KeyDistanceSq(k));
-    *hint = out->n < kKeep ? kRadius : std::sqrt(farthest) + 2.0f;
+    const interest::RankCut cut = CutRanks(out, r);
+    *hint = cut.kept < kKeep ? kRadius : std::sqrt(KeyDistanceSq(cut.last)) + 2.0f;
     return examined;
   }
 
@@ -371,23 +376,21 @@ struct RankWork {
 };
 
 // Replays NearestRanker::Rank's radius schedule (nearest.h: start at the hint, grow by 1.5x + 2
-// until K are in range or the radius reaches the maximum) with plain circle queries, to count
-// what it examined. Its time is the search part of the ranker's (no keys, no cuts), on caches
-// the ranker has just warmed. Keep in step with nearest.h.
+// until K are in range or the radius reaches the maximum) with the same ranking queries, to count
+// what it examined. Its time is the search part of the ranker's (the tree's keys, no cuts), on
+// caches the ranker has just warmed. Keep in step with nearest.h.
 RankWork ReplayRank(const spatial::Quadtree& tree, Vec2 at, EntityId self, float hint,
-                    const std::vector<Vec2>& positions, spatial::QueryResults* q) {
+                    std::vector<RankKey>* keys) {
   RankWork w;
   float r = hint > 0 ? std::min(hint, kRadius) : kRadius;
   for (;;) {
-    tree.QueryCircle({.center = at, .radius = r}, {.exclude = self}, spatial::QueryOrder::kAny, q);
+    keys->clear();
+    spatial::QueryStats stats;
+    tree.QueryCircleKeys(at, r, {.exclude = self}, keys, &stats);
     ++w.queries;
-    w.candidates += q->stats.candidates;
-    size_t in_range = 0;
-    for (const EntityId id : q->ids) {
-      in_range += DistanceSq(positions[EntityIndex(id)], at) <= r * r ? 1 : 0;
-    }
-    if (in_range >= kKeep || r >= kRadius) {
-      w.keys = in_range;
+    w.candidates += stats.candidates;
+    if (keys->size() >= kKeep || r >= kRadius) {
+      w.keys = keys->size();
       return w;
     }
     r = std::min(kRadius, r * 1.5f + 2.0f);
@@ -421,12 +424,14 @@ class Selection {
   // One tick with every method answering every viewer; false (and a message) on a mismatch.
   bool CheckTick() {
     Update(nullptr);
-    Keys grid_keys, brute_keys;
+    Keys grid_keys, brute_keys, reference;
     for (size_t v = 0; v < viewers_.size(); ++v) {
       const Vec2 at = At(v);
       const uint32_t self = Self(v);
       RankOurs(v);
       (void)brute_.Select(at, self, &brute_keys);
+      brute_.Reference(at, self, &reference);
+      if (!Same(brute_keys.view(), reference.view(), "brute", v)) return false;
       if (!Same(ranker_.keys(), brute_keys.view(), "ours", v)) return false;
       for (size_t g = 0; g < kGrids; ++g) {
         (void)grids_[g].Select(at, self, &grid_keys);
@@ -481,8 +486,8 @@ class Selection {
     });
     t->ours_query_ns += TimeNs([&] {
       for (size_t v = 0; v < viewers_.size(); ++v) {
-        const RankWork w = ReplayRank(tree_, At(v), Crowd::Id(viewers_[v]), hints_before[v],
-                                      crowd_.positions(), &query_);
+        const RankWork w =
+            ReplayRank(tree_, At(v), Crowd::Id(viewers_[v]), hints_before[v], &replay_keys_);
         t->ours_cand += w.candidates;
         t->ours_queries += w.queries;
         t->ours_keys += w.keys;
@@ -508,9 +513,8 @@ class Selection {
   [[nodiscard]] uint32_t Self(size_t v) const { return ToRaw(Crowd::Id(viewers_[v])); }
 
   void RankOurs(size_t v) {
-    const std::vector<Vec2>& positions = crowd_.positions();
     ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, {kNearMax, kEnterRank},
-                 &hints_[v], [&positions](EntityId id) { return positions[EntityIndex(id)]; });
+                 &hints_[v]);
   }
 
   static std::vector<uint32_t> SortedIds(std::span<const RankKey> keys) {
@@ -540,7 +544,7 @@ class Selection {
   std::vector<uint32_t> viewers_;  // entity indices
   std::vector<float> hints_;       // by viewer: the ranker's radius hint, carried tick to tick
   interest::NearestRanker ranker_;
-  spatial::QueryResults query_;
+  std::vector<RankKey> replay_keys_;
   std::vector<PackedGrid> grids_;
   std::array<std::vector<float>, kGrids> grid_hints_;  // by grid, by viewer (SelectHinted)
   BruteForce brute_;

@@ -34,10 +34,10 @@ inline constexpr uint32_t kChangeFields = 4;  // change bits 0..3 (zone::ChangeB
 
 // Per zone, from the zone YAML's `interest:` block (config_loader validates every key).
 struct InterestConfig {
-  uint32_t near_max = 48;         // nearest entities in view, sent every tick
-  uint32_t mid_max = 200;         // up to this many more, sent by priority within the budget
-  uint32_t tier_margin = 16;      // a known entity is dropped only beyond rank near+mid+margin
-  uint32_t bytes_per_tick = 600;  // per client: budget for mid-tier updates
+  uint32_t near_max = 48;             // nearest entities in view, sent every tick
+  uint32_t mid_max = 200;             // up to this many more, sent by priority within the budget
+  uint32_t tier_margin = 16;          // a known entity is dropped only beyond rank near+mid+margin
+  uint32_t bytes_per_tick = 600;      // per client: budget for mid-tier updates
   uint32_t max_staleness_ticks = 20;  // no pending change of a known entity waits longer
   uint32_t mid_period_ticks = 4;      // the mid tier is ranked and sent every this many ticks
   uint32_t summary_interval_ticks = 20;  // crowd summary period (per viewer, staggered)
@@ -60,8 +60,8 @@ struct Subject {
   Vec2 position;
   uint32_t last_move_tick = 0;  // the last tick *before* this one in which the position changed
   std::array<uint32_t, kChangeFields> changed_at{};  // by change bit: the last tick it changed
-  uint8_t changed = 0;          // change bits of this tick (kPositionBit and opaque others)
-  uint8_t has_events = 0;       // took part in a hit event this tick
+  uint8_t changed = 0;     // change bits of this tick (kPositionBit and opaque others)
+  uint8_t has_events = 0;  // took part in a hit event this tick
 };
 
 // Hit events of the tick, indexed by slot: the events slot s took part in (as attacker or
@@ -90,9 +90,9 @@ struct Frame {
 struct Viewer {
   EntityId id = kInvalidEntity;
   uint32_t slot = 0;
-  float view_radius = 0;                // 0: the zone's
-  std::span<const EntityId> relevant;   // always near while within view (attackers, targets, ...)
-  bool departing = false;               // leaving the zone: everything known is sent as left
+  float view_radius = 0;               // 0: the zone's
+  std::span<const EntityId> relevant;  // always near while within view (attackers, targets, ...)
+  bool departing = false;              // leaving the zone: everything known is sent as left
 };
 
 // A known entity's fields going out this tick (position absolute when kPositionBit is set).
@@ -112,13 +112,13 @@ struct CrowdSummary {
 // One viewer's news for the tick. Reused across ticks (cleared, capacity kept).
 struct ViewOutput {
   EntityId player = kInvalidEntity;
-  uint32_t self = 0;                // slot of the viewer itself
-  std::vector<uint32_t> entered;    // slots, full state
-  std::vector<UpdateRef> updated;   // slots with the fields to send
-  std::vector<uint32_t> moved;      // slots whose only news is a move, as a delta; ascending id
-  std::vector<EntityId> left;       // ids
-  std::vector<uint32_t> hits;       // event indices, ascending
-  uint32_t near_count = 0;          // how many known entities were in the near tier
+  uint32_t self = 0;               // slot of the viewer itself
+  std::vector<uint32_t> entered;   // slots, full state
+  std::vector<UpdateRef> updated;  // slots with the fields to send
+  std::vector<uint32_t> moved;     // slots whose only news is a move, as a delta; ascending id
+  std::vector<EntityId> left;      // ids
+  std::vector<uint32_t> hits;      // event indices, ascending
+  uint32_t near_count = 0;         // how many known entities were in the near tier
   uint32_t known_count = 0;
   bool zone_changed = false;
   bool has_crowd = false;

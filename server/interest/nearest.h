@@ -3,87 +3,129 @@
 // the b nearest, ... for the cut points the caller asked for. This is what interest tiers need
 // (near_max, near_max + mid_max, + margin), and it is cheaper than sorting.
 //
-// One circle query on the quadtree, whose radius starts from a hint (the caller keeps last
-// tick's k-th distance, returned through *hint) and grows until it holds k entities or reaches
-// max_radius; then nth_element partitions on 64-bit keys (distance bits, raw id), which compare
-// in one instruction. In a crowd it looks at about k entities, not everyone in range.
+// One ranking query on the quadtree (Quadtree::QueryCircleKeys: the keys come straight from its
+// leaf scans), whose radius starts from a hint (the caller keeps last tick's k-th distance,
+// returned through *hint) and grows until it holds k entities or reaches max_radius; then the
+// 64-bit keys (distance^2 bits, raw id: spatial/rank_key.h; they compare in one instruction) are
+// bucketed by distance and partitioned with nth_element only inside the buckets holding a cut
+// rank (CutRanks). In a crowd it looks at about k entities, not everyone in range.
 // Thread: one ranker per thread (it owns its scratch); the tree is only read.
 #pragma once
 
 #include <algorithm>
-#include <bit>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "spatial/quadtree.h"
+#include "spatial/rank_key.h"
 
 namespace zs::interest {
 
-// Rank order as one integer: the bits of a non-negative float order like the float, so
-// (distance^2 bits << 32 | raw id) compares by distance, ties by id.
-using RankKey = uint64_t;
-[[nodiscard]] inline RankKey MakeRankKey(float distance_sq, uint32_t raw_id) {
-  return (static_cast<uint64_t>(std::bit_cast<uint32_t>(distance_sq)) << 32) | raw_id;
+// Rank order as one integer (distance^2 bits << 32 | raw id): the tree's own key layout, so the
+// keys it writes are ranked as they are.
+using spatial::KeyDistanceSq;
+using spatial::KeyRawId;
+using spatial::MakeRankKey;
+using spatial::RankKey;
+
+struct RankCut {
+  size_t kept = 0;   // min(number of keys, k)
+  RankKey last = 0;  // the largest kept key (the k-th nearest when there were k); 0 if none
+};
+
+// Rank classes in place: afterwards keys[0, kept) are the kept = min(keys.size(), k) smallest
+// keys, and for each cut c < kept, keys[0, c) are the c smallest; keys past `kept` are left
+// unspecified. REQUIRES: cuts ascending. `radius`: the range the keys were gathered in; it only
+// balances the buckets (any value gives the same classes). `scratch` is reused: no allocation
+// once warm.
+//
+// How: one counting pass over kBuckets buckets of d^2 (linear in d^2 up to radius^2, so a uniform
+// crowd fills them evenly: d^2 is uniform over a disc), one scatter into bucket order, then
+// nth_element only inside the bucket holding each cut rank, a few keys each, instead of
+// nth_element over everything once per cut. The bucket is a non-decreasing function of the key,
+// so bucket order is key order across buckets and the classes are exactly nth_element's.
+inline RankCut CutRanks(std::span<RankKey> keys, uint32_t k, float radius,
+                        std::initializer_list<uint32_t> cuts, std::vector<RankKey>* scratch) {
+  constexpr uint32_t kBuckets = 64;
+  const size_t n = keys.size();
+  RankCut out{.kept = std::min<size_t>(n, k)};
+  if (out.kept == 0) return out;
+  // d^2 * scale is at most kBuckets (give or take rounding) for keys within radius; the min
+  // clamps the rest, which keeps the bucket non-decreasing. A scale that is not finite: one
+  // bucket.
+  float scale = static_cast<float>(kBuckets) / (radius * radius);
+  if (!(scale < 1e30f)) scale = 0.0f;
+  const auto bucket = [scale](RankKey key) {
+    return std::min(static_cast<uint32_t>(KeyDistanceSq(key) * scale), kBuckets - 1);
+  };
+  std::array<uint32_t, kBuckets + 1> start{};
+  for (const RankKey key : keys) ++start[bucket(key) + 1];
+  for (uint32_t b = 0; b < kBuckets; ++b) start[b + 1] += start[b];
+  std::array<uint32_t, kBuckets> fill;
+  std::copy(start.begin(), start.end() - 1, fill.begin());
+  scratch->resize(n);
+  RankKey* const data = scratch->data();
+  for (const RankKey key : keys) data[fill[bucket(key)]++] = key;
+  // The bucket holding sorted position `rank`: start[b] <= rank < start[b + 1].
+  const auto bucket_of = [&start](size_t rank) {
+    return static_cast<size_t>(
+        std::upper_bound(start.begin(), start.end(), static_cast<uint32_t>(rank)) - start.begin() -
+        1);
+  };
+  // Widest first, each within the previous one's prefix.
+  size_t end = n;
+  const auto cut_at = [&](size_t cut) {
+    if (cut >= end) return;
+    const size_t b = bucket_of(cut);
+    const size_t hi = std::min<size_t>(start[b + 1], end);
+    if (start[b] < cut) std::nth_element(data + start[b], data + cut, data + hi);
+    end = cut;
+  };
+  cut_at(k);
+  for (auto it = std::rbegin(cuts); it != std::rend(cuts); ++it) cut_at(*it);
+  // The largest kept key lies in the bucket holding position kept - 1, at or after its start.
+  for (size_t i = start[bucket_of(out.kept - 1)]; i < out.kept; ++i) {
+    out.last = std::max(out.last, data[i]);
+  }
+  std::copy(data, data + out.kept, keys.begin());
+  return out;
 }
-[[nodiscard]] inline float KeyDistanceSq(RankKey k) {
-  return std::bit_cast<float>(static_cast<uint32_t>(k >> 32));
-}
-[[nodiscard]] inline uint32_t KeyRawId(RankKey k) { return static_cast<uint32_t>(k); }
 
 class NearestRanker {
  public:
-  // Ranks the k nearest entities to `at` (centre within max_radius, `exclude` left out). `cuts`
-  // (ascending, each <= k) are the rank boundaries to partition at. *hint: in, a radius likely to
-  // hold k (0: unknown); out, the radius to try next time. position_of(EntityId) -> Vec2 gives
-  // an entity's centre (the caller's own table: cheaper than asking the tree).
-  template <typename PositionOf>
-  void Rank(const spatial::Quadtree& tree, Vec2 at, EntityId exclude, uint32_t k,
-            float max_radius, std::initializer_list<uint32_t> cuts, float* hint,
-            PositionOf&& position_of) {
+  // Ranks the k nearest entities to `at` (centre within max_radius, `exclude` left out), by the
+  // centres stored in `tree`. `cuts` (ascending, each <= k) are the rank boundaries to partition
+  // at. *hint: in, a radius likely to hold k (0: unknown); out, the radius to try next time.
+  void Rank(const spatial::Quadtree& tree, Vec2 at, EntityId exclude, uint32_t k, float max_radius,
+            std::initializer_list<uint32_t> cuts, float* hint) {
     float r = *hint > 0 ? std::min(*hint, max_radius) : max_radius;
     for (;;) {
-      tree.QueryCircle({at, r}, {.exclude = exclude}, spatial::QueryOrder::kAny, &query_);
       keys_.clear();
-      const float r_sq = r * r;
-      for (const EntityId id : query_.ids) {
-        const float d = DistanceSq(position_of(id), at);
-        if (d <= r_sq) keys_.push_back(MakeRankKey(d, ToRaw(id)));
-      }
+      tree.QueryCircleKeys(at, r, {.exclude = exclude}, &keys_);
       if (keys_.size() >= k || r >= max_radius) break;
       r = std::min(max_radius, r * 1.5f + kRadiusSlack);  // too few: the true k-th lies farther
     }
-    Partition(k, max_radius, cuts, hint);
+    Partition(k, r, max_radius, cuts, hint);
   }
   [[nodiscard]] const std::vector<RankKey>& keys() const { return keys_; }
 
  private:
   static constexpr float kRadiusSlack = 2.0f;  // metres: how far the k-th may move in a tick
 
-  void Partition(uint32_t k, float max_radius, std::initializer_list<uint32_t> cuts,
+  // Keeps the k nearest, partitioned at each cut; sets *hint.
+  void Partition(uint32_t k, float radius, float max_radius, std::initializer_list<uint32_t> cuts,
                  float* hint) {
-    if (keys_.size() > k) {
-      std::nth_element(keys_.begin(), keys_.begin() + k, keys_.end());
-      keys_.resize(k);
-    }
-    float farthest = 0;
-    for (const RankKey key : keys_) farthest = std::max(farthest, KeyDistanceSq(key));
-    *hint = keys_.size() < k ? max_radius : std::sqrt(farthest) + kRadiusSlack;
-    // Partition at each cut, widest first, each within the previous one's prefix.
-    size_t end = keys_.size();
-    for (auto it = std::rbegin(cuts); it != std::rend(cuts); ++it) {
-      const size_t cut = *it;
-      if (cut < end) {
-        std::nth_element(keys_.begin(), keys_.begin() + static_cast<ptrdiff_t>(cut),
-                         keys_.begin() + static_cast<ptrdiff_t>(end));
-        end = cut;
-      }
-    }
+    const RankCut cut = CutRanks(keys_, k, radius, cuts, &scratch_);
+    keys_.resize(cut.kept);
+    *hint = cut.kept < k ? max_radius : std::sqrt(KeyDistanceSq(cut.last)) + kRadiusSlack;
   }
 
-  spatial::QueryResults query_;
   std::vector<RankKey> keys_;
+  std::vector<RankKey> scratch_;  // CutRanks' buffer
 };
 
 }  // namespace zs::interest

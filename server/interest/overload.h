@@ -16,10 +16,10 @@
 namespace zs::interest {
 
 struct OverloadConfig {
-  double work_share = 0.6;       // of the tick interval
-  uint32_t trigger_ticks = 3;    // consecutive slow ticks before shrinking
-  uint32_t recover_ticks = 40;   // consecutive quiet ticks before growing back
-  uint32_t near_floor = 8;       // near_max never shrinks below this
+  double work_share = 0.6;      // of the tick interval
+  uint32_t trigger_ticks = 3;   // consecutive slow ticks before shrinking
+  uint32_t recover_ticks = 40;  // consecutive quiet ticks before growing back
+  uint32_t near_floor = 8;      // near_max never shrinks below this
 };
 
 class OverloadGovernor {

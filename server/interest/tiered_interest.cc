@@ -38,10 +38,10 @@ namespace zs::interest {
 namespace {
 
 // Byte estimates of the v2 encoding, for the mid-tier budget (protocol documented in zone.proto).
-constexpr uint32_t kMovedBytes = 4;     // id delta + dx + dy, packed
-constexpr uint32_t kUpdateBytes = 12;   // wrapper + id + absolute x, y
-constexpr uint32_t kFieldBytes = 3;     // each further field (facing, hp, alive)
-constexpr float kNearWeight = 3.0f;     // priority growth: 1 at the view edge, 1 + this at 0 m
+constexpr uint32_t kMovedBytes = 4;    // id delta + dx + dy, packed
+constexpr uint32_t kUpdateBytes = 12;  // wrapper + id + absolute x, y
+constexpr uint32_t kFieldBytes = 3;    // each further field (facing, hp, alive)
+constexpr float kNearWeight = 3.0f;    // priority growth: 1 at the view edge, 1 + this at 0 m
 
 struct Pair {
   EntityId id = kInvalidEntity;
@@ -74,7 +74,6 @@ struct MidCandidate {
   bool forced;
 };
 
-
 // Rank classes of the entities in a view (Scratch::rank): by rank, ties by id.
 enum RankClass : uint32_t {
   kNearRank = 0,   // rank < near_max
@@ -96,7 +95,7 @@ struct Scratch {
     float distance_sq = 0;
   };
   std::vector<SlotMark> marks;
-  std::vector<uint32_t> event_mark;     // by event
+  std::vector<uint32_t> event_mark;  // by event
   uint32_t mark = 0;
   std::vector<MidCandidate> mid;
 };
@@ -110,7 +109,8 @@ void ClearBit(std::vector<uint64_t>& bits, size_t i) { bits[i / 64] &= ~(uint64_
 
 uint32_t UpdateCost(uint8_t fields, bool as_delta) {
   if (as_delta) return kMovedBytes;
-  const auto others = static_cast<uint32_t>(std::popcount(static_cast<unsigned>(fields & ~kPositionBit)));
+  const auto others =
+      static_cast<uint32_t>(std::popcount(static_cast<unsigned>(fields & ~kPositionBit)));
   return kUpdateBytes + kFieldBytes * others;
 }
 
@@ -142,8 +142,7 @@ class TieredInterest final : public InterestPolicy {
     }
   }
 
-  void BuildView(const Frame& frame, const Viewer& viewer, size_t worker,
-                 ViewOutput* out) override;
+  void BuildView(const Frame& frame, const Viewer& viewer, size_t worker, ViewOutput* out) override;
 
   void Known(EntityId viewer, std::vector<KnownEntity>* out) const override {
     out->clear();
@@ -172,8 +171,8 @@ class TieredInterest final : public InterestPolicy {
   InterestConfig config_;
   uint32_t near_floor_;
   std::unordered_map<uint32_t, ViewerState> viewers_;  // by raw id; no insert during BuildView
-  std::vector<Scratch> scratch_;                        // by worker
-  std::vector<uint64_t> event_bits_;                    // by slot: took part in a hit event
+  std::vector<Scratch> scratch_;                       // by worker
+  std::vector<uint64_t> event_bits_;                   // by slot: took part in a hit event
 };
 
 // A move only, from the position the client has (its copy is as of sent_tick and the entity did
@@ -227,9 +226,7 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
   const Vec2 at = f.subjects[viewer.slot].position;
   const uint32_t keep = full ? enter_rank + config_.tier_margin : b.near_max;
   sc.ranker.Rank(*f.tree, at, viewer.id, keep, leave_r, {b.near_max, enter_rank},
-                 full ? &st.full_hint : &st.near_hint, [&f](EntityId id) {
-                   return f.subjects[static_cast<size_t>(f.slot_of[EntityIndex(id)])].position;
-                 });
+                 full ? &st.full_hint : &st.near_hint);
   const std::vector<RankKey>& keys = sc.ranker.keys();
   const auto slot_of_key = [&f](RankKey k) {
     return static_cast<uint32_t>(f.slot_of[KeyRawId(k) & kMaxEntityIndex]);
@@ -239,7 +236,9 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
     SetBit(sc.ranked_bits, s);
     if (i < b.near_max) SetBit(sc.near_bits, s);
     if (full) {
-      sc.marks[s] = {.rank = i < b.near_max ? kNearRank : i < enter_rank ? kEnterRank : kKeepRank,
+      sc.marks[s] = {.rank = i < b.near_max   ? kNearRank
+                             : i < enter_rank ? kEnterRank
+                                              : kKeepRank,
                      .distance_sq = KeyDistanceSq(keys[i])};
     }
   }
@@ -332,7 +331,8 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
   out->known_count = static_cast<uint32_t>(st.pairs.size());
 
   const uint32_t summary = std::max<uint32_t>(1, config_.summary_interval_ticks);
-  if ((f.tick + EntityIndex(viewer.id)) % summary == 0) Summarize(f, at, enter_r, viewer.id, sc, out);
+  if ((f.tick + EntityIndex(viewer.id)) % summary == 0)
+    Summarize(f, at, enter_r, viewer.id, sc, out);
 
   // Leave the bits clear for the next view (cheaper than clearing whole bitsets).
   for (const RankKey k : keys) {
@@ -367,7 +367,8 @@ void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, Vie
     for (size_t i = begin; i < end; ++i) {
       const MidCandidate& c = sc.mid[i];
       Pair& p = st.pairs[c.pair];
-      const uint32_t cost = UpdateCost(c.fields, AsDelta(f.subjects[p.slot], c.fields, p.sent_tick));
+      const uint32_t cost =
+          UpdateCost(c.fields, AsDelta(f.subjects[p.slot], c.fields, p.sent_tick));
       if (!c.forced && spent + cost > budget) return;
       spent += cost;
       Send(f, c.fields, p, out);
@@ -376,8 +377,8 @@ void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, Vie
   }
 }
 
-void TieredInterest::Summarize(const Frame& f, Vec2 at, float radius, EntityId self,
-                               Scratch& sc, ViewOutput* out) const {
+void TieredInterest::Summarize(const Frame& f, Vec2 at, float radius, EntityId self, Scratch& sc,
+                               ViewOutput* out) const {
   CrowdSummary& c = out->crowd;
   c.center = at;
   c.grid = std::max<uint32_t>(1, config_.summary_grid);
@@ -406,7 +407,8 @@ Budget BudgetAt(const InterestConfig& config, uint32_t level, uint32_t near_floo
   // Mid rate first (levels 1-3 halve the byte budget), then the mid tier's size (4-5), then the
   // near tier down to its floor (6-8).
   level = std::min(level, kMaxOverloadLevel);
-  Budget b{.near_max = config.near_max, .mid_max = config.mid_max,
+  Budget b{.near_max = config.near_max,
+           .mid_max = config.mid_max,
            .bytes_per_tick = config.bytes_per_tick};
   b.bytes_per_tick >>= std::min<uint32_t>(level, 3);
   if (level >= 4) b.mid_max >>= std::min<uint32_t>(level - 3, 2);

@@ -23,8 +23,8 @@ class FrameFanout {
   void Send(const zone::World& world, size_t zone, PlayerDirectory& players, TaskRunner* runner);
 
  private:
-  void SendZoneChange(const zone::World& world, const zone::ZoneTickOutput& out,
-                      EntityId player, SessionSink& sink) const;
+  void SendZoneChange(const zone::World& world, const zone::ZoneTickOutput& out, EntityId player,
+                      SessionSink& sink) const;
 
   std::vector<wire::TickEncoder> encoders_;       // by zone
   std::vector<PlayerDirectory::Player*> player_;  // by view, this tick

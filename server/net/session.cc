@@ -198,11 +198,12 @@ void Session::DeliverFrame(std::string frame, FrameKind kind) {
 }
 
 void Session::DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) {
-  asio::post(socket_.get_executor(), [self = shared_from_this(), f = std::move(frame), kind]() mutable {
-    if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
-    const size_t size = f->size();
-    self->Enqueue(Chunk{std::move(f), 0, size}, kind);
-  });
+  asio::post(socket_.get_executor(),
+             [self = shared_from_this(), f = std::move(frame), kind]() mutable {
+               if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
+               const size_t size = f->size();
+               self->Enqueue(Chunk{std::move(f), 0, size}, kind);
+             });
 }
 
 void Session::CloseWith(std::string last_frame, std::string reason) {
@@ -229,9 +230,9 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
     BeginClose("slow_reader");
     return;
-  } else if (tick && (dropping_ || awaiting_resync_ ||
-                      (!queue_.empty() &&
-                       queued_bytes_ + Cost(chunk) > limits_.send_queue_bytes))) {
+  } else if (tick &&
+             (dropping_ || awaiting_resync_ ||
+              (!queue_.empty() && queued_bytes_ + Cost(chunk) > limits_.send_queue_bytes))) {
     // Backlogged: drop tick updates; once drained, the client gets a full resync. Until the
     // resync tick arrives every later tick is dropped too, so the client never sees a gap.
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);

@@ -91,8 +91,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   std::array<char, 16 * 1024> read_buf_{};
   std::string frame_;
   std::deque<Chunk> queue_;
-  size_t queued_bytes_ = 0;         // sum of Cost() over the queue: memory this client holds
-  double last_progress_s_ = 0;      // when the socket last took bytes (or the queue was empty)
+  size_t queued_bytes_ = 0;     // sum of Cost() over the queue: memory this client holds
+  double last_progress_s_ = 0;  // when the socket last took bytes (or the queue was empty)
   bool writing_ = false;
   bool dropping_ = false;         // over the send cap: tick frames are being dropped
   bool awaiting_resync_ = false;  // drained; ticks stay dropped until the resync tick comes

@@ -108,9 +108,10 @@ void TickLoop::ObserveLoad(double share) {
   metrics_->interest_scale_milli.store(static_cast<uint64_t>(governor_.scale() * 1000),
                                        std::memory_order_relaxed);
   metrics_->interest_level_changes.fetch_add(1, std::memory_order_relaxed);
-  spdlog::warn("overload control: interest level {} (scale {:.2f}) after a tick at {:.0f}% of "
-               "its interval",
-               governor_.level(), governor_.scale(), share * 100);
+  spdlog::warn(
+      "overload control: interest level {} (scale {:.2f}) after a tick at {:.0f}% of "
+      "its interval",
+      governor_.level(), governor_.scale(), share * 100);
 }
 
 void TickLoop::Drain() {

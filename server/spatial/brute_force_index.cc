@@ -77,6 +77,19 @@ std::vector<EntityId> BruteForceIndex::QueryNearest(Vec2 p, uint32_t k, float ma
   return ids;
 }
 
+std::vector<RankKey> BruteForceIndex::QueryCircleKeys(Vec2 center, float radius,
+                                                      const QueryFilter& f) const {
+  if (!IsFinite(center) || !std::isfinite(radius) || radius < 0) return {};
+  std::vector<RankKey> keys;
+  for (const Entity& e : entities_) {
+    if ((e.mask & f.mask) == 0 || e.id == f.exclude) continue;
+    const float d_sq = DistanceSq(center, e.center);
+    if (d_sq <= radius * radius) keys.push_back(MakeRankKey(d_sq, ToRaw(e.id)));
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 std::vector<std::pair<EntityId, EntityId>> BruteForceIndex::QueryPairs() const {
   std::vector<std::pair<EntityId, EntityId>> pairs;
   for (size_t i = 0; i < entities_.size(); ++i) {

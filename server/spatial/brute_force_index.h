@@ -39,6 +39,8 @@ class BruteForceIndex {
   std::vector<EntityId> QueryNearest(Vec2 p, uint32_t k, float max_distance,
                                      const QueryFilter& f) const;
   std::vector<std::pair<EntityId, EntityId>> QueryPairs() const;
+  // Quadtree::QueryCircleKeys' keys (centres only), ascending.
+  std::vector<RankKey> QueryCircleKeys(Vec2 center, float radius, const QueryFilter& f) const;
 
  private:
   template <typename Pred>

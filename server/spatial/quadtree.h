@@ -1,9 +1,10 @@
 // Quadtree: the spatial index of one zone.
 //
-// What it is for: every tick the zone asks "who is near whom" (area of interest) and "who does
-// this swing hit" (combat). Entities are circles (id, centre, hitbox radius, category mask) in a
-// bounded rectangular world; queries are exact: the narrow-phase test against each hitbox
-// (core/shapes.h) is part of the query, so results are true hits, never candidates.
+// What it is for: every tick the zone asks "who is near whom" (area of interest, ranked by
+// distance with QueryCircleKeys) and "who does this swing hit" (combat). Entities are circles
+// (id, centre, hitbox radius, category mask) in a bounded rectangular world; queries are exact:
+// the narrow-phase test against each hitbox (core/shapes.h) is part of the query, so results are
+// true hits, never candidates.
 //
 // Structure: a region quadtree over the world bounds. An entity lives in the leaf that contains
 // its centre (half-open cells: x >= mid goes right, y >= mid goes up; the world's max edges are
@@ -49,6 +50,7 @@
 #include "core/status.h"
 #include "core/vec2.h"
 #include "spatial/id_buffer.h"
+#include "spatial/rank_key.h"
 
 namespace zs::spatial {
 
@@ -162,6 +164,16 @@ class Quadtree {
   // Up to k entities whose centre is within max_distance of p, nearest centre first, ties by id.
   void QueryNearest(Vec2 p, uint32_t k, float max_distance, const QueryFilter& filter,
                     QueryResults* out) const;
+  // Ranking query (what interest selection needs): appends to *keys, in no particular order, the
+  // RankKey of every entity passing `filter` whose CENTRE is within `radius` of `center`
+  // (DistanceSq(center, c) <= radius * radius: no hitbox, no contact epsilon). Key layout
+  // (rank_key.h): distance^2 bits << 32 | raw id, i.e. distance-then-id order in one integer
+  // compare. The keys come straight from the leaf scans (covered subtrees included), with no id
+  // list in between. Appends only (*keys is not cleared); allocates only when *keys grows. A NaN
+  // or inf centre or radius, or a negative radius, appends nothing. *stats, when given, is
+  // replaced by the work done (candidates: entities whose distance was computed).
+  void QueryCircleKeys(Vec2 center, float radius, const QueryFilter& filter,
+                       std::vector<RankKey>* keys, QueryStats* stats = nullptr) const;
   // Every unordered pair of entities whose hitboxes touch (centre distance <= r1 + r2, with
   // the kContactEpsilon tolerance), as
   // (smaller raw id, larger raw id), sorted. Returns the work done.
@@ -202,6 +214,10 @@ class Quadtree {
   void Collect(const Shape& shape, const QueryFilter& filter, QueryResults* out) const;
   void Order(Vec2 origin, QueryOrder order, QueryResults* out) const;
   void AppendSubtree(int32_t node, const QueryFilter& filter, QueryResults* out) const;
+  // QueryCircleKeys' leaf scan: writes the keys of the leaf's entities in range and passing to
+  // out, returns how many. REQUIRES: room for leaf.count + 3 at out.
+  size_t LeafKeys(const Node& leaf, Vec2 center, float radius_sq, const QueryFilter& filter,
+                  RankKey* out) const;
   void PrefetchSlab(int32_t slab) const noexcept;
   [[nodiscard]] int32_t StartNode(const Aabb& bounds) const noexcept;
 

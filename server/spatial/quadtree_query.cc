@@ -156,6 +156,53 @@ inline bool Passes(uint32_t mask, uint32_t raw, const QueryFilter& f) {
   return ((mask & f.mask) != 0) & (raw != ToRaw(f.exclude));
 }
 
+// Writes the RankKey of slots [0, count) of one slab (count <= 32) to keys[0, count) and returns
+// bit i set when slot i's centre is within radius_sq of c and it passes the filter (Passes).
+// d^2 is DistanceSq(c, {x, y}): the same operations in the same order (no fused multiply-add),
+// so keys and tests are bit-identical to the brute-force oracle's. The SSE form does four slots
+// at a time, filter included, and interleaves ids with the d^2 bits into keys with two unpacks.
+// REQUIRES: keys has room for count rounded up to a multiple of 4.
+inline uint32_t SlabKeys(Vec2 c, float radius_sq, const QueryFilter& filter, const float* xs,
+                         const float* ys, const uint32_t* ids, const uint32_t* masks,
+                         uint32_t count, RankKey* keys) {
+#if defined(__SSE2__)
+  const __m128 cx = _mm_set1_ps(c.x);
+  const __m128 cy = _mm_set1_ps(c.y);
+  const __m128 limit = _mm_set1_ps(radius_sq);
+  const __m128i want = _mm_set1_epi32(static_cast<int>(filter.mask));
+  const __m128i exclude = _mm_set1_epi32(static_cast<int>(ToRaw(filter.exclude)));
+  const __m128i zero = _mm_setzero_si128();
+  uint32_t bits = 0;
+  uint32_t rejected = 0;
+  for (uint32_t i = 0; i < count; i += 4) {
+    const __m128 dx = _mm_sub_ps(cx, _mm_loadu_ps(xs + i));
+    const __m128 dy = _mm_sub_ps(cy, _mm_loadu_ps(ys + i));
+    const __m128 d_sq = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+    bits |= static_cast<uint32_t>(_mm_movemask_ps(_mm_cmple_ps(d_sq, limit))) << i;
+    const __m128i id = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ids + i));
+    const __m128i mask = _mm_loadu_si128(reinterpret_cast<const __m128i*>(masks + i));
+    const __m128i fail = _mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(mask, want), zero),
+                                      _mm_cmpeq_epi32(id, exclude));
+    rejected |= static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(fail))) << i;
+    // Little-endian: the 64-bit lane (id, d_bits) is d_bits << 32 | id, i.e. MakeRankKey.
+    const __m128i d_bits = _mm_castps_si128(d_sq);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(keys + i), _mm_unpacklo_epi32(id, d_bits));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(keys + i + 2), _mm_unpackhi_epi32(id, d_bits));
+  }
+  bits &= ~rejected;
+  // Slots past `count` (up to the next multiple of 4) hold stale values: mask them off.
+  return count >= 32 ? bits : bits & ((1u << count) - 1u);
+#else
+  uint32_t bits = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const float d_sq = DistanceSq(c, {xs[i], ys[i]});
+    keys[i] = MakeRankKey(d_sq, ids[i]);
+    bits |= (d_sq <= radius_sq && Passes(masks[i], ids[i], filter) ? 1u : 0u) << i;
+  }
+  return bits;
+#endif
+}
+
 }  // namespace
 
 void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResults* out) const {
@@ -361,6 +408,92 @@ void Quadtree::QueryCircle(const Circle& circle, const QueryFilter& filter, Quer
   const CirclePolicy p{circle};
   Collect(p, filter, out);
   Order(p.Origin(), order, out);
+}
+
+size_t Quadtree::LeafKeys(const Node& leaf, Vec2 center, float radius_sq, const QueryFilter& filter,
+                          RankKey* out) const {
+  size_t written = 0;
+  uint32_t left = leaf.count;
+  for (int32_t s = leaf.slab; s >= 0; s = slabs_[s].next) {
+    const Slab& slab = slabs_[s];
+    const uint32_t cnt = left > kSlabSize ? kSlabSize : left;
+    left -= cnt;
+    RankKey* const dst = out + written;
+    uint32_t bits =
+        SlabKeys(center, radius_sq, filter, slab.x, slab.y, slab.id, slab.mask, cnt, dst);
+    // Compact the hits in place (the k-th hit is at slot >= k).
+    if (bits == (cnt >= 32 ? ~0u : (1u << cnt) - 1u)) {
+      written += cnt;
+      continue;
+    }
+    size_t k = 0;
+    for (; bits != 0; bits &= bits - 1) dst[k++] = dst[std::countr_zero(bits)];
+    written += k;
+  }
+  return written;
+}
+
+void Quadtree::QueryCircleKeys(Vec2 center, float radius, const QueryFilter& filter,
+                               std::vector<RankKey>* keys, QueryStats* stats) const {
+  QueryStats work;
+  const size_t before = keys->size();
+  const CirclePolicy shape{{center, radius}};
+  const int32_t start = shape.Finite() ? StartNode(shape.Bounds()) : -1;
+  if (start >= 0 && nodes_[start].count != 0) {
+    const float radius_sq = radius * radius;
+    // Depth-first, without scratch: nodes whose cell may hold a centre in range (MayHit with no
+    // hitbox growth: only centres count here), and below a node the circle covers, every
+    // non-empty node untested. Leaves are batched so that their slabs are prefetched together
+    // and their cache misses overlap, then scanned; every scan tests each centre (the compare
+    // is free beside the d^2 the key needs), so `covered` only saves node tests.
+    // Stack entries: node index << 1 | covered, one word (a two-field struct would be stored in
+    // two parts and reloaded as one, which stalls store-to-load forwarding).
+    uint32_t stack[kStackSize];
+    int top = 0;
+    stack[top++] = static_cast<uint32_t>(start) << 1;
+    constexpr int kBatch = 32;
+    int32_t batch[kBatch];
+    int batched = 0;
+    const auto flush = [&] {
+      // Room for every candidate of the batch (+3: a slab scan writes whole groups of 4), then
+      // the scans write straight into *keys and it is cut back to what they kept.
+      size_t room = 3;
+      for (int b = 0; b < batched; ++b) {
+        PrefetchSlab(nodes_[batch[b]].slab);
+        room += nodes_[batch[b]].count;
+      }
+      const size_t at = keys->size();
+      keys->resize(at + room);
+      size_t written = 0;
+      for (int b = 0; b < batched; ++b) {
+        const Node& leaf = nodes_[batch[b]];
+        work.candidates += leaf.count;
+        written += LeafKeys(leaf, center, radius_sq, filter, keys->data() + at + written);
+      }
+      keys->resize(at + written);
+      batched = 0;
+    };
+    while (top > 0) {
+      const uint32_t item = stack[--top];
+      const auto index = static_cast<int32_t>(item >> 1);
+      const bool below_covered = (item & 1u) != 0;
+      const Node& n = nodes_[index];
+      if (n.count == 0 || (!below_covered && !shape.MayHit(n.rect, 0.0f))) continue;
+      ++work.nodes_visited;
+      if (n.children < 0) {
+        batch[batched++] = index;
+        if (batched == kBatch) flush();
+        continue;
+      }
+      const uint32_t covered = below_covered || shape.Covers(n.rect) ? 1u : 0u;
+      for (uint32_t k = 0; k < 4; ++k) {
+        stack[top++] = (static_cast<uint32_t>(n.children) + k) << 1 | covered;
+      }
+    }
+    flush();
+  }
+  work.hits = keys->size() - before;
+  if (stats != nullptr) *stats = work;
 }
 
 void Quadtree::QueryAabb(const Aabb& rect, const QueryFilter& filter, QueryOrder order,

@@ -84,11 +84,11 @@ class TickEncoder {
   void EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync, Scratch& sc);
   void AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const;
 
-  std::vector<Fields> fields_;                        // by slot
-  std::vector<std::string> enter_;                    // by slot, empty unless someone enters it
-  std::vector<uint8_t> need_enter_;                   // by slot
-  std::vector<std::string> hits_;                     // by event
-  std::vector<Scratch> scratch_;                      // by worker
+  std::vector<Fields> fields_;       // by slot
+  std::vector<std::string> enter_;   // by slot, empty unless someone enters it
+  std::vector<uint8_t> need_enter_;  // by slot
+  std::vector<std::string> hits_;    // by event
+  std::vector<Scratch> scratch_;     // by worker
   std::vector<std::shared_ptr<const std::string>> frames_;  // by view
 };
 

@@ -141,8 +141,10 @@ interest::OverloadConfig LoadOverload(const YamlNode& n) {
   n.AllowOnly({"work_share", "trigger_ticks", "recover_ticks", "near_floor"});
   interest::OverloadConfig c;
   if (n.Has("work_share")) c.work_share = n["work_share"].Number(0.05, 1.0);
-  if (n.Has("trigger_ticks")) c.trigger_ticks = static_cast<uint32_t>(n["trigger_ticks"].Int(1, 10000));
-  if (n.Has("recover_ticks")) c.recover_ticks = static_cast<uint32_t>(n["recover_ticks"].Int(1, 100000));
+  if (n.Has("trigger_ticks"))
+    c.trigger_ticks = static_cast<uint32_t>(n["trigger_ticks"].Int(1, 10000));
+  if (n.Has("recover_ticks"))
+    c.recover_ticks = static_cast<uint32_t>(n["recover_ticks"].Int(1, 100000));
   if (n.Has("near_floor")) c.near_floor = static_cast<uint32_t>(n["near_floor"].Int(1, 10000));
   return c;
 }

@@ -42,7 +42,8 @@ void Zone::IndexEvents(const ZoneTickOutput& out) {
       fn(slot_of(out.targets[ev.first_target + t].target));
     }
   };
-  for (const HitEvent& ev : out.events) each_party(ev, [&](size_t s) { ++involvement_start_[s + 1]; });
+  for (const HitEvent& ev : out.events)
+    each_party(ev, [&](size_t s) { ++involvement_start_[s + 1]; });
   for (size_t s = 0; s < n; ++s) involvement_start_[s + 1] += involvement_start_[s];
   involvement_.resize(involvement_start_[n]);
   involvement_cursor_.assign(involvement_start_.begin(), involvement_start_.end() - 1);
@@ -160,9 +161,9 @@ void Zone::BuildView(size_t view, size_t worker, ZoneTickOutput* out) {
       .id = player.id,
       .slot = slot,
       .view_radius = player.view_radius,
-      .relevant = std::span<const EntityId>(relevance_ids_)
-                      .subspan(relevance_start_[slot],
-                               relevance_start_[slot + 1] - relevance_start_[slot]),
+      .relevant =
+          std::span<const EntityId>(relevance_ids_)
+              .subspan(relevance_start_[slot], relevance_start_[slot + 1] - relevance_start_[slot]),
       .departing = departing,
   };
   PlayerView& v = out->views[view];

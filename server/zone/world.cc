@@ -118,10 +118,11 @@ void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> s
     zones_[z].Simulate(tick_, moves_[z], skills_[z], overload_level, r.workers(), &outputs_[z]);
   });
   view_start_.assign(1, 0);
-  for (const ZoneTickOutput& out : outputs_) view_start_.push_back(view_start_.back() + out.views.size());
+  for (const ZoneTickOutput& out : outputs_)
+    view_start_.push_back(view_start_.back() + out.views.size());
   r.ForEach(view_start_.back(), [&](size_t i, size_t worker) {
-    const auto z = static_cast<size_t>(
-        std::upper_bound(view_start_.begin(), view_start_.end(), i) - view_start_.begin() - 1);
+    const auto z = static_cast<size_t>(std::upper_bound(view_start_.begin(), view_start_.end(), i) -
+                                       view_start_.begin() - 1);
     zones_[z].BuildView(i - view_start_[z], worker, &outputs_[z]);
   });
   for (size_t z = 0; z < zones_.size(); ++z) zones_[z].FinishTick(&outputs_[z]);

@@ -56,7 +56,7 @@ struct Entity {
   EntityKind kind = EntityKind::kPlayer;
   uint32_t template_id = 0;  // monster template; 0 for players
   Vec2 position;
-  Vec2 prev_position;        // at the end of the previous tick
+  Vec2 prev_position;           // at the end of the previous tick
   uint32_t last_move_tick = 0;  // the last tick in which the position changed
   uint32_t prev_move_tick = 0;  // ... as of the end of the previous tick
   std::array<uint32_t, interest::kChangeFields> changed_at{};  // by ChangeBits bit: last change
@@ -76,7 +76,7 @@ struct Entity {
   // players
   Vec2 move_direction;  // unit vector or zero
   uint32_t last_input_seq = 0;
-  float view_radius = 0;                // 0: the zone's default
+  float view_radius = 0;                  // 0: the zone's default
   EntityId last_target = kInvalidEntity;  // the entity this player hit last (interest relevance)
 
   // monsters
@@ -121,9 +121,8 @@ class Zone {
   // Tick() in three phases, for a World that runs the views of all zones on one pool:
   //   Simulate (one thread) -> BuildView(i) for i < out->views.size() (any threads, distinct i and
   //   worker, worker < workers) -> FinishTick (one thread).
-  void Simulate(uint64_t tick, std::span<const MoveInput> moves,
-                std::span<const SkillInput> skills, uint32_t overload_level, size_t workers,
-                ZoneTickOutput* out);
+  void Simulate(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+                uint32_t overload_level, size_t workers, ZoneTickOutput* out);
   void BuildView(size_t view, size_t worker, ZoneTickOutput* out);
   void FinishTick(ZoneTickOutput* out);
   [[nodiscard]] const interest::InterestPolicy& interest() const { return *interest_; }
@@ -200,8 +199,8 @@ class Zone {
   // Views: the policy and what it reads each tick (reused, no allocation once warm).
   std::unique_ptr<interest::InterestPolicy> interest_;
   interest::Frame frame_;
-  std::vector<interest::Subject> subjects_;   // by slot
-  std::vector<uint32_t> involvement_start_;   // CSR: hit events each slot is part of
+  std::vector<interest::Subject> subjects_;  // by slot
+  std::vector<uint32_t> involvement_start_;  // CSR: hit events each slot is part of
   std::vector<uint32_t> involvement_;
   std::vector<uint32_t> involvement_cursor_;
   std::vector<std::pair<uint32_t, uint32_t>> relevance_;  // (player slot, raw id), sorted

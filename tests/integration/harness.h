@@ -49,8 +49,8 @@ class ServerProcess {
     std::ofstream(dir_ / "server.yaml")
         << "listen: {address: 127.0.0.1, port: 0}\n"
         << "admin: {address: 127.0.0.1, port: 0}\n"
-        << "world: " << world << "\n" << top_yaml
-        << "io_threads: 2\nlog_level: info\nstats_interval_seconds: 1\n"
+        << "world: " << world << "\n"
+        << top_yaml << "io_threads: 2\nlog_level: info\nstats_interval_seconds: 1\n"
         << "limits:\n"
         << "  login_timeout_seconds: 1\n"
         << "  send_queue_bytes: 16384\n  stall_timeout_seconds: 1.5\n"

@@ -21,8 +21,8 @@ pid_t StartBots(uint16_t port, int bots, int seconds) {
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
     ::execl(ZS_CLIENT_SIM_BIN, ZS_CLIENT_SIM_BIN, "--port", port_s.c_str(), "--bots",
-            bots_s.c_str(), "--ramp", "200", "--duration", seconds_s.c_str(), "--scenario",
-            "crowd", "--verify-every", "10", static_cast<char*>(nullptr));
+            bots_s.c_str(), "--ramp", "200", "--duration", seconds_s.c_str(), "--scenario", "crowd",
+            "--verify-every", "10", static_cast<char*>(nullptr));
     ::_exit(127);
   }
   return pid;

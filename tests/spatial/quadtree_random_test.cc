@@ -3,6 +3,7 @@
 // every operation. Each sequence has a fixed seed, printed on failure (SCOPED_TRACE).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -260,6 +261,24 @@ class Sequence {
     ASSERT_GE(results_.stats.candidates, results_.stats.hits) << what;
   }
 
+  // The ranking query over the same circle (centres only), keys sorted, against the oracle.
+  void CompareKeys(const Circle& c, const QueryFilter& f) {
+    keys_.clear();
+    QueryStats stats;
+    tree_->QueryCircleKeys(c.center, c.radius, f, &keys_, &stats);
+    std::sort(keys_.begin(), keys_.end());
+    ASSERT_EQ(keys_, oracle_.QueryCircleKeys(c.center, c.radius, f)) << "circle keys";
+    ASSERT_EQ(stats.hits, keys_.size()) << "circle keys";
+    ASSERT_GE(stats.candidates, stats.hits) << "circle keys";
+    if (keys_.empty()) return;
+    // Again with the farthest hit on the radius (exactly, whenever sqrt round-trips).
+    const float r = std::sqrt(KeyDistanceSq(keys_.back()));
+    keys_.clear();
+    tree_->QueryCircleKeys(c.center, r, f, &keys_);
+    std::sort(keys_.begin(), keys_.end());
+    ASSERT_EQ(keys_, oracle_.QueryCircleKeys(c.center, r, f)) << "circle keys on the radius";
+  }
+
   void DoQuery() {
     const QueryFilter f = Filter();
     const auto order = static_cast<QueryOrder>(Next() % 3);
@@ -269,6 +288,7 @@ class Sequence {
         const Circle c{QueryPoint(), QueryRadius()};
         tree_->QueryCircle(c, f, order, &results_);
         Compare("circle", order, oracle_.QueryCircle(c, f, oracle_order));
+        CompareKeys(c, f);
         break;
       }
       case 1: {
@@ -322,6 +342,7 @@ class Sequence {
   std::vector<uint32_t> generation_;
   std::vector<bool> live_;
   QueryResults results_;
+  std::vector<RankKey> keys_;
 };
 
 class QuadtreeDifferential : public ::testing::TestWithParam<Layout> {};
@@ -356,6 +377,7 @@ TEST(QuadtreeDifferentialLarge, ThousandsOfMovingEntities) {
     oracle.Insert(MakeEntityId(i, 0), p, 0.5f, 1u << (i % 2));
   }
   QueryResults r;
+  std::vector<RankKey> keys;
   std::uniform_real_distribution<float> step(-8, 8);
   for (int tick = 0; tick < 30; ++tick) {
     for (const auto& e : std::vector(oracle.entities())) {
@@ -369,6 +391,11 @@ TEST(QuadtreeDifferentialLarge, ThousandsOfMovingEntities) {
       const Circle circle{{u(rng), u(rng)}, u(rng) / 4};
       tree.QueryCircle(circle, {.mask = 2}, QueryOrder::kByDistance, &r);
       ASSERT_EQ(r.ids.ToVector(), oracle.QueryCircle(circle, {.mask = 2}, QueryOrder::kByDistance));
+      const QueryFilter f{.exclude = MakeEntityId(static_cast<uint32_t>(q), 0)};
+      keys.clear();
+      tree.QueryCircleKeys(circle.center, circle.radius, f, &keys);
+      std::sort(keys.begin(), keys.end());
+      ASSERT_EQ(keys, oracle.QueryCircleKeys(circle.center, circle.radius, f)) << "tick " << tick;
     }
   }
 }

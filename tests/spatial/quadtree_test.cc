@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -274,6 +275,61 @@ TEST(Quadtree, NonFiniteQueriesMatchNothing) {
   EXPECT_TRUE(r.ids.empty());
 }
 
+// Sorted (distance^2, raw id) pairs of QueryCircleKeys' keys, for readable expectations.
+std::vector<std::pair<float, uint32_t>> Decode(std::vector<RankKey> keys) {
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::pair<float, uint32_t>> out;
+  for (const RankKey k : keys) out.emplace_back(KeyDistanceSq(k), KeyRawId(k));
+  return out;
+}
+
+TEST(Quadtree, CircleKeysRankCentresByDistanceThenId) {
+  Quadtree t(SmallConfig());
+  ASSERT_TRUE(t.Insert(Id(0), {50, 50}, 0).ok());      // the viewer
+  ASSERT_TRUE(t.Insert(Id(1, 3), {53, 50}, 2).ok());   // d^2 9 (hitbox ignored)
+  ASSERT_TRUE(t.Insert(Id(2), {50, 47}, 0).ok());      // d^2 9: same distance, smaller raw id
+  ASSERT_TRUE(t.Insert(Id(3), {54, 53}, 0, 2).ok());   // d^2 25: exactly on the radius
+  ASSERT_TRUE(t.Insert(Id(4), {55, 50.5f}, 10).ok());  // just beyond: its hitbox does not count
+  ASSERT_TRUE(t.Insert(Id(5), {50, 50}, 0, 2).ok());   // d^2 0
+  std::vector<RankKey> keys;
+  QueryStats stats;
+  t.QueryCircleKeys({50, 50}, 5, {.exclude = Id(0)}, &keys, &stats);
+  const uint32_t id1 = ToRaw(Id(1, 3)), id2 = ToRaw(Id(2));
+  ASSERT_LT(id2, id1);
+  EXPECT_EQ(Decode(keys),
+            (std::vector<std::pair<float, uint32_t>>{
+                {0.0f, ToRaw(Id(5))}, {9.0f, id2}, {9.0f, id1}, {25.0f, ToRaw(Id(3))}}));
+  // The keys themselves order that way too (distance-then-id in one integer compare).
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(KeyRawId(keys[1]), id2);
+  EXPECT_EQ(stats.hits, 4u);
+  EXPECT_GE(stats.candidates, 5u);
+  // Appends: what the buffer held stays; the mask filter applies.
+  keys.assign(1, 42);
+  t.QueryCircleKeys({50, 50}, 5, {.mask = 2}, &keys, &stats);
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_EQ(keys[0], 42u);
+  keys.erase(keys.begin());
+  EXPECT_EQ(Decode(keys),
+            (std::vector<std::pair<float, uint32_t>>{{0.0f, ToRaw(Id(5))}, {25.0f, ToRaw(Id(3))}}));
+  EXPECT_EQ(stats.hits, 2u);
+  // Radius 0: only centres exactly at the point.
+  keys.clear();
+  t.QueryCircleKeys({50, 50}, 0, {}, &keys);
+  EXPECT_EQ(Decode(keys),
+            (std::vector<std::pair<float, uint32_t>>{{0.0f, ToRaw(Id(0))}, {0.0f, ToRaw(Id(5))}}));
+  // NaN, negative or infinite radius, or a non-finite centre: nothing, and no work.
+  for (const float bad : {kNaN, -1.0f, -0.001f, kInf}) {
+    keys.clear();
+    t.QueryCircleKeys({50, 50}, bad, {}, &keys, &stats);
+    EXPECT_TRUE(keys.empty()) << bad;
+    EXPECT_EQ(stats.candidates, 0u) << bad;
+  }
+  t.QueryCircleKeys({kNaN, 50}, 5, {}, &keys);
+  t.QueryCircleKeys({50, kInf}, 5, {}, &keys);
+  EXPECT_TRUE(keys.empty());
+}
+
 TEST(Quadtree, QueriesDoNotAllocateOnceWarm) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 500; ++i) {
@@ -284,16 +340,22 @@ TEST(Quadtree, QueriesDoNotAllocateOnceWarm) {
   QueryResults r;
   t.QueryCircle({{50, 50}, 100}, {}, QueryOrder::kByDistance, &r);  // warm: the largest result
   t.QueryNearest({50, 50}, 500, kInf, {}, &r);
+  std::vector<RankKey> keys;
+  t.QueryCircleKeys({50, 50}, 100, {}, &keys);
   const auto* ids = r.ids.data();
   const size_t cap = r.ids.capacity();
+  const auto* key_data = keys.data();
   for (int i = 0; i < 100; ++i) {
     t.QueryCircle({{static_cast<float>(i), 50}, 20}, {}, QueryOrder::kByDistance, &r);
     t.QuerySector({{50, static_cast<float>(i)}, static_cast<float>(i), 1, 30}, {},
                   QueryOrder::kById, &r);
     t.QueryNearest({static_cast<float>(i), 10}, 20, kInf, {}, &r);
+    keys.clear();
+    t.QueryCircleKeys({static_cast<float>(i), 50}, 20, {}, &keys);
   }
   EXPECT_EQ(r.ids.data(), ids);
   EXPECT_EQ(r.ids.capacity(), cap);
+  EXPECT_EQ(keys.data(), key_data);
 }
 
 TEST(Quadtree, MovedFromResultsAreEmptyAndReusable) {

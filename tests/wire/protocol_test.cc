@@ -223,10 +223,11 @@ TEST(TickEncoder, BytesPerClientInACrowdOfOneHundredMovingEntities) {
   }
   const double per_tick = static_cast<double>(bytes) / static_cast<double>(ticks);
   const double per_move = static_cast<double>(moved_bytes) / static_cast<double>(moved);
-  std::printf("crowd of 100: %.0f moving per tick, %.0f bytes per tick, %.1f KB/s at 20 Hz, "
-              "%.2f bytes per moving entity\n",
-              static_cast<double>(moved) / static_cast<double>(ticks), per_tick,
-              per_tick * 20 / 1024, per_move);
+  std::printf(
+      "crowd of 100: %.0f moving per tick, %.0f bytes per tick, %.1f KB/s at 20 Hz, "
+      "%.2f bytes per moving entity\n",
+      static_cast<double>(moved) / static_cast<double>(ticks), per_tick, per_tick * 20 / 1024,
+      per_move);
   for (const auto& [b, n] : histogram) std::printf("  %zu bytes: %zu moves\n", b, n);
   EXPECT_GT(moved, ticks * 90) << "the crowd really moves, and moves go out as deltas";
   EXPECT_LE(per_move, 6.0) << "protocol 2 goal: at most 6 bytes per moving entity";

@@ -1,0 +1,160 @@
+// NearestRanker and CutRanks: rank classes against a full sort (the obviously-correct answer),
+// on random keys of every shape the buckets can meet (even, skewed, tied, all in one bucket,
+// beyond the radius), and the ranker end to end against the brute-force index.
+#include "interest/nearest.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "spatial/brute_force_index.h"
+#include "spatial/quadtree.h"
+
+namespace zs::interest {
+namespace {
+
+std::vector<RankKey> Sorted(std::vector<RankKey> keys) {
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// keys[0, c) holds exactly the c smallest of `all` for every c in `ranks` (c clamped to kept).
+void ExpectClasses(const std::vector<RankKey>& got, size_t kept, const std::vector<RankKey>& all,
+                   std::initializer_list<size_t> ranks, const std::string& what) {
+  const std::vector<RankKey> sorted = Sorted(all);
+  ASSERT_EQ(kept, std::min(all.size(), *std::max_element(ranks.begin(), ranks.end()))) << what;
+  for (const size_t rank : ranks) {
+    const size_t c = std::min(rank, kept);
+    std::vector<RankKey> prefix(got.begin(), got.begin() + static_cast<ptrdiff_t>(c));
+    std::sort(prefix.begin(), prefix.end());
+    ASSERT_EQ(prefix,
+              std::vector<RankKey>(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(c)))
+        << what << " rank " << rank;
+  }
+}
+
+TEST(CutRanks, MatchesAFullSortOnRandomKeys) {
+  std::mt19937 rng(7);
+  const auto next = [&rng] { return static_cast<uint32_t>(rng()); };
+  std::vector<RankKey> scratch;
+  for (int round = 0; round < 3000; ++round) {
+    const uint32_t n = next() % 700;
+    const float radius = std::uniform_real_distribution<float>(0.5f, 200.0f)(rng);
+    const uint32_t shape = next() % 5;
+    std::vector<RankKey> keys;
+    for (uint32_t i = 0; i < n; ++i) {
+      float d_sq = 0;
+      const float u = std::uniform_real_distribution<float>(0.0f, 1.0f)(rng);
+      switch (shape) {
+        case 0:  // uniform over the disc: d^2 uniform
+          d_sq = u * radius * radius;
+          break;
+        case 1:  // a crowd close in: skewed buckets
+          d_sq = u * u * u * radius * radius;
+          break;
+        case 2:  // few distinct distances: ties broken by id
+          d_sq = static_cast<float>(next() % 4) * radius;
+          break;
+        case 3:  // some beyond the radius (the clamp to the last bucket)
+          d_sq = u * 4.0f * radius * radius;
+          break;
+        default:  // all at the same point
+          d_sq = 0.0f;
+      }
+      keys.push_back(MakeRankKey(d_sq, next()));
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    std::shuffle(keys.begin(), keys.end(), rng);
+    const uint32_t k = next() % 400;
+    const uint32_t a = next() % (k + 1);
+    const uint32_t b = a + next() % (k - a + 1);
+    std::vector<RankKey> got = keys;
+    const RankCut cut = CutRanks(got, k, radius, {a, b}, &scratch);
+    const std::string what = "round " + std::to_string(round) + " n " + std::to_string(n) + " k " +
+                             std::to_string(k) + " shape " + std::to_string(shape);
+    ExpectClasses(got, cut.kept, keys, {a, b, k}, what);
+    const RankKey last = cut.kept == 0 ? 0 : Sorted(keys)[cut.kept - 1];
+    ASSERT_EQ(cut.last, last) << what;
+  }
+}
+
+TEST(CutRanks, EdgeCases) {
+  std::vector<RankKey> scratch;
+  std::vector<RankKey> none;
+  RankCut cut = CutRanks(none, 5, 10, {1, 2}, &scratch);
+  EXPECT_EQ(cut.kept, 0u);
+  EXPECT_EQ(cut.last, 0u);
+  std::vector<RankKey> keys = {MakeRankKey(4, 9), MakeRankKey(1, 3), MakeRankKey(4, 2)};
+  cut = CutRanks(keys, 0, 10, {}, &scratch);  // keep nothing
+  EXPECT_EQ(cut.kept, 0u);
+  // Fewer than k: all kept, the cut at 1 still made; radius 0 and inf (one bucket) alike.
+  for (const float radius : {0.0f, 2.0f, INFINITY, 1e-30f}) {
+    keys = {MakeRankKey(4, 9), MakeRankKey(1, 3), MakeRankKey(4, 2)};
+    cut = CutRanks(keys, 10, radius, {1, 5}, &scratch);
+    EXPECT_EQ(cut.kept, 3u);
+    EXPECT_EQ(keys[0], MakeRankKey(1, 3)) << radius;
+    EXPECT_EQ(cut.last, MakeRankKey(4, 9)) << radius;
+  }
+  // Equal distances rank by id.
+  keys = {MakeRankKey(4, 9), MakeRankKey(1, 3), MakeRankKey(4, 2)};
+  cut = CutRanks(keys, 2, 2, {}, &scratch);
+  EXPECT_EQ(Sorted({keys[0], keys[1]}),
+            (std::vector<RankKey>{MakeRankKey(1, 3), MakeRankKey(4, 2)}));
+  EXPECT_EQ(cut.last, MakeRankKey(4, 2));
+}
+
+// The ranker end to end: random crowds, hints carried across moves as the policy does, each
+// viewer's classes against the brute-force index's sorted keys within the full radius.
+TEST(NearestRanker, MatchesBruteForceAcrossTicks) {
+  std::mt19937 rng(11);
+  spatial::QuadtreeConfig config;
+  config.bounds = {{0, 0}, {200, 200}};
+  spatial::Quadtree tree(config);
+  spatial::BruteForceIndex oracle;
+  std::uniform_real_distribution<float> anywhere(0.0f, 200.0f);
+  std::normal_distribution<float> blob(100.0f, 15.0f);
+  constexpr uint32_t kN = 3000;
+  for (uint32_t i = 0; i < kN; ++i) {
+    const Vec2 p =
+        i % 2 == 0 ? Vec2{anywhere(rng), anywhere(rng)}
+                   : Vec2{std::clamp(blob(rng), 0.0f, 200.0f), std::clamp(blob(rng), 0.0f, 200.0f)};
+    ASSERT_TRUE(tree.Insert(MakeEntityId(i, i % 5), p, 0.5f, 1u << (i % 3)).ok());
+    oracle.Insert(MakeEntityId(i, i % 5), p, 0.5f, 1u << (i % 3));
+  }
+  NearestRanker ranker;
+  std::vector<float> hints(40, 0.0f);
+  std::uniform_real_distribution<float> step(-3.0f, 3.0f);
+  for (int tick = 0; tick < 6; ++tick) {
+    for (const auto& e : std::vector(oracle.entities())) {
+      const Vec2 p{std::clamp(e.center.x + step(rng), 0.0f, 200.0f),
+                   std::clamp(e.center.y + step(rng), 0.0f, 200.0f)};
+      ASSERT_TRUE(tree.Move(e.id, p).ok());
+      oracle.Move(e.id, p);
+    }
+    for (uint32_t v = 0; v < hints.size(); ++v) {
+      const EntityId self = MakeEntityId(v * 70, (v * 70) % 5);
+      Vec2 at;
+      ASSERT_TRUE(tree.GetPosition(self, &at));
+      const uint32_t k = v % 4 == 0 ? 40 : 264;
+      const float max_radius = v % 3 == 0 ? 15.0f : 40.0f;
+      ranker.Rank(tree, at, self, k, max_radius, {8, 30}, &hints[v]);
+      const std::vector<RankKey> all = oracle.QueryCircleKeys(at, max_radius, {.exclude = self});
+      const std::vector<RankKey>& got = ranker.keys();
+      ExpectClasses(got, got.size(), all, {8, 30, k},
+                    "tick " + std::to_string(tick) + " viewer " + std::to_string(v));
+      if (got.size() == k) {
+        EXPECT_GE(hints[v], std::sqrt(KeyDistanceSq(Sorted(all)[k - 1])));
+      } else {
+        EXPECT_EQ(hints[v], max_radius);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zs::interest
