@@ -37,7 +37,10 @@ zone::WorldConfig BenchWorld() {
 
 class ZoneTick {
  public:
-  ZoneTick(uint32_t players, uint32_t monsters) : world_(BenchWorld()), rng_(11) {
+  // `square`: side of the town square where half of everyone crowds (all players when
+  // `all_in_square`).
+  ZoneTick(uint32_t players, uint32_t monsters, float square_side = 512, bool all_in_square = false)
+      : world_(BenchWorld()), rng_(11) {
     zone::ZoneConfig z;
     z.id = 1;
     z.name = "bench";
@@ -45,13 +48,14 @@ class ZoneTick {
     z.view_radius = 100;
     z.view_hysteresis = 10;
     z.player_spawn = {2048, 2048};
-    const Aabb square{{1792, 1792}, {2304, 2304}};
+    const Aabb square{{2048 - square_side / 2, 2048 - square_side / 2},
+                      {2048 + square_side / 2, 2048 + square_side / 2}};
     z.spawns = {{1, monsters / 2, square, 600}, {1, monsters - monsters / 2, z.bounds, 600}};
     world_.zones.push_back(z);
     zone_ = std::make_unique<zone::Zone>(world_, world_.zones[0], 99,
                                          [this] { return MakeEntityId(next_id_++, 0); });
     for (uint32_t i = 0; i < players; ++i) {
-      const Aabb& area = i % 2 == 0 ? square : z.bounds;
+      const Aabb& area = i % 2 == 0 || all_in_square ? square : z.bounds;
       const EntityId id = MakeEntityId(next_id_++, 0);
       (void)zone_->AddPlayer(
           id, {rng_.Range(area.min.x, area.max.x), rng_.Range(area.min.y, area.max.y)});
@@ -72,7 +76,9 @@ class ZoneTick {
     ++seq_;
   }
 
-  void Tick(TaskRunner* runner) { zone_->Tick(++tick_, moves_, skills_, &out_, 0, runner); }
+  void Tick(TaskRunner* runner, uint32_t level = 0) {
+    zone_->Tick(++tick_, moves_, skills_, &out_, level, runner);
+  }
   const zone::ZoneTickOutput& out() const { return out_; }
 
  private:
@@ -146,6 +152,41 @@ void Sizes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_ZoneTick)->Apply(Sizes);
+
+// The load test's `crowd`: every player inside one 20 x 20 m square (everyone sees everyone), no
+// monsters, at overload level 0 (full budgets) and 8 (the floor). One thread.
+void BM_DenseCrowd(benchmark::State& state) {
+  const auto players = static_cast<uint32_t>(state.range(0));
+  const auto level = static_cast<uint32_t>(state.range(1));
+  ZoneTick z(players, 0, 20, true);
+  for (int i = 0; i < 40; ++i) {
+    z.MakeInputs();
+    z.Tick(nullptr, level);
+  }
+  double known = 0, near = 0;
+  for (auto _ : state) {
+    z.MakeInputs();
+    const auto t0 = std::chrono::steady_clock::now();
+    z.Tick(nullptr, level);
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (const zone::PlayerView& v : z.out().views) {
+      known += v.known_count;
+      near += v.near_count;
+    }
+  }
+  const double n = static_cast<double>(state.iterations()) * players;
+  state.counters["known"] = known / n;
+  state.counters["near"] = near / n;
+}
+BENCHMARK(BM_DenseCrowd)
+    ->ArgNames({"players", "level"})
+    ->Args({1000, 0})
+    ->Args({2000, 0})
+    ->Args({2000, 8})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1.0);
 BENCHMARK(BM_ZoneTickAndEncode)->Apply(Sizes);
 
 }  // namespace

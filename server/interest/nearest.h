@@ -114,14 +114,21 @@ class NearestRanker {
   [[nodiscard]] const std::vector<RankKey>& keys() const { return keys_; }
 
  private:
-  static constexpr float kRadiusSlack = 2.0f;  // metres: how far the k-th may move in a tick
+  // Next time's radius: the k-th distance plus a margin for movement, small in a dense crowd
+  // (where a metre holds dozens of entities) and larger in a sparse one. Too small costs one
+  // more query (the radius grows until it holds k); too large costs candidates.
+  static constexpr float kRadiusSlack = 2.0f;       // metres, when growing
+  static constexpr float kHintSlackMin = 0.5f;      // metres
+  static constexpr float kHintSlackShare = 0.125f;  // of the k-th distance
 
   // Keeps the k nearest, partitioned at each cut; sets *hint.
   void Partition(uint32_t k, float radius, float max_radius, std::initializer_list<uint32_t> cuts,
                  float* hint) {
     const RankCut cut = CutRanks(keys_, k, radius, cuts, &scratch_);
     keys_.resize(cut.kept);
-    *hint = cut.kept < k ? max_radius : std::sqrt(KeyDistanceSq(cut.last)) + kRadiusSlack;
+    const float kth = std::sqrt(KeyDistanceSq(cut.last));
+    *hint = cut.kept < k ? max_radius
+                         : kth + std::clamp(kth * kHintSlackShare, kHintSlackMin, kRadiusSlack);
   }
 
   std::vector<RankKey> keys_;
