@@ -341,13 +341,9 @@ void Record(const ZoneTickOutput& o, const PlayerView& v, std::map<uint32_t, uin
 // The sways below last 3 ticks each way: a period of 6 ticks, prime to the policy's mid period
 // (4 by default), so a policy that re-ranks every few ticks still sees every phase of the sway.
 
-// A dummy 20.5 m east of the player, whose view radius is 20; the player sways 0.75 m east and
-// back, so the dummy's centre distance (20.5 .. 19.75) crosses the view edge every sway.
-Churn SwayAtViewEdge(float hysteresis) {
-  WorldConfig c = TestWorld();
-  c.zones[0].view_hysteresis = hysteresis;
-  c.zones[0].interest = SmallInterest();
-  c.zones[0].spawns = {SpawnAt(kDummy, {70.5f, 50})};
+// One player swaying 0.75 m east and west every 3 ticks for 400 ticks; the enter/leave churn
+// its view sees.
+Churn Sway(const WorldConfig& c) {
   World w(c);
   EntityId p = kInvalidEntity;
   EXPECT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
@@ -359,6 +355,16 @@ Churn SwayAtViewEdge(float hysteresis) {
     Record(w.output(0), w.output(0).views[0], &left_at, &churn);
   }
   return churn;
+}
+
+// A dummy 20.5 m east of the player, whose view radius is 20; the player sways 0.75 m east and
+// back, so the dummy's centre distance (20.5 .. 19.75) crosses the view edge every sway.
+Churn SwayAtViewEdge(float hysteresis) {
+  WorldConfig c = TestWorld();
+  c.zones[0].view_hysteresis = hysteresis;
+  c.zones[0].interest = SmallInterest();
+  c.zones[0].spawns = {SpawnAt(kDummy, {70.5f, 50})};
+  return Sway(c);
 }
 
 // 24 dummies on the x axis through the player, alternately east and west, at centre distances
@@ -376,17 +382,7 @@ Churn SwayAtRankEdge(uint32_t tier_margin) {
     const float d = 4.0f + 0.6f * static_cast<float>(i);
     c.zones[0].spawns.push_back(SpawnAt(kDummy, {i % 2 == 0 ? 50 + d : 50 - d, 50}));
   }
-  World w(c);
-  EntityId p = kInvalidEntity;
-  EXPECT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
-  std::map<uint32_t, uint64_t> left_at;
-  Churn churn;
-  for (uint32_t tick = 0; tick < 400; ++tick) {
-    const MoveInput m{p, tick, {(tick / 3) % 2 == 0 ? 1.0f : -1.0f, 0}};
-    w.Tick({&m, 1}, {});
-    Record(w.output(0), w.output(0).views[0], &left_at, &churn);
-  }
-  return churn;
+  return Sway(c);
 }
 
 TEST(Interest, NoFlickerAtTierOrViewEdges) {
