@@ -2,26 +2,30 @@
 
 namespace zs::net {
 
-void FrameFanout::Send(const zone::World& world, size_t zone, PlayerDirectory& players,
-                       TaskRunner* runner) {
+void FrameFanout::Encode(const zone::World& world, size_t zone, PlayerDirectory& players,
+                         TaskRunner* runner) {
   const zone::ZoneTickOutput& out = world.output(zone);
-  player_.assign(out.views.size(), nullptr);
-  resync_.assign(out.views.size(), 0);
+  ZoneFrames& z = zones_[zone];
+  z.sink.assign(out.views.size(), {});
+  z.resync.assign(out.views.size(), 0);
   for (size_t v = 0; v < out.views.size(); ++v) {  // each view's player, looked up once
     PlayerDirectory::Player* p = players.ByEntity(out.views[v].player);
     if (p == nullptr) continue;
-    player_[v] = p;
-    resync_[v] = p->resync ? 1 : 0;
+    z.sink[v] = p->sink;
+    z.resync[v] = p->resync ? 1 : 0;
     p->resync = false;
   }
-  wire::TickEncoder& encoder = encoders_[zone];
-  encoder.Encode(out, resync_, runner);
+  z.encoder.Encode(out, z.resync, runner);
+}
+
+void FrameFanout::Deliver(const zone::World& world, size_t zone) {
+  const zone::ZoneTickOutput& out = world.output(zone);
+  ZoneFrames& z = zones_[zone];
   for (size_t v = 0; v < out.views.size(); ++v) {
-    if (player_[v] == nullptr) continue;
-    const std::shared_ptr<SessionSink> sink = player_[v]->sink.lock();
+    const std::shared_ptr<SessionSink> sink = z.sink[v].lock();
     if (!sink) continue;
-    sink->DeliverShared(encoder.Take(v),
-                        resync_[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
+    sink->DeliverShared(z.encoder.Take(v),
+                        z.resync[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
     if (out.views[v].zone_changed) SendZoneChange(world, out, out.views[v].player, *sink);
   }
 }

@@ -17,18 +17,25 @@ namespace zs::net {
 
 class FrameFanout {
  public:
-  explicit FrameFanout(size_t zones) : encoders_(zones) {}
+  explicit FrameFanout(size_t zones) : zones_(zones) {}
 
-  // Encodes zone `zone`'s last output and delivers every frame.
-  void Send(const zone::World& world, size_t zone, PlayerDirectory& players, TaskRunner* runner);
+  // Encodes zone `zone`'s last output: one frame per player (resync flags taken from `players`).
+  void Encode(const zone::World& world, size_t zone, PlayerDirectory& players, TaskRunner* runner);
+  // Hands every frame of the last Encode of `zone` to its player's session (its tick frame, then
+  // any ZoneChanged). On this thread: spreading it over the pool was measured slower (the
+  // sessions' strands contend on the I/O scheduler).
+  void Deliver(const zone::World& world, size_t zone);
 
  private:
   void SendZoneChange(const zone::World& world, const zone::ZoneTickOutput& out, EntityId player,
                       SessionSink& sink) const;
 
-  std::vector<wire::TickEncoder> encoders_;       // by zone
-  std::vector<PlayerDirectory::Player*> player_;  // by view, this tick
-  std::vector<uint8_t> resync_;                   // by view, this tick
+  struct ZoneFrames {
+    wire::TickEncoder encoder;
+    std::vector<std::weak_ptr<SessionSink>> sink;  // by view, this tick (empty: no session)
+    std::vector<uint8_t> resync;                   // by view, this tick
+  };
+  std::vector<ZoneFrames> zones_;
 };
 
 }  // namespace zs::net

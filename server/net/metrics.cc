@@ -68,6 +68,15 @@ std::string Metrics::Render() const {
   o << "# HELP zs_send_queue_bytes Memory held by all client send queues.\n"
        "# TYPE zs_send_queue_bytes gauge\nzs_send_queue_bytes "
     << send_queue_bytes.load() << '\n';
+  o << "# HELP zs_tick_phase_seconds_total Tick time by phase (world: inputs, simulation and "
+       "views; encode: every player's frame; deliver: handing frames to the sessions).\n"
+       "# TYPE zs_tick_phase_seconds_total counter\n";
+  for (const auto& [phase, us] : {std::pair{"world", &tick_world_us},
+                                  {"encode", &tick_encode_us},
+                                  {"deliver", &tick_deliver_us}}) {
+    o << "zs_tick_phase_seconds_total{phase=\"" << phase << "\"} "
+      << static_cast<double>(us->load()) / 1e6 << '\n';
+  }
   counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
           tick_overruns.load(), "counter");
   o << "# HELP zs_tick_duration_seconds Time to run one world tick and encode its frames.\n"

@@ -39,6 +39,10 @@ class Metrics {
   // so an atomic rather than the labelled map (rendered as reason="rate_limited").
   std::atomic<uint64_t> rate_limited_inputs{0};
   std::atomic<uint64_t> ticks{0};
+  // Where tick time goes: inputs + simulation + views, and encoding + handing out frames.
+  std::atomic<uint64_t> tick_world_us{0};
+  std::atomic<uint64_t> tick_encode_us{0};
+  std::atomic<uint64_t> tick_deliver_us{0};
   // Overload control (interest::OverloadGovernor): the current level (0 = full budgets) and
   // the scale it stands for (1.0 = full), stored in thousandths.
   std::atomic<uint64_t> interest_level{0};

@@ -172,8 +172,11 @@ void TickLoop::Drain() {
 }
 
 void TickLoop::Step() {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   Drain();
   world_.Tick(moves_, skills_, governor_.level(), &pool_);
+  const auto t1 = Clock::now();
   tick_.store(world_.tick(), std::memory_order_relaxed);
   metrics_->ticks.fetch_add(1, std::memory_order_relaxed);
   for (size_t z = 0; z < zone_count_; ++z) {
@@ -182,8 +185,16 @@ void TickLoop::Step() {
       metrics_->RejectInput(RejectName(static_cast<zone::Reject>(r)), out.rejected[r]);
     }
     metrics_->SetZoneEntities(world_.zone(z).config().name, out.states.size());
-    fanout_.Send(world_, z, players_, &pool_);
+    fanout_.Encode(world_, z, players_, &pool_);
   }
+  const auto t2 = Clock::now();
+  for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z);
+  const auto micros = [](auto d) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+  };
+  metrics_->tick_world_us.fetch_add(micros(t1 - t0), std::memory_order_relaxed);
+  metrics_->tick_encode_us.fetch_add(micros(t2 - t1), std::memory_order_relaxed);
+  metrics_->tick_deliver_us.fetch_add(micros(Clock::now() - t2), std::memory_order_relaxed);
 }
 
 }  // namespace zs::net

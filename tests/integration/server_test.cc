@@ -270,9 +270,11 @@ TEST(Server, HealthAndMetricsEndpoints) {
   ServerProcess server;
   EXPECT_EQ(server.HttpGet("/healthz"), "ok\n");
   const std::string m = server.HttpGet("/metrics");
-  for (const char* name :
-       {"zs_tick_duration_seconds_bucket", "zs_connections", "zs_bytes_out_total",
-        "zs_zone_entities{zone=\"plaza\"}", "zs_messages_in_total"}) {
+  for (const char* name : {"zs_tick_duration_seconds_bucket", "zs_connections",
+                           "zs_bytes_out_total", "zs_zone_entities{zone=\"plaza\"}",
+                           "zs_messages_in_total", "zs_interest_level 0", "zs_interest_scale 1",
+                           "zs_send_queue_bytes", "zs_tick_phase_seconds_total{phase=\"world\"}",
+                           "zs_tick_phase_seconds_total{phase=\"deliver\"}"}) {
     EXPECT_NE(m.find(name), std::string::npos) << name;
   }
 }
