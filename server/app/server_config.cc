@@ -39,7 +39,8 @@ ServerConfig LoadServerConfig(const std::string& path) {
     const zone::YamlNode l = root["limits"];
     l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
                  "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "send_queue_bytes",
-                 "stall_timeout_seconds", "max_connections", "max_connections_per_ip",
+                 "stall_timeout_seconds", "send_queue_delay_seconds", "max_connections",
+                 "max_connections_per_ip",
                  "shutdown_flush_seconds", "socket_send_buffer_bytes"});
     net::Limits& x = c.limits;
     const auto opt = [&l](const char* key, auto apply) {
@@ -62,6 +63,8 @@ ServerConfig LoadServerConfig(const std::string& path) {
     });
     opt("stall_timeout_seconds",
         [&](const zone::YamlNode& n) { x.stall_timeout_s = n.Number(0.1, 3600); });
+    opt("send_queue_delay_seconds",
+        [&](const zone::YamlNode& n) { x.send_queue_delay_s = n.Number(0.05, 3600); });
     opt("max_connections", [&](const zone::YamlNode& n) {
       x.max_connections = static_cast<size_t>(n.Int(1, 1000000));
     });

@@ -17,6 +17,7 @@ struct Limits {
   double ping_rate = 5;
   size_t send_queue_bytes = 512 * 1024;  // beyond: drop ticks, resync when drained
   double stall_timeout_s = 10;           // a send backlog not drained this long: kick
+  double send_queue_delay_s = 1;         // the oldest queued frame older than this: as over the cap
   size_t max_connections = 10000;
   size_t max_connections_per_ip = 64;
   double shutdown_flush_s = 2;          // on SIGTERM: time given to send the kicks

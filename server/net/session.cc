@@ -230,9 +230,7 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
     BeginClose("slow_reader");
     return;
-  } else if (tick &&
-             (dropping_ || awaiting_resync_ ||
-              (!queue_.empty() && queued_bytes_ + Cost(chunk) > limits_.send_queue_bytes))) {
+  } else if (tick && (dropping_ || awaiting_resync_ || Backlogged(Cost(chunk)))) {
     // Backlogged: drop tick updates; once drained, the client gets a full resync. Until the
     // resync tick arrives every later tick is dropped too, so the client never sees a gap.
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
@@ -250,11 +248,18 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     return;
   }
   Account(static_cast<int64_t>(Cost(chunk)));
+  chunk.queued_at = Now();
   queue_.push_back(std::move(chunk));
   if (!writing_) {
     last_progress_s_ = Now();
     WriteMore();
   }
+}
+
+bool Session::Backlogged(size_t extra) const {
+  if (queue_.empty()) return false;
+  return queued_bytes_ + extra > limits_.send_queue_bytes ||
+         Now() - queue_.front().queued_at > limits_.send_queue_delay_s;
 }
 
 void Session::Account(int64_t delta) {
@@ -288,7 +293,10 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
   Account(-static_cast<int64_t>(Cost(queue_.front())));
   queue_.pop_front();
   last_progress_s_ = Now();
-  if (dropping_ && state_ != State::kClosing && queued_bytes_ <= limits_.send_queue_bytes / 2) {
+  const bool drained =
+      queued_bytes_ <= limits_.send_queue_bytes / 2 &&
+      (queue_.empty() || Now() - queue_.front().queued_at <= limits_.send_queue_delay_s / 2);
+  if (dropping_ && state_ != State::kClosing && drained) {
     dropping_ = false;  // drained: resume, starting with a full picture
     awaiting_resync_ = true;
     ++stall_generation_;

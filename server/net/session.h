@@ -60,6 +60,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
     std::shared_ptr<const std::string> buffer;
     size_t offset;
     size_t size;
+    double queued_at = 0;  // Now() when queued
   };
   // What a queued chunk really holds in memory: every buffer is the frame's own (the tick loop
   // gives each client a buffer of its own), plus the bookkeeping of the buffer and queue entry.
@@ -69,6 +70,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   void Enqueue(std::string frame, FrameKind kind);
   void WriteMore();
   void Account(int64_t delta);  // queued_bytes_ and the server-wide gauge
+  // Over the byte cap with `extra` more, or the oldest queued frame waited too long.
+  [[nodiscard]] bool Backlogged(size_t extra) const;
   void OnWritten(const boost::system::error_code& ec, size_t n);
   void BeginClose(const std::string& reason);
   void Finish();

@@ -52,10 +52,7 @@ class ServerProcess {
         << "world: " << world << "\n"
         << top_yaml << "io_threads: 2\nlog_level: info\nstats_interval_seconds: 1\n"
         << "limits:\n"
-        << "  login_timeout_seconds: 1\n"
-        << "  send_queue_bytes: 16384\n  stall_timeout_seconds: 1.5\n"
-        << "  socket_send_buffer_bytes: 8192\n"
-        << limits_yaml;
+        << LimitDefaults(limits_yaml) << limits_yaml;
     const std::string config = (dir_ / "server.yaml").string();
     const std::string port_file = (dir_ / "ports").string();
     const std::string log = (dir_ / "server.log").string();
@@ -74,6 +71,18 @@ class ServerProcess {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // file fully written
     std::ifstream(port_file) >> port_ >> admin_port_;
   }
+  // The harness's limits, less those `limits_yaml` sets itself (a YAML key may appear once).
+  static std::string LimitDefaults(const std::string& limits_yaml) {
+    std::string out;
+    for (const char* line :
+         {"  login_timeout_seconds: 1\n", "  send_queue_bytes: 16384\n",
+          "  stall_timeout_seconds: 1.5\n", "  socket_send_buffer_bytes: 8192\n"}) {
+      const std::string key = std::string(line).substr(0, std::string(line).find(':') + 1);
+      if (limits_yaml.find(key) == std::string::npos) out += line;
+    }
+    return out;
+  }
+
   ~ServerProcess() {
     if (pid_ > 0 && !exited_) {
       ::kill(pid_, SIGKILL);

@@ -1,7 +1,7 @@
-// Overload control end to end: a server whose overload threshold is tiny (0.5 ms of work per
-// 10 ms tick) gets a crowd of client_sim bots. Its interest budgets must shrink (level above 0,
-// logged once per change), every client must keep getting consecutive ticks, and the budgets
-// must grow back to full once the crowd leaves.
+// Crowd control end to end. Overload control: a server whose overload threshold is tiny (0.5 ms of
+// work per 10 ms tick) gets a crowd of client_sim bots. Its interest budgets must shrink (level
+// above 0, logged once per change), every client must keep getting consecutive ticks, and the
+// budgets must grow back to full once the crowd leaves.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,6 +55,46 @@ TEST(Overload, BudgetsShrinkUnderACrowdAndGrowBackWhileTicksKeepComing) {
   EXPECT_NEAR(MetricValue(server.HttpGet("/metrics"), "zs_interest_scale"), 1.0, 1e-9);
   EXPECT_NE(server.Log().find("overload control: interest level"), std::string::npos);
   EXPECT_FALSE(watch.gap);
+}
+
+// A client that stops reading for a while in a crowd: with a byte cap far too large to matter,
+// the send queue's age bound (send_queue_delay_seconds) is what makes the server drop its ticks
+// and resync it, instead of queueing seconds of frames. It is not kicked; when it reads again it
+// gets a resync and then consecutive ticks.
+TEST(Overload, AStalledReaderIsResyncedByQueueAgeNotQueuedForSeconds) {
+  ServerProcess server(
+      "  idle_timeout_seconds: 60\n  max_connections_per_ip: 1000\n"
+      "  send_queue_bytes: 50000000\n  send_queue_delay_seconds: 0.5\n"
+      "  stall_timeout_seconds: 30\n");
+  TestClient sleeper(server.port(), 4096);
+  ASSERT_TRUE(sleeper.Login("sleeper"));
+  const pid_t bots = StartBots(server.port(), 60, 8);  // a crowd at the plaza's centre
+  sleeper.Move(1, 1, 1);  // walk into it (40 m/s from the spawn), reading nothing
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  sleeper.Move(0, 0, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  bool resynced = false;
+  uint64_t last = 0;
+  bool gap_after_resync = false;
+  const double end = NowS() + 5;
+  while (NowS() < end) {
+    auto m = sleeper.Read(end - NowS());
+    if (!m || !m->has_tick()) continue;
+    if (m->tick().resync()) {
+      resynced = true;
+    } else if (resynced && last != 0 && m->tick().tick() != last + 1) {
+      gap_after_resync = true;
+    }
+    last = m->tick().tick();
+  }
+  int status = 0;
+  ::waitpid(bots, &status, 0);
+  EXPECT_TRUE(resynced) << server.Log();
+  EXPECT_FALSE(gap_after_resync);
+  EXPECT_FALSE(sleeper.closed()) << "not kicked: it was slow, not stuck\n" << server.Log();
+  const std::string metrics = server.HttpGet("/metrics");
+  EXPECT_EQ(metrics.find("zs_send_queue_overflows_total 0"), std::string::npos);
+  EXPECT_EQ(metrics.find("zs_kicks_total{reason=\"slow_reader\"}"), std::string::npos);
 }
 
 }  // namespace
