@@ -74,13 +74,6 @@ struct MidCandidate {
   bool forced;
 };
 
-// Rank classes of the entities in a view (Scratch::rank): by rank, ties by id.
-enum RankClass : uint32_t {
-  kNearRank = 0,   // rank < near_max
-  kEnterRank = 1,  // rank < near_max + mid_max: may enter
-  kKeepRank = 2,   // rank < near_max + mid_max + tier_margin: stays if known
-};
-
 struct Scratch {
   NearestRanker ranker;
   spatial::QueryResults query;
@@ -89,12 +82,8 @@ struct Scratch {
   std::vector<uint64_t> ranked_bits;  // among this view's ranked entities
   std::vector<uint64_t> near_bits;    // near tier: rank < near_max, or relevant
   std::vector<uint64_t> known_bits;   // known after this view
-  // By slot, for ranked entities (valid where ranked_bits is set).
-  struct SlotMark {
-    uint32_t rank = 0;  // RankClass
-    float distance_sq = 0;
-  };
-  std::vector<SlotMark> marks;
+  // By slot: squared distance from the viewer (valid where ranked_bits is set, on full passes).
+  std::vector<float> distance_sq;
   std::vector<uint32_t> event_mark;  // by event
   uint32_t mark = 0;
   std::vector<MidCandidate> mid;
@@ -130,7 +119,7 @@ class TieredInterest final : public InterestPolicy {
     for (Scratch& s : scratch_) {
       const size_t n = frame.subjects.size();
       if (s.mark > 0xFFFFFF00u) s.mark = 0;  // event marks wrap after ~4e9 views: start over
-      s.marks.resize(n);
+      s.distance_sq.resize(n);
       s.ranked_bits.resize(Words(n), 0);
       s.near_bits.resize(Words(n), 0);
       s.known_bits.resize(Words(n), 0);
@@ -235,12 +224,7 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
     const uint32_t s = slot_of_key(keys[i]);
     SetBit(sc.ranked_bits, s);
     if (i < b.near_max) SetBit(sc.near_bits, s);
-    if (full) {
-      sc.marks[s] = {.rank = i < b.near_max   ? kNearRank
-                             : i < enter_rank ? kEnterRank
-                                              : kKeepRank,
-                     .distance_sq = KeyDistanceSq(keys[i])};
-    }
+    if (full) sc.distance_sq[s] = KeyDistanceSq(keys[i]);
   }
   const size_t relevant = std::min<size_t>(viewer.relevant.size(), config_.relevant_max);
   for (size_t i = 0; i < relevant; ++i) {
@@ -283,7 +267,7 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
         Send(f, pending, p, out);
       } else if (pending != 0) {
         const auto waited = static_cast<float>(f.tick - p.sent_tick);
-        const float d = std::sqrt(sc.marks[p.slot].distance_sq);
+        const float d = std::sqrt(sc.distance_sq[p.slot]);
         const float closeness = std::max(0.0f, 1.0f - d * inv_leave);
         // Sent now whatever the budget if the next full pass would be too late.
         const bool forced = f.tick + period - p.sent_tick > config_.max_staleness_ticks;

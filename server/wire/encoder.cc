@@ -122,9 +122,10 @@ void PutPacked(int field, std::string_view bytes, std::string* out) {
   if (!bytes.empty()) LengthDelimited(static_cast<uint32_t>(field), bytes, out);
 }
 
-std::string EncodeEnter(const zone::EntityState& e) {
+// Appends e's EntityEnter to *out.
+void EncodeEnter(const zone::EntityState& e, std::string* out) {
   using M = pb::EntityEnter;
-  std::string m;
+  std::string& m = *out;
   PutField(M::kIdFieldNumber, ToRaw(e.id), &m);
   PutField(M::kKindFieldNumber,
            e.kind == zone::EntityKind::kPlayer ? pb::ENTITY_KIND_PLAYER : pb::ENTITY_KIND_MONSTER,
@@ -137,7 +138,6 @@ std::string EncodeEnter(const zone::EntityState& e) {
   PutField(M::kHpFieldNumber, static_cast<uint64_t>(static_cast<int64_t>(e.hp)), &m);
   PutField(M::kMaxHpFieldNumber, static_cast<uint64_t>(static_cast<int64_t>(e.max_hp)), &m);
   PutField(M::kAliveFieldNumber, e.alive ? 1 : 0, &m);
-  return m;
 }
 
 }  // namespace
@@ -179,7 +179,7 @@ void TickEncoder::EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& ru
   enter_.resize(n);
   for (size_t s = 0; s < n; ++s) {
     enter_[s].clear();
-    if (need_enter_[s] != 0) enter_[s] = EncodeEnter(out.states[s]);
+    if (need_enter_[s] != 0) EncodeEnter(out.states[s], &enter_[s]);
   }
 }
 
@@ -263,7 +263,8 @@ void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool 
   if (v.has_crowd) {
     using C = pb::CrowdSummary;
     const interest::CrowdSummary& c = v.crowd;
-    std::string crowd;
+    std::string& crowd = sc.crowd;
+    crowd.clear();
     PutField(C::kCenterXFieldNumber, ZigZag(ToCentimetres(c.center.x)), &crowd);
     PutField(C::kCenterYFieldNumber, ZigZag(ToCentimetres(c.center.y)), &crowd);
     PutField(C::kCellSizeFieldNumber, static_cast<uint32_t>(ToCentimetres(c.cell_size)), &crowd);

@@ -67,7 +67,6 @@ class TickEncoder {
   // Bytes of `slot`'s move as a delta: its share of moved_ids (id gap from `prev_raw_id`) and
   // moved_deltas.
   [[nodiscard]] size_t MovedBytes(uint32_t slot, uint32_t prev_raw_id) const;
-  [[nodiscard]] size_t EnterBytes(uint32_t slot) const { return enter_[slot].size(); }
 
  private:
   // Per slot: EntityUpdate fields, each a complete tag + value, and the move's zigzag deltas.
@@ -78,6 +77,7 @@ class TickEncoder {
   struct Scratch {  // per worker
     std::string body;
     std::string packed;
+    std::string crowd;
   };
   void EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& runner);
   void EncodeHits(const zone::ZoneTickOutput& out);
@@ -85,7 +85,7 @@ class TickEncoder {
   void AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const;
 
   std::vector<Fields> fields_;       // by slot
-  std::vector<std::string> enter_;   // by slot, empty unless someone enters it
+  std::vector<std::string> enter_;   // by slot, empty unless someone enters it; capacity kept
   std::vector<uint8_t> need_enter_;  // by slot
   std::vector<std::string> hits_;    // by event
   std::vector<Scratch> scratch_;     // by worker
