@@ -119,8 +119,9 @@ void WorldModel::Header(const TickSummary& h, Clock::time_point now) {
   if (h.self_id != self_) stats_->Violation("missing_self");
   if (h.has_self_x) self_position_.x = h.self_x;
   if (h.has_self_y) self_position_.y = h.self_y;
-  if (h.last_input_seq < last_ack_) stats_->Violation("ack_went_back");
-  last_ack_ = std::max(last_ack_, h.last_input_seq);
+  // Serial-number order (the sequence wraps at 2^32): behind by less than 2^31 is "back".
+  if (static_cast<int32_t>(h.last_input_seq - last_ack_) < 0) stats_->Violation("ack_went_back");
+  if (static_cast<int32_t>(h.last_input_seq - last_ack_) > 0) last_ack_ = h.last_input_seq;
   if (h.has_crowd) {
     stats_->crowd_summaries.fetch_add(1);
     stats_->crowd_total.fetch_add(h.crowd_total);

@@ -6,6 +6,7 @@
 // over TCP) and for the admin HTTP port, ticks the world at its tick rate, and shuts down
 // gracefully on SIGINT/SIGTERM: stop accepting, kick every client with reason "shutdown",
 // flush for at most limits.shutdown_flush_seconds, exit 0.
+#include <google/protobuf/stubs/logging.h>
 #include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -19,8 +20,10 @@
 #include <thread>
 #include <vector>
 
+#include "app/fd_budget.h"
 #include "app/server_config.h"
 #include "net/admin_http.h"
+#include "net/churn_log.h"
 #include "net/metrics.h"
 #include "net/server.h"
 #include "net/tick_loop.h"
@@ -48,6 +51,35 @@ void ScheduleStats(boost::asio::steady_timer& timer, double interval_s, zs::net:
         static_cast<double>(out - last_bytes_out) / 1024.0 / interval_s, m.tick_overruns.load());
     ScheduleStats(timer, interval_s, m, out);
   });
+}
+
+// libprotobuf's own messages go through the log, at the log's level, instead of straight to
+// stderr. Parse problems with a client's bytes (e.g. invalid UTF-8 in a string field) are the
+// client's: the session already reports them with its kick, so they are debug lines.
+void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
+                 const std::string& message) {
+  using google::protobuf::LogLevel;
+  const bool parsing = std::string_view(file).find("wire_format") != std::string_view::npos;
+  const spdlog::level::level_enum to = level == LogLevel::LOGLEVEL_INFO      ? spdlog::level::debug
+                                       : parsing                             ? spdlog::level::debug
+                                       : level == LogLevel::LOGLEVEL_WARNING ? spdlog::level::warn
+                                                                             : spdlog::level::err;
+  spdlog::log(to, "protobuf: {} ({}:{})", message, file, line);
+}
+
+// Raises the descriptor limit and clamps max_connections to what fits, saying so.
+void FitConnectionsToDescriptors(ServerConfig* config) {
+  const zs::app::FdBudget fds = zs::app::RaiseFdLimit(config->admin_max_connections);
+  if (fds.limit != fds.soft_before) {
+    spdlog::info("file descriptor limit raised from {} to {}", fds.soft_before, fds.limit);
+  }
+  if (config->limits.max_connections > fds.max_connections) {
+    spdlog::warn(
+        "max_connections {} does not fit in {} file descriptors ({} kept for the admin port and "
+        "the server itself): clamped to {}",
+        config->limits.max_connections, fds.limit, fds.reserved, fds.max_connections);
+    config->limits.max_connections = fds.max_connections;
+  }
 }
 
 }  // namespace
@@ -114,15 +146,18 @@ int main(int argc, char** argv) {
   }
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL wins over the file and the flag
+  google::protobuf::SetLogHandler(&ProtobufLog);
+  FitConnectionsToDescriptors(&config);
 
   boost::asio::io_context io(static_cast<int>(config.io_threads));
   zs::net::Metrics metrics;
   const unsigned workers = config.sim_threads != 0
-                              ? config.sim_threads
-                              : std::max(1u, std::thread::hardware_concurrency());
-  zs::net::TickLoop tick_loop(world_config, &metrics, workers);
-  zs::net::Server server(io, config.limits, &tick_loop, &metrics);
-  zs::net::AdminHttp admin(io, &metrics);
+                               ? config.sim_threads
+                               : std::max(1u, std::thread::hardware_concurrency());
+  zs::net::ChurnLog churn;
+  zs::net::TickLoop tick_loop(world_config, &metrics, workers, &churn);
+  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn);
+  zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
   // Signals first: a SIGTERM that arrives as soon as the ports are open is still graceful.
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {

@@ -8,17 +8,20 @@ namespace zs::app {
 
 ServerConfig LoadServerConfig(const std::string& path) {
   const zone::YamlNode root = zone::LoadYamlFile(path);
-  root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level", "stats_interval_seconds",
-                  "tick_rate", "limits"});
+  root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level",
+                  "stats_interval_seconds", "tick_rate", "limits"});
   ServerConfig c;
   const zone::YamlNode listen = root["listen"];
   listen.AllowOnly({"address", "port"});
   c.listen_address = listen["address"].String();
   c.port = static_cast<uint16_t>(listen["port"].Int(0, 65535));
   const zone::YamlNode admin = root["admin"];
-  admin.AllowOnly({"address", "port"});
+  admin.AllowOnly({"address", "port", "max_connections"});
   c.admin_address = admin["address"].String();
   c.admin_port = static_cast<uint16_t>(admin["port"].Int(0, 65535));
+  if (admin.Has("max_connections")) {
+    c.admin_max_connections = static_cast<size_t>(admin["max_connections"].Int(1, 1024));
+  }
   c.world_path = (std::filesystem::path(path).parent_path() / root["world"].String()).string();
   if (root.Has("io_threads")) c.io_threads = static_cast<unsigned>(root["io_threads"].Int(1, 64));
   if (root.Has("sim_threads")) {
@@ -39,9 +42,9 @@ ServerConfig LoadServerConfig(const std::string& path) {
     const zone::YamlNode l = root["limits"];
     l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
                  "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "send_queue_bytes",
-                 "stall_timeout_seconds", "send_queue_delay_seconds", "max_connections",
-                 "max_connections_per_ip",
-                 "shutdown_flush_seconds", "socket_send_buffer_bytes"});
+                 "stall_timeout_seconds", "send_queue_delay_seconds", "total_send_queue_bytes",
+                 "max_connections", "max_connections_per_ip", "shutdown_flush_seconds",
+                 "socket_send_buffer_bytes"});
     net::Limits& x = c.limits;
     const auto opt = [&l](const char* key, auto apply) {
       if (l.Has(key)) apply(l[key]);
@@ -60,6 +63,9 @@ ServerConfig LoadServerConfig(const std::string& path) {
     opt("ping_rate", [&](const zone::YamlNode& n) { x.ping_rate = n.Number(1, 10000); });
     opt("send_queue_bytes", [&](const zone::YamlNode& n) {
       x.send_queue_bytes = static_cast<size_t>(n.Int(1024, 1LL << 32));
+    });
+    opt("total_send_queue_bytes", [&](const zone::YamlNode& n) {
+      x.total_send_queue_bytes = static_cast<size_t>(n.Int(64 * 1024, 1LL << 40));
     });
     opt("stall_timeout_seconds",
         [&](const zone::YamlNode& n) { x.stall_timeout_s = n.Number(0.1, 3600); });

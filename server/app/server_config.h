@@ -15,6 +15,7 @@ struct ServerConfig {
   uint16_t port = 7777;
   std::string admin_address = "127.0.0.1";
   uint16_t admin_port = 9100;
+  size_t admin_max_connections = 16;  // concurrent admin HTTP connections (oldest idle evicted)
   std::string world_path = "config/world.yaml";
   unsigned io_threads = 2;
   unsigned sim_threads = 0;  // views and frames of the tick; 0: one per core

@@ -4,6 +4,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <atomic>
 #include <memory>
 
 namespace zs::net {
@@ -12,42 +13,72 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 
-namespace {
-
-class Exchange : public std::enable_shared_from_this<Exchange> {
+// One admin connection: read one request (bounded), answer, close.
+class AdminExchange : public std::enable_shared_from_this<AdminExchange> {
  public:
-  Exchange(asio::ip::tcp::socket s, Metrics* metrics) : stream_(std::move(s)), metrics_(metrics) {
-    parser_.body_limit(8 * 1024);
-    parser_.header_limit(8 * 1024);
+  AdminExchange(asio::ip::tcp::socket s, Metrics* metrics)
+      : stream_(std::move(s)), metrics_(metrics) {
+    parser_.header_limit(AdminHttp::kMaxHeaderBytes);
+    parser_.body_limit(AdminHttp::kMaxBodyBytes);
+    metrics_->admin_connections.fetch_add(1, std::memory_order_relaxed);
   }
+  ~AdminExchange() { metrics_->admin_connections.fetch_sub(1, std::memory_order_relaxed); }
+  AdminExchange(const AdminExchange&) = delete;
+  AdminExchange& operator=(const AdminExchange&) = delete;
 
   void Start() {
     stream_.expires_after(std::chrono::seconds(5));
-    http::async_read(stream_, buffer_, parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       if (!ec) self->Respond();
-                     });
+    http::async_read(
+        stream_, buffer_, parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRequest(ec); });
   }
 
+  // Answers at once without reading (the port is full).
+  void RefuseBusy() {
+    Reply(http::status::service_unavailable, "busy: too many admin connections\n");
+  }
+
+  // Closes the connection unanswered (to make room); safe from any thread.
+  void Evict() {
+    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (!self->answering_) self->stream_.close();
+    });
+  }
+
+  [[nodiscard]] bool answering() const { return answering_.load(std::memory_order_relaxed); }
+
  private:
-  void Respond() {
-    const auto& req = parser_.get();
-    res_.version(req.version());
-    res_.keep_alive(false);
-    if (req.method() == http::verb::get && req.target() == "/healthz") {
-      res_.result(http::status::ok);
-      res_.set(http::field::content_type, "text/plain");
-      res_.body() = "ok\n";
-    } else if (req.method() == http::verb::get && req.target() == "/metrics") {
-      res_.result(http::status::ok);
-      res_.set(http::field::content_type, "text/plain; version=0.0.4");
-      res_.body() = metrics_->Render();
-    } else {
-      res_.result(http::status::not_found);
-      res_.set(http::field::content_type, "text/plain");
-      res_.body() = "not found\n";
+  void OnRequest(beast::error_code ec) {
+    if (ec == http::error::header_limit) {
+      Reply(http::status::request_header_fields_too_large, "request headers too large\n");
+    } else if (ec == http::error::body_limit) {
+      Reply(http::status::payload_too_large, "request body too large\n");
+    } else if (!ec) {
+      Route();
     }
+    // Anything else (closed, timed out, malformed): the connection just closes.
+  }
+
+  void Route() {
+    const auto& req = parser_.get();
+    if (req.method() == http::verb::get && req.target() == "/healthz") {
+      Reply(http::status::ok, "ok\n");
+    } else if (req.method() == http::verb::get && req.target() == "/metrics") {
+      Reply(http::status::ok, metrics_->Render(), "text/plain; version=0.0.4");
+    } else {
+      Reply(http::status::not_found, "not found\n");
+    }
+  }
+
+  void Reply(http::status status, std::string body, const char* type = "text/plain") {
+    answering_ = true;
+    res_.version(11);
+    res_.result(status);
+    res_.keep_alive(false);
+    res_.set(http::field::content_type, type);
+    res_.body() = std::move(body);
     res_.prepare_payload();
+    stream_.expires_after(std::chrono::seconds(5));
     http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code, size_t) {
       beast::error_code ignored;
       self->stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
@@ -56,16 +87,16 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
   beast::tcp_stream stream_;
   Metrics* metrics_;
+  std::atomic<bool> answering_{false};
   beast::flat_buffer buffer_;
   http::request_parser<http::string_body> parser_;
   http::response<http::string_body> res_;
 };
 
-}  // namespace
-
-AdminHttp::AdminHttp(asio::io_context& io, Metrics* metrics)
+AdminHttp::AdminHttp(asio::io_context& io, Metrics* metrics, size_t max_connections)
     : io_(io),
       metrics_(metrics),
+      max_connections_(max_connections),
       acceptor_(asio::make_strand(io)),
       retry_(acceptor_.get_executor()) {}
 
@@ -87,22 +118,45 @@ void AdminHttp::Stop() {
   });
 }
 
+bool AdminHttp::MakeRoom() {
+  std::lock_guard lock(mu_);
+  std::erase_if(open_, [](const std::weak_ptr<AdminExchange>& w) { return w.expired(); });
+  if (open_.size() < max_connections_) return true;
+  for (auto it = open_.begin(); it != open_.end(); ++it) {
+    const std::shared_ptr<AdminExchange> oldest = it->lock();
+    if (oldest && !oldest->answering()) {
+      oldest->Evict();
+      open_.erase(it);
+      metrics_->admin_evictions.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;
+}
+
 void AdminHttp::Accept() {
-  acceptor_.async_accept(asio::make_strand(io_),
-                         [this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
-                           if (ec) {
-                             if (ec == asio::error::operation_aborted || !acceptor_.is_open()) {
-                               return;  // closed
-                             }
-                             retry_.expires_after(std::chrono::milliseconds(250));  // EMFILE...
-                             retry_.async_wait([this](const boost::system::error_code& e) {
-                               if (!e && acceptor_.is_open()) Accept();
-                             });
-                             return;
-                           }
-                           std::make_shared<Exchange>(std::move(s), metrics_)->Start();
-                           Accept();
-                         });
+  acceptor_.async_accept(
+      asio::make_strand(io_), [this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+        if (ec) {
+          if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;  // closed
+          retry_.expires_after(std::chrono::milliseconds(250));  // EMFILE and the like
+          retry_.async_wait([this](const boost::system::error_code& e) {
+            if (!e && acceptor_.is_open()) Accept();
+          });
+          return;
+        }
+        auto exchange = std::make_shared<AdminExchange>(std::move(s), metrics_);
+        if (MakeRoom()) {
+          {
+            std::lock_guard lock(mu_);
+            open_.push_back(exchange);
+          }
+          exchange->Start();
+        } else {
+          exchange->RefuseBusy();
+        }
+        Accept();
+      });
 }
 
 }  // namespace zs::net

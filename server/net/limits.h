@@ -18,6 +18,10 @@ struct Limits {
   size_t send_queue_bytes = 512 * 1024;  // beyond: drop ticks, resync when drained
   double stall_timeout_s = 10;           // a send backlog not drained this long: kick
   double send_queue_delay_s = 1;         // the oldest queued frame older than this: as over the cap
+  // All send queues together. Beyond it, a client that is behind (has anything queued) skips
+  // ticks and is resynced later, exactly as over its own cap; a client that keeps up is never
+  // affected. The most the server holds is this plus one frame per connection.
+  size_t total_send_queue_bytes = 256 * 1024 * 1024;
   size_t max_connections = 10000;
   size_t max_connections_per_ip = 64;
   double shutdown_flush_s = 2;          // on SIGTERM: time given to send the kicks

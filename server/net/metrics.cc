@@ -1,5 +1,6 @@
 #include "net/metrics.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace zs::net {
@@ -58,6 +59,14 @@ std::string Metrics::Render() const {
   counter("zs_messages_out_total", "Frames sent to clients.", messages_out.load(), "counter");
   counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
           send_queue_overflows.load(), "counter");
+  counter("zs_send_queue_global_overflows_total",
+          "Backlogs begun because all send queues together passed total_send_queue_bytes.",
+          send_queue_global_overflows.load(), "counter");
+  counter("zs_admin_connections", "Open admin HTTP connections.",
+          static_cast<uint64_t>(std::max<int64_t>(admin_connections.load(), 0)), "gauge");
+  counter("zs_admin_evictions_total",
+          "Admin connections closed unanswered to make room at admin.max_connections.",
+          admin_evictions.load(), "counter");
   counter("zs_interest_level", "Overload level: 0 = full interest budgets, 8 = the floor.",
           interest_level.load(), "gauge");
   o << "# HELP zs_interest_scale Interest budget scale under overload control (1 = full).\n"

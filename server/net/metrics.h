@@ -32,6 +32,11 @@ class Metrics {
   std::atomic<uint64_t> messages_in{0};
   std::atomic<uint64_t> messages_out{0};
   std::atomic<uint64_t> send_queue_overflows{0};
+  // Of those, the backlogs that began because all queues together passed the global cap.
+  std::atomic<uint64_t> send_queue_global_overflows{0};
+  // Admin HTTP: connections open, and those closed to make room at the connection cap.
+  std::atomic<int64_t> admin_connections{0};
+  std::atomic<uint64_t> admin_evictions{0};
   // Memory held by all send queues (frames and their bookkeeping), bytes.
   std::atomic<int64_t> send_queue_bytes{0};
   std::atomic<uint64_t> tick_overruns{0};

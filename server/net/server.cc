@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "net/clock.h"
 #include "net/session.h"
 #include "wire/encoder.h"
 
@@ -11,13 +12,16 @@ namespace zs::net {
 
 namespace asio = boost::asio;
 
-Server::Server(asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics)
+Server::Server(asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
+               ChurnLog* churn)
     : io_(io),
       limits_(limits),
       tick_loop_(tick_loop),
       metrics_(metrics),
+      churn_(churn),
       acceptor_(asio::make_strand(io)),
-      accept_retry_(acceptor_.get_executor()) {}
+      accept_retry_(acceptor_.get_executor()),
+      churn_timer_(acceptor_.get_executor()) {}
 
 void Server::Listen(const std::string& address, uint16_t port) {
   const asio::ip::tcp::endpoint ep(asio::ip::make_address(address), port);
@@ -27,6 +31,24 @@ void Server::Listen(const std::string& address, uint16_t port) {
   acceptor_.listen(asio::socket_base::max_listen_connections);
   port_ = acceptor_.local_endpoint().port();
   Accept();
+  ScheduleChurnSummary();
+}
+
+template <typename... Args>
+void Server::LogChurn(ChurnLog::Kind kind, const std::string& reason,
+                      spdlog::format_string_t<Args...> fmt, Args&&... args) {
+  if (churn_->Admit(kind, reason, MonotonicSeconds())) {
+    spdlog::info(fmt, std::forward<Args>(args)...);
+  }
+}
+
+void Server::ScheduleChurnSummary() {
+  churn_timer_.expires_after(std::chrono::seconds(1));
+  churn_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto line = churn_->TakeSummary(MonotonicSeconds())) spdlog::info("{}", *line);
+    ScheduleChurnSummary();
+  });
 }
 
 void Server::Accept() {
@@ -35,7 +57,9 @@ void Server::Accept() {
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
       // Out of file descriptors and the like: back off instead of spinning.
-      spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
+      if (churn_->Admit(ChurnLog::Kind::kAcceptFailed, ec.message(), MonotonicSeconds())) {
+        spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
+      }
       accept_retry_.expires_after(std::chrono::milliseconds(250));
       accept_retry_.async_wait([this](const boost::system::error_code& e) {
         if (!e && acceptor_.is_open()) Accept();
@@ -65,22 +89,10 @@ void Server::Accept() {
     if (session) {
       metrics_->connections.fetch_add(1, std::memory_order_relaxed);
       metrics_->connections_total.fetch_add(1, std::memory_order_relaxed);
-      spdlog::info("session {} connected from {}", session->id(), ip);
+      LogChurn(ChurnLog::Kind::kConnected, "", "session {} connected from {}", session->id(), ip);
       session->Start();
     } else {
-      // Refuse with a reason: a best-effort error frame, then close.
-      metrics_->connections_refused.fetch_add(1, std::memory_order_relaxed);
-      metrics_->Kick("refused");
-      spdlog::info("refused a connection from {}: {}", ip, refusal);
-      auto frame =
-          std::make_shared<std::string>(wire::ErrorFrame(wire::ErrorCode::kServerFull, refusal));
-      auto sock = std::make_shared<asio::ip::tcp::socket>(std::move(s));
-      asio::async_write(*sock, asio::buffer(*frame),
-                        [sock, frame](const boost::system::error_code&, size_t) {
-                          boost::system::error_code ignored;
-                          sock->shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-                          sock->close(ignored);
-                        });
+      Refuse(std::move(s), ip, refusal);
     }
     bool stopping;
     {
@@ -89,6 +101,23 @@ void Server::Accept() {
     }
     if (!stopping) Accept();
   });
+}
+
+void Server::Refuse(asio::ip::tcp::socket s, const std::string& ip, const std::string& refusal) {
+  // A best-effort error frame, then close. The frame fits any socket buffer: the write
+  // completes at once, so a refused connection holds its descriptor only briefly.
+  metrics_->connections_refused.fetch_add(1, std::memory_order_relaxed);
+  metrics_->Kick("refused");
+  LogChurn(ChurnLog::Kind::kRefused, refusal, "refused a connection from {}: {}", ip, refusal);
+  auto frame =
+      std::make_shared<std::string>(wire::ErrorFrame(wire::ErrorCode::kServerFull, refusal));
+  auto sock = std::make_shared<asio::ip::tcp::socket>(std::move(s));
+  asio::async_write(*sock, asio::buffer(*frame),
+                    [sock, frame](const boost::system::error_code&, size_t) {
+                      boost::system::error_code ignored;
+                      sock->shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+                      sock->close(ignored);
+                    });
 }
 
 void Server::OnClosed(const Session& s, const std::string& reason) {
@@ -104,7 +133,7 @@ void Server::OnClosed(const Session& s, const std::string& reason) {
   metrics_->connections.fetch_sub(1, std::memory_order_relaxed);
   const bool client_side = reason == "client_closed" || reason == "logout";
   if (!client_side) metrics_->Kick(reason);
-  spdlog::info("session {} disconnected: {}", s.id(), reason);
+  LogChurn(ChurnLog::Kind::kDisconnected, reason, "session {} disconnected: {}", s.id(), reason);
   if (done) done();
 }
 
@@ -128,7 +157,10 @@ void Server::Shutdown(const std::string& reason, std::function<void()> done) {
   asio::post(acceptor_.get_executor(), [this] {  // on the acceptor's strand
     boost::system::error_code ignored;
     accept_retry_.cancel();
+    churn_timer_.cancel();
     acceptor_.close(ignored);
+    if (auto line = churn_->TakeSummary(MonotonicSeconds(), /*flush=*/true))
+      spdlog::info("{}", *line);
   });
   spdlog::info("shutting down: kicking {} clients ({})", all.size(), reason);
   for (auto& s : all) s->CloseWith(wire::KickFrame(reason), reason);

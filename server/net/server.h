@@ -4,6 +4,7 @@
 // own strand); the world runs on the TickLoop's thread. The registry is guarded by a mutex.
 #pragma once
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -15,6 +16,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "net/churn_log.h"
 #include "net/limits.h"
 #include "net/metrics.h"
 #include "net/tick_loop.h"
@@ -25,7 +27,9 @@ class Session;
 
 class Server {
  public:
-  Server(boost::asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics);
+  // `churn`: where per-connection log lines are throttled (shared with the tick loop).
+  Server(boost::asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
+         ChurnLog* churn);
 
   // Binds and starts accepting. Throws on a bad address or a port in use (start-up error).
   void Listen(const std::string& address, uint16_t port);
@@ -44,13 +48,21 @@ class Server {
 
  private:
   void Accept();
+  void Refuse(boost::asio::ip::tcp::socket s, const std::string& ip, const std::string& refusal);
+  void ScheduleChurnSummary();
+  // Logs one per-connection line unless churn suppresses it (then it is only counted).
+  template <typename... Args>
+  void LogChurn(ChurnLog::Kind kind, const std::string& reason,
+                spdlog::format_string_t<Args...> fmt, Args&&... args);
 
   boost::asio::io_context& io_;
   Limits limits_;
   TickLoop* tick_loop_;
   Metrics* metrics_;
+  ChurnLog* churn_;
   boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand: accept and close never race
-  boost::asio::steady_timer accept_retry_;
+  boost::asio::steady_timer accept_retry_;   // on the acceptor's strand
+  boost::asio::steady_timer churn_timer_;    // on the acceptor's strand
   uint16_t port_ = 0;
   uint64_t next_id_ = 1;
   bool stopping_ = false;  // guarded by mu_

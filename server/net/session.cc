@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "net/clock.h"
 #include "net/server.h"
 #include "wire/protocol.h"
 
@@ -37,9 +38,7 @@ Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer, Se
       skill_rate_(limits_.skill_rate),
       ping_rate_(limits_.ping_rate) {}
 
-double Session::Now() const {
-  return duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double Session::Now() const { return MonotonicSeconds(); }
 
 void Session::Start() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
@@ -100,11 +99,12 @@ bool Session::HandleFrame(const std::string& frame) {
     Fail(wire::ErrorCode::kBadFrame, "unknown message", "unknown_message");
     return false;
   }
+  if (err == wire::ParseError::kBadName) {
+    Fail(wire::ErrorCode::kBadName, wire::NameProblemText(in.name_problem), "bad_name");
+    return false;
+  }
   if (err == wire::ParseError::kBadValue) {
-    const bool name = in.kind == wire::ClientKind::kHello;
-    Fail(name ? wire::ErrorCode::kBadName : wire::ErrorCode::kBadValue,
-         name ? "player_name must be 1..32 bytes" : "NaN, infinite or out-of-range value",
-         name ? "bad_name" : "bad_value");
+    Fail(wire::ErrorCode::kBadValue, "NaN, infinite or out-of-range value", "bad_value");
     return false;
   }
   if (in.kind == wire::ClientKind::kHello) {
@@ -234,6 +234,9 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     // Backlogged: drop tick updates; once drained, the client gets a full resync. Until the
     // resync tick arrives every later tick is dropped too, so the client never sees a gap.
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
+    if (!dropping_ && !awaiting_resync_ && GlobalBacklog(Cost(chunk))) {
+      server_->metrics().send_queue_global_overflows.fetch_add(1, std::memory_order_relaxed);
+    }
     if (!dropping_ && !awaiting_resync_) {
       dropping_ = true;
       const uint64_t generation = ++stall_generation_;
@@ -259,7 +262,15 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
 bool Session::Backlogged(size_t extra) const {
   if (queue_.empty()) return false;
   return queued_bytes_ + extra > limits_.send_queue_bytes ||
-         Now() - queue_.front().queued_at > limits_.send_queue_delay_s;
+         Now() - queue_.front().queued_at > limits_.send_queue_delay_s || GlobalBacklog(extra);
+}
+
+bool Session::GlobalBacklog(size_t extra) const {
+  // Under global pressure the clients that are behind (more queued than the frame in flight)
+  // skip ticks first; a client that keeps up is never dropped for others.
+  const int64_t total = server_->metrics().send_queue_bytes.load(std::memory_order_relaxed);
+  return queue_.size() > 1 &&
+         static_cast<size_t>(std::max<int64_t>(total, 0)) + extra > limits_.total_send_queue_bytes;
 }
 
 void Session::Account(int64_t delta) {

@@ -9,9 +9,12 @@
 // timer) -> Closing (the last frames are flushed, then the socket is closed) -> Closed.
 // Every byte read goes through wire::FrameDecoder (length checked before buffering) and
 // wire::ParseClientMessage; any violation sends an Error with a reason, then closes.
-// Writes: one in flight, a queue behind it capped at limits.send_queue_bytes; tick frames
-// beyond the cap are dropped and the client is resynced once the queue drains; a backlog that
-// does not drain within stall_timeout_s gets the client kicked.
+// Writes: one in flight, a queue behind it capped at limits.send_queue_bytes (counting the
+// memory each frame holds, not just its length) and limits.send_queue_delay_s (age of the
+// oldest frame); when all queues together pass limits.total_send_queue_bytes, clients that are
+// behind are treated as over their cap. Tick frames beyond a cap are dropped and the client is
+// resynced once the queue drains; a backlog that does not drain, or a socket that takes no
+// bytes, within stall_timeout_s gets the client kicked ("slow_reader").
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -70,8 +73,10 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   void Enqueue(std::string frame, FrameKind kind);
   void WriteMore();
   void Account(int64_t delta);  // queued_bytes_ and the server-wide gauge
-  // Over the byte cap with `extra` more, or the oldest queued frame waited too long.
+  // Over the byte cap with `extra` more, the oldest queued frame waited too long, or behind
+  // while all queues together are over limits.total_send_queue_bytes.
   [[nodiscard]] bool Backlogged(size_t extra) const;
+  [[nodiscard]] bool GlobalBacklog(size_t extra) const;
   void OnWritten(const boost::system::error_code& ec, size_t n);
   void BeginClose(const std::string& reason);
   void Finish();

@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "net/clock.h"
+
 namespace zs::net {
 
 namespace {
@@ -28,9 +30,10 @@ const char* RejectName(zone::Reject r) {
 
 }  // namespace
 
-TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads)
+TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads, ChurnLog* churn)
     : world_(std::move(config)),
       metrics_(metrics),
+      churn_(churn),
       pool_(sim_threads),
       governor_(world_.config().overload),
       tick_rate_(world_.config().tick_rate),
@@ -139,8 +142,10 @@ void TickLoop::Drain() {
                                               world_.zone(z).config(), tick_rate_, world_.tick()),
                            FrameKind::kControl);
         metrics_->players.fetch_add(1, std::memory_order_relaxed);
-        spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name,
-                     ToRaw(id), world_.zone(z).config().name);
+        if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
+          spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name,
+                       ToRaw(id), world_.zone(z).config().name);
+        }
         break;
       }
       case Request::kLeave:

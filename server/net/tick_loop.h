@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "interest/overload.h"
+#include "net/churn_log.h"
 #include "net/frame_fanout.h"
 #include "net/metrics.h"
 #include "net/player_directory.h"
@@ -35,7 +36,9 @@ namespace zs::net {
 class TickLoop {
  public:
   // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
-  TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1);
+  // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
+  TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
+           ChurnLog* churn = nullptr);
   ~TickLoop();
 
   void Start();
@@ -72,6 +75,7 @@ class TickLoop {
 
   zone::World world_;
   Metrics* metrics_;
+  ChurnLog* churn_;
   WorkerPool pool_;
   interest::OverloadGovernor governor_;
   const uint32_t tick_rate_;

@@ -21,6 +21,8 @@ const char* ParseErrorName(ParseError e) {
       return "unknown_message";
     case ParseError::kBadValue:
       return "bad_value";
+    case ParseError::kBadName:
+      return "bad_name";
   }
   return "unknown";
 }
@@ -52,13 +54,8 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
       out->kind = ClientKind::kHello;
       out->protocol_version = msg.hello().protocol_version();
       out->player_name = msg.hello().player_name();
-      if (out->player_name.empty() || out->player_name.size() > kMaxPlayerName) {
-        return ParseError::kBadValue;
-      }
-      for (const char c : out->player_name) {  // no control characters (they end up in logs)
-        const auto b = static_cast<unsigned char>(c);
-        if (b < 0x20 || b == 0x7F) return ParseError::kBadValue;
-      }
+      out->name_problem = CheckPlayerName(out->player_name);
+      if (out->name_problem != NameProblem::kNone) return ParseError::kBadName;
       return ParseError::kNone;
     }
     case pb::ClientMessage::kMove: {

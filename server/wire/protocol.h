@@ -9,12 +9,12 @@
 #include <string>
 #include <string_view>
 
+#include "wire/player_name.h"
 #include "zone/zone_types.h"
 
 namespace zs::wire {
 
 inline constexpr uint32_t kProtocolVersion = 2;
-inline constexpr size_t kMaxPlayerName = 32;
 
 enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout };
 
@@ -22,7 +22,8 @@ enum class ParseError : uint8_t {
   kNone = 0,
   kUnparsable,  // not a ClientMessage (or nesting deeper than the recursion limit)
   kEmpty,       // a ClientMessage with no message set (unknown to this version)
-  kBadValue,    // NaN/inf, or a name of the wrong length
+  kBadValue,    // NaN/inf or an out-of-range number
+  kBadName,     // Hello's player_name refused by CheckPlayerName (see name_problem)
 };
 
 [[nodiscard]] const char* ParseErrorName(ParseError e);
@@ -32,6 +33,7 @@ struct ClientIntent {
   // kHello
   uint32_t protocol_version = 0;
   std::string player_name;
+  NameProblem name_problem = NameProblem::kNone;  // set with ParseError::kBadName
   // kMove / kSkill (entity is filled in by the server, which knows who sent it)
   zone::MoveInput move;
   zone::SkillInput skill;

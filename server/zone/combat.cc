@@ -46,6 +46,7 @@ bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
         const Vec2 to = a.target - attacker.position;
         const float d = Length(to);
         origin = d <= skill.cast_range ? a.target : attacker.position + to * (skill.cast_range / d);
+        origin = Clamp(origin);  // and within the zone: a blast never centres outside it
       }
       tree_.QueryCircle({origin, skill.radius}, filter, spatial::QueryOrder::kByDistance, &query_);
       break;

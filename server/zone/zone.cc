@@ -10,6 +10,13 @@ namespace zs::zone {
 
 namespace {
 
+// Acknowledgement: the newest sequence applied, in serial-number order; the first is taken as
+// it is (a client may start anywhere, even just below the wrap).
+void NoteInputSeq(Entity& p, uint32_t seq) {
+  if (!p.input_seq_seen || SeqNewer(seq, p.last_input_seq)) p.last_input_seq = seq;
+  p.input_seq_seen = true;
+}
+
 // One 65536th of a turn: the finest facing the protocol carries.
 constexpr float kFacingResolution = 2 * kPi / 65536;
 
@@ -286,7 +293,7 @@ void Zone::ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillIn
       reject(Reject::kDead);
       continue;
     }
-    p->last_input_seq = std::max(p->last_input_seq, in.seq);
+    NoteInputSeq(*p, in.seq);
     const float len = Length(in.direction);
     p->move_direction = len > 1e-6f ? in.direction * (1.0f / len) : Vec2{};
   }
@@ -311,7 +318,7 @@ void Zone::ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillIn
       reject(Reject::kUnknownSkill);
       continue;
     }
-    p->last_input_seq = std::max(p->last_input_seq, in.seq);
+    NoteInputSeq(*p, in.seq);
     const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
     attacks_.push_back(Attack{slot, index, in.facing, in.target, true});
   }

@@ -76,6 +76,7 @@ struct Entity {
   // players
   Vec2 move_direction;  // unit vector or zero
   uint32_t last_input_seq = 0;
+  bool input_seq_seen = false;            // the first input's seq is taken as it is
   float view_radius = 0;                  // 0: the zone's default
   EntityId last_target = kInvalidEntity;  // the entity this player hit last (interest relevance)
 

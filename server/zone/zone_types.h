@@ -20,6 +20,11 @@ enum class EntityKind : uint8_t { kPlayer = 0, kMonster = 1 };
 
 // ---- inputs ----
 
+// Input sequence numbers are serial numbers (RFC 1982): they wrap from 2^32-1 to 0, and `a` is
+// newer than `b` when it is less than 2^31 steps ahead. A client that counts past 2^32-1 keeps
+// getting acknowledgements.
+constexpr bool SeqNewer(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }
+
 // Move in `direction` (normalised by the server; zero = stop) until told otherwise.
 struct MoveInput {
   EntityId entity = kInvalidEntity;

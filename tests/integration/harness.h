@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <boost/asio/connect.hpp>
@@ -38,17 +39,20 @@ inline double NowS() {
 class ServerProcess {
  public:
   // `limits_yaml`: extra lines under `limits:` (already indented by two spaces).
-  // `top_yaml`: extra top-level lines; `world`: the world file.
+  // `top_yaml`: extra top-level lines (an `admin:` line there replaces the harness's own,
+  // which must then keep `address: 127.0.0.1, port: 0`); `world`: the world file.
+  // `nofile`: when > 0, the child's RLIMIT_NOFILE (soft and hard) before it starts.
   explicit ServerProcess(const std::string& limits_yaml = "  idle_timeout_seconds: 60\n",
-                         const std::string& top_yaml = "",
-                         const std::string& world = ZS_TEST_WORLD) {
+                         const std::string& top_yaml = "", const std::string& world = ZS_TEST_WORLD,
+                         rlim_t nofile = 0) {
     dir_ = fs::temp_directory_path() /
            ("zs_it_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::ofstream(dir_ / "server.yaml")
         << "listen: {address: 127.0.0.1, port: 0}\n"
-        << "admin: {address: 127.0.0.1, port: 0}\n"
+        << (top_yaml.find("admin:") == std::string::npos ? "admin: {address: 127.0.0.1, port: 0}\n"
+                                                         : "")
         << "world: " << world << "\n"
         << top_yaml << "io_threads: 2\nlog_level: info\nstats_interval_seconds: 1\n"
         << "limits:\n"
@@ -61,6 +65,10 @@ class ServerProcess {
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, 1);
       ::dup2(fd, 2);
+      if (nofile > 0) {
+        const rlimit rl{nofile, nofile};
+        ::setrlimit(RLIMIT_NOFILE, &rl);
+      }
       ::execl(ZS_SERVER_BIN, ZS_SERVER_BIN, "--config", config.c_str(), "--port-file",
               port_file.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
@@ -239,6 +247,7 @@ class TestClient {
     return last;
   }
   [[nodiscard]] bool closed() const { return closed_; }
+  [[nodiscard]] int native_handle() { return socket_.native_handle(); }
   void Close() {
     boost::system::error_code ignored;
     socket_.close(ignored);
@@ -274,5 +283,22 @@ struct TickWatch {
     }
   }
 };
+
+// Starts client_sim's `crowd` scenario in the background; returns its pid.
+inline pid_t StartBots(uint16_t port, int bots, int seconds) {
+  const std::string port_s = std::to_string(port), bots_s = std::to_string(bots),
+                    seconds_s = std::to_string(seconds);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(ZS_CLIENT_SIM_BIN, ZS_CLIENT_SIM_BIN, "--port", port_s.c_str(), "--bots",
+            bots_s.c_str(), "--ramp", "200", "--duration", seconds_s.c_str(), "--scenario", "crowd",
+            "--verify-every", "10", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
 
 }  // namespace zs::integration

@@ -11,23 +11,6 @@
 namespace zs::integration {
 namespace {
 
-// Starts client_sim in the background; returns its pid.
-pid_t StartBots(uint16_t port, int bots, int seconds) {
-  const std::string port_s = std::to_string(port), bots_s = std::to_string(bots),
-                    seconds_s = std::to_string(seconds);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execl(ZS_CLIENT_SIM_BIN, ZS_CLIENT_SIM_BIN, "--port", port_s.c_str(), "--bots",
-            bots_s.c_str(), "--ramp", "200", "--duration", seconds_s.c_str(), "--scenario", "crowd",
-            "--verify-every", "10", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return pid;
-}
-
 TEST(Overload, BudgetsShrinkUnderACrowdAndGrowBackWhileTicksKeepComing) {
   ServerProcess server("  idle_timeout_seconds: 60\n  max_connections_per_ip: 1000\n",
                        "tick_rate: 100\n", ZS_TEST_OVERLOAD_WORLD);

@@ -203,6 +203,29 @@ TEST(Combat, LineAndGroundCircle) {
   EXPECT_EQ(f.out().events[0].origin, (Vec2{60, 50}));
 }
 
+TEST(Combat, AGroundTargetAtTheZoneEdgeLandsInsideTheZone) {
+  // The player stands 3 m from the left edge and aims 8 m beyond it (within cast range 10).
+  Fixture f({SpawnAt(1, {0.5f, 50})}, false, {3, 50});
+  f.Skill(f.player, kFireball, kPi, {-5, 50});
+  ASSERT_EQ(f.out().events.size(), 1u);
+  EXPECT_EQ(f.out().events[0].origin, (Vec2{0, 50}));  // on the edge, not outside the zone
+  EXPECT_EQ(f.LastTargets(), (std::vector<EntityId>{f.Monsters()[0]}));
+}
+
+TEST(Authority, InputSequenceNumbersWrapAround) {
+  Fixture f;
+  f.Move(f.player, {1, 0}, 0xFFFFFFFEu);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 0xFFFFFFFEu);
+  f.Move(f.player, {1, 0}, 0xFFFFFFFFu);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 0xFFFFFFFFu);
+  f.Move(f.player, {1, 0}, 0);  // after 2^32-1 comes 0: newer, acknowledged
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 0u);
+  f.Move(f.player, {1, 0}, 5);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 5u);
+  f.Move(f.player, {1, 0}, 0xFFFFFFF0u);  // a late input from before the wrap: not newer
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 5u);
+}
+
 TEST(Combat, NoPvpUnlessTheZoneAllowsIt) {
   for (bool pvp : {false, true}) {
     Fixture f({}, pvp);

@@ -1,0 +1,81 @@
+#include "wire/player_name.h"
+
+#include <cstdint>
+
+namespace zs::wire {
+
+namespace {
+
+// Decodes one code point starting at s[*i]; advances *i. Returns -1 for malformed UTF-8.
+int32_t NextCodePoint(std::string_view s, size_t* i) {
+  const auto b0 = static_cast<uint8_t>(s[*i]);
+  if (b0 < 0x80) {
+    ++*i;
+    return b0;
+  }
+  size_t len = 0;
+  int32_t cp = 0;
+  int32_t min = 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2, cp = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, cp = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, cp = b0 & 0x07, min = 0x10000;
+  } else {
+    return -1;  // a continuation byte or 0xF8..0xFF where a code point starts
+  }
+  if (*i + len > s.size()) return -1;
+  for (size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<uint8_t>(s[*i + k]);
+    if ((b & 0xC0) != 0x80) return -1;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
+  *i += len;
+  return cp;
+}
+
+bool IsControl(int32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029;
+}
+
+bool IsInvisible(int32_t cp) {
+  return cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x180E ||
+         (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+}  // namespace
+
+NameProblem CheckPlayerName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxPlayerName) return NameProblem::kLength;
+  if (name.front() == ' ' || name.back() == ' ') return NameProblem::kSpaces;
+  for (size_t i = 0; i < name.size();) {
+    const int32_t cp = NextCodePoint(name, &i);
+    if (cp < 0) return NameProblem::kInvalidUtf8;
+    if (IsControl(cp)) return NameProblem::kControl;
+    if (IsInvisible(cp)) return NameProblem::kInvisible;
+  }
+  return NameProblem::kNone;
+}
+
+const char* NameProblemText(NameProblem p) {
+  switch (p) {
+    case NameProblem::kNone:
+      return "ok";
+    case NameProblem::kLength:
+      return "player_name must be 1..32 bytes of UTF-8";
+    case NameProblem::kInvalidUtf8:
+      return "player_name is not valid UTF-8";
+    case NameProblem::kControl:
+      return "player_name contains a control character or line break";
+    case NameProblem::kInvisible:
+      return "player_name contains an invisible or text-direction character";
+    case NameProblem::kSpaces:
+      return "player_name starts or ends with a space";
+  }
+  return "bad player_name";
+}
+
+}  // namespace zs::wire
