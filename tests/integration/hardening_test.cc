@@ -235,5 +235,20 @@ TEST(Names, InvisibleAndDirectionCharactersAreRefusedAndNeverLogged) {
   EXPECT_EQ(server.Log().find("\xe2\x80\xae"), std::string::npos);
 }
 
+// Invalid UTF-8 in a string field fails protobuf's own parse, which logs a line of its own:
+// that line goes through the server's log at debug level, never raw to stderr.
+TEST(Names, ProtobufsOwnParseErrorsFollowTheLogLevel) {
+  ServerProcess server;
+  TestClient c(server.port());
+  c.Hello("bad\xff\xfename");
+  auto m = c.ReadUntilClosed(3);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->has_error());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string log = server.Log();
+  EXPECT_EQ(log.find("libprotobuf"), std::string::npos) << log;
+  EXPECT_EQ(log.find("invalid UTF-8"), std::string::npos) << log;  // a debug line at info level
+}
+
 }  // namespace
 }  // namespace zs::integration
