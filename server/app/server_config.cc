@@ -41,7 +41,8 @@ ServerConfig LoadServerConfig(const std::string& path) {
   if (root.Has("limits")) {
     const zone::YamlNode l = root["limits"];
     l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
-                 "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "send_queue_bytes",
+                 "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "chat_rate",
+                 "send_queue_bytes",
                  "stall_timeout_seconds", "send_queue_delay_seconds", "total_send_queue_bytes",
                  "max_connections", "max_connections_per_ip", "shutdown_flush_seconds",
                  "socket_send_buffer_bytes"});
@@ -61,6 +62,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
     opt("move_rate", [&](const zone::YamlNode& n) { x.move_rate = n.Number(1, 10000); });
     opt("skill_rate", [&](const zone::YamlNode& n) { x.skill_rate = n.Number(1, 10000); });
     opt("ping_rate", [&](const zone::YamlNode& n) { x.ping_rate = n.Number(1, 10000); });
+    opt("chat_rate", [&](const zone::YamlNode& n) { x.chat_rate = n.Number(0.1, 1000); });
     opt("send_queue_bytes", [&](const zone::YamlNode& n) {
       x.send_queue_bytes = static_cast<size_t>(n.Int(1024, 1LL << 32));
     });

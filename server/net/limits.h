@@ -15,6 +15,7 @@ struct Limits {
   double move_rate = 60;               // per second; excess dropped, 2x sustained 3 s: kick
   double skill_rate = 10;
   double ping_rate = 5;
+  double chat_rate = 2;                  // chat lines per second (burst of one second's worth)
   size_t send_queue_bytes = 512 * 1024;  // beyond: drop ticks, resync when drained
   double stall_timeout_s = 10;           // a send backlog not drained this long: kick
   double send_queue_delay_s = 1;         // the oldest queued frame older than this: as over the cap

@@ -25,13 +25,23 @@ class PlayerDirectory {
   // REQUIRES: neither the session nor the entity is listed.
   void Add(uint64_t session, Player player) {
     session_of_[ToRaw(player.entity)] = session;
+    by_name_.emplace(player.name, session);  // the first one online keeps a shared name
     players_[session] = std::move(player);
   }
   void Remove(uint64_t session) {
     const auto it = players_.find(session);
     if (it == players_.end()) return;
     session_of_.erase(ToRaw(it->second.entity));
+    if (const auto n = by_name_.find(it->second.name);
+        n != by_name_.end() && n->second == session) {
+      by_name_.erase(n);
+    }
     players_.erase(it);
+  }
+  // The online player called `name` (whispers), or null.
+  [[nodiscard]] Player* ByName(const std::string& name) {
+    const auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : BySession(it->second);
   }
   [[nodiscard]] Player* BySession(uint64_t session) {
     const auto it = players_.find(session);
@@ -46,6 +56,7 @@ class PlayerDirectory {
  private:
   std::unordered_map<uint64_t, Player> players_;       // by session id
   std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
+  std::unordered_map<std::string, uint64_t> by_name_;  // session by player name
 };
 
 }  // namespace zs::net

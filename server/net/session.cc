@@ -35,6 +35,7 @@ Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer, Se
       close_timer_(socket_.get_executor()),
       decoder_(limits_.max_frame_bytes),
       move_rate_(limits_.move_rate),
+      chat_rate_(limits_.chat_rate),
       skill_rate_(limits_.skill_rate),
       ping_rate_(limits_.ping_rate) {}
 
@@ -132,17 +133,15 @@ bool Session::HandleFrame(const std::string& frame) {
     Fail(wire::ErrorCode::kNotLoggedIn, "send Hello first", "not_logged_in");
     return false;
   }
-  RateLimiter* limiter = in.kind == wire::ClientKind::kMove    ? &move_rate_
-                         : in.kind == wire::ClientKind::kSkill ? &skill_rate_
-                                                               : &ping_rate_;
   if (in.kind != wire::ClientKind::kLogout) {
-    const RateLimiter::Verdict v = limiter->Take(Now());
+    const RateLimiter::Verdict v = LimiterFor(in.kind).Take(Now());
     if (v == RateLimiter::Verdict::kKick) {
       Fail(wire::ErrorCode::kRateLimited, "sustained flooding", "flood");
       return false;
     }
     if (v == RateLimiter::Verdict::kDrop) {
       server_->metrics().rate_limited_inputs.fetch_add(1, std::memory_order_relaxed);
+      TellRateLimited(in);
       return true;
     }
   }
@@ -155,16 +154,45 @@ bool Session::HandleFrame(const std::string& frame) {
       server_->tick_loop().Skill(id_, in.skill);
       NoteInput();
       break;
-    case wire::ClientKind::kPing:
-      Enqueue(wire::PongFrame(in.client_time, server_->tick_loop().tick()), FrameKind::kControl);
+    case wire::ClientKind::kChat:
+      server_->tick_loop().Chat(id_, in.chat, std::move(in.chat_text), in.chat_text_ok,
+                                std::move(in.chat_to));
+      NoteInput();
+      break;
+    case wire::ClientKind::kPing:  // not activity: a client that only pings is idle
+      Enqueue(wire::PongFrame(in.client_time, server_->tick_loop().tick(), WallClockMs()),
+              FrameKind::kControl);
       break;
     case wire::ClientKind::kLogout:
+      Enqueue(wire::KickFrame("logout"), FrameKind::kControl);
       BeginClose("logout");
       return false;
     case wire::ClientKind::kHello:
       break;
   }
   return true;
+}
+
+RateLimiter& Session::LimiterFor(wire::ClientKind kind) {
+  switch (kind) {
+    case wire::ClientKind::kMove:
+      return move_rate_;
+    case wire::ClientKind::kSkill:
+      return skill_rate_;
+    case wire::ClientKind::kChat:
+      return chat_rate_;
+    default:
+      return ping_rate_;
+  }
+}
+
+void Session::TellRateLimited(const wire::ClientIntent& in) {
+  const auto refuse = [this](zone::InputKind kind, uint32_t seq) {
+    server_->tick_loop().Refused(id_, kind, seq, zone::Outcome::kRateLimited);
+  };
+  if (in.kind == wire::ClientKind::kMove) refuse(zone::InputKind::kMove, in.move.seq);
+  if (in.kind == wire::ClientKind::kSkill) refuse(zone::InputKind::kSkill, in.skill.seq);
+  if (in.kind == wire::ClientKind::kChat) refuse(zone::InputKind::kChat, in.chat.seq);
 }
 
 void Session::ArmIdle(double after_s) {
@@ -226,9 +254,9 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     awaiting_resync_ = false;  // the full picture: the client starts over from here
   } else if (tick && writing_ && Now() - last_progress_s_ > limits_.stall_timeout_s) {
     // The kernel has taken nothing for the whole stall timeout, however small the queue: a
-    // reader that stopped reading. Nothing more is queued; the close timer bounds the wait.
+    // reader that stopped reading. Only the Kick is queued; the close timer bounds the wait.
     server_->metrics().send_queue_overflows.fetch_add(1, std::memory_order_relaxed);
-    BeginClose("slow_reader");
+    KickSlowReader();
     return;
   } else if (tick && (dropping_ || awaiting_resync_ || Backlogged(Cost(chunk)))) {
     // Backlogged: drop tick updates; once drained, the client gets a full resync. Until the
@@ -244,7 +272,7 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
       stall_timer_.async_wait(
           [self = shared_from_this(), generation](const boost::system::error_code& ec) {
             if (!ec && self->dropping_ && generation == self->stall_generation_) {
-              self->BeginClose("slow_reader");
+              self->KickSlowReader();
             }
           });
     }
@@ -257,6 +285,11 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
     last_progress_s_ = Now();
     WriteMore();
   }
+}
+
+void Session::KickSlowReader() {
+  Enqueue(wire::KickFrame("slow_reader"), FrameKind::kControl);  // if it ever reads again
+  BeginClose("slow_reader");
 }
 
 bool Session::Backlogged(size_t extra) const {

@@ -31,6 +31,7 @@
 #include "net/tick_loop.h"
 #include "wire/encoder.h"
 #include "wire/frame_codec.h"
+#include "wire/protocol.h"
 
 namespace zs::net {
 
@@ -58,6 +59,9 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   // Returns false when the session is closing.
   bool HandleFrame(const std::string& frame);
   void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
+  RateLimiter& LimiterFor(wire::ClientKind kind);
+  void TellRateLimited(const wire::ClientIntent& in);  // the input's result: RATE_LIMITED
+  void KickSlowReader();
   // A frame to send: bytes [offset, offset + size) of a (possibly shared) buffer.
   struct Chunk {
     std::shared_ptr<const std::string> buffer;
@@ -107,6 +111,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   State state_ = State::kAwaitHello;
   std::string close_reason_;
   RateLimiter move_rate_;
+  RateLimiter chat_rate_;
   RateLimiter skill_rate_;
   RateLimiter ping_rate_;
 };

@@ -71,16 +71,33 @@ void TickLoop::Push(Request r) {
 }
 
 void TickLoop::Join(uint64_t session, std::weak_ptr<SessionSink> sink, std::string name) {
-  Push({Request::kJoin, session, std::move(sink), std::move(name), {}, {}});
+  Push({.kind = Request::kJoin,
+        .session = session,
+        .sink = std::move(sink),
+        .name = std::move(name)});
 }
-void TickLoop::Leave(uint64_t session) { Push({Request::kLeave, session, {}, {}, {}, {}}); }
+void TickLoop::Leave(uint64_t session) { Push({.kind = Request::kLeave, .session = session}); }
 void TickLoop::Move(uint64_t session, const zone::MoveInput& in) {
-  Push({Request::kMove, session, {}, {}, in, {}});
+  Push({.kind = Request::kMove, .session = session, .move = in});
 }
 void TickLoop::Skill(uint64_t session, const zone::SkillInput& in) {
-  Push({Request::kSkill, session, {}, {}, {}, in});
+  Push({.kind = Request::kSkill, .session = session, .skill = in});
 }
-void TickLoop::Resync(uint64_t session) { Push({Request::kResync, session, {}, {}, {}, {}}); }
+void TickLoop::Resync(uint64_t session) { Push({.kind = Request::kResync, .session = session}); }
+void TickLoop::Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
+                    std::string to) {
+  Request r{.kind = Request::kChat, .session = session, .name = std::move(to), .chat = in};
+  r.text = std::move(text);
+  if (!text_ok)
+    r.result = {.kind = zone::InputKind::kChat, .seq = in.seq, .outcome = zone::Outcome::kBadText};
+  Push(std::move(r));
+}
+void TickLoop::Refused(uint64_t session, zone::InputKind kind, uint32_t seq,
+                       zone::Outcome outcome) {
+  Push({.kind = Request::kRefused,
+        .session = session,
+        .result = {.kind = kind, .seq = seq, .outcome = outcome}});
+}
 
 void TickLoop::Run() {
   using Clock = std::chrono::steady_clock;
@@ -124,63 +141,99 @@ void TickLoop::Drain() {
   }
   moves_.clear();
   skills_.clear();
-  for (Request& r : draining_) {
-    PlayerDirectory::Player* player = players_.BySession(r.session);
-    switch (r.kind) {
-      case Request::kJoin: {
-        auto sink = r.sink.lock();
-        if (!sink || player != nullptr) break;
-        EntityId id = kInvalidEntity;
-        if (Status s = world_.AddPlayer(std::nullopt, &id); !s.ok()) {
-          sink->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, s.message()),
-                          "world_full");
-          break;
-        }
-        players_.Add(r.session, {.entity = id, .sink = r.sink, .name = r.name});
-        const size_t z = *world_.ZoneIndexOf(id);
-        sink->DeliverFrame(wire::WelcomeFrame(id, world_.zone(z).Find(id)->position,
-                                              world_.zone(z).config(), tick_rate_, world_.tick()),
-                           FrameKind::kControl);
-        metrics_->players.fetch_add(1, std::memory_order_relaxed);
-        if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
-          spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name,
-                       ToRaw(id), world_.zone(z).config().name);
-        }
-        break;
-      }
-      case Request::kLeave:
-        if (player == nullptr) break;
-        (void)world_.RemovePlayer(player->entity);
-        players_.Remove(r.session);
-        metrics_->players.fetch_sub(1, std::memory_order_relaxed);
-        break;
-      case Request::kMove:
-        if (player == nullptr) break;
-        r.move.entity = player->entity;
-        moves_.push_back(r.move);
-        break;
-      case Request::kSkill:
-        if (player == nullptr) break;
-        r.skill.entity = player->entity;
-        skills_.push_back(r.skill);
-        break;
-      case Request::kResync:
-        if (player == nullptr) break;
-        if (world_.ForgetKnown(player->entity).ok()) player->resync = true;
-        break;
-    }
-  }
+  chats_.clear();
+  chat_text_.clear();
+  results_.clear();
+  for (Request& r : draining_) Admit(r, players_.BySession(r.session));
   draining_.clear();
   if (draining_.capacity() > 4 * kMaxPendingRequests / 100) {
     draining_.shrink_to_fit();  // do not keep a spike's memory forever
   }
 }
 
+void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
+  if (r.kind == Request::kJoin) {
+    if (player == nullptr) AdmitJoin(r);
+    return;
+  }
+  if (player == nullptr) return;  // not (or no longer) in the world
+  switch (r.kind) {
+    case Request::kLeave:
+      (void)world_.RemovePlayer(player->entity);
+      players_.Remove(r.session);
+      metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+      break;
+    case Request::kMove:
+      r.move.entity = player->entity;
+      moves_.push_back(r.move);
+      break;
+    case Request::kSkill:
+      r.skill.entity = player->entity;
+      skills_.push_back(r.skill);
+      break;
+    case Request::kResync:
+      if (world_.ForgetKnown(player->entity).ok()) player->resync = true;
+      break;
+    case Request::kChat:
+      AdmitChat(r, *player);
+      break;
+    case Request::kRefused:
+      r.result.player = player->entity;
+      results_.push_back(r.result);
+      break;
+    case Request::kJoin:
+      break;
+  }
+}
+
+void TickLoop::AdmitJoin(Request& r) {
+  auto sink = r.sink.lock();
+  if (!sink) return;
+  EntityId id = kInvalidEntity;
+  if (Status s = world_.AddPlayer(std::nullopt, &id, r.name); !s.ok()) {
+    sink->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, s.message()), "world_full");
+    return;
+  }
+  const size_t z = *world_.ZoneIndexOf(id);
+  const zone::Entity& e = *world_.zone(z).Find(id);
+  sink->DeliverFrame(wire::WelcomeFrame({.player = id,
+                                         .name = r.name,
+                                         .position = e.position,
+                                         .hp = e.hp,
+                                         .zone = &world_.zone(z).config(),
+                                         .world = &world_.config(),
+                                         .server_tick = world_.tick(),
+                                         .server_time_ms = WallClockMs()}),
+                     FrameKind::kControl);
+  metrics_->players.fetch_add(1, std::memory_order_relaxed);
+  if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
+    spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name, ToRaw(id),
+                 world_.zone(z).config().name);
+  }
+  players_.Add(r.session, {.entity = id, .sink = r.sink, .name = std::move(r.name)});
+}
+
+void TickLoop::AdmitChat(Request& r, const PlayerDirectory::Player& player) {
+  if (r.result.outcome == zone::Outcome::kBadText) {
+    r.result.player = player.entity;
+    results_.push_back(r.result);
+    return;
+  }
+  r.chat.entity = player.entity;
+  if (r.chat.channel == zone::ChatChannel::kWhisper) {
+    const PlayerDirectory::Player* to = players_.ByName(r.name);
+    r.chat.to = to != nullptr ? to->entity : kInvalidEntity;  // none: NO_SUCH_PLAYER
+  }
+  r.chat.text = chat_text_.emplace_back(std::move(r.text));
+  chats_.push_back(r.chat);
+}
+
 void TickLoop::Step() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   Drain();
-  world_.Tick(moves_, skills_, governor_.level(), &pool_);
+  world_.Tick({.moves = moves_, .skills = skills_, .chats = chats_, .results = results_},
+              governor_.level(), &pool_);
   const auto t1 = Clock::now();
   tick_.store(world_.tick(), std::memory_order_relaxed);
   metrics_->ticks.fetch_add(1, std::memory_order_relaxed);

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,6 +50,11 @@ class TickLoop {
   void Move(uint64_t session, const zone::MoveInput& in);
   void Skill(uint64_t session, const zone::SkillInput& in);
   void Resync(uint64_t session);
+  // Chat; `text_ok`: the text passed wire::IsChatText (else the sender is told BAD_TEXT).
+  void Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
+            std::string to);
+  // An input the session refused itself (rate limits): told to the player in its next frame.
+  void Refused(uint64_t session, zone::InputKind kind, uint32_t seq, zone::Outcome outcome);
 
   [[nodiscard]] uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
   [[nodiscard]] uint32_t tick_rate() const { return tick_rate_; }
@@ -60,18 +66,24 @@ class TickLoop {
 
  private:
   struct Request {
-    enum Kind { kJoin, kLeave, kMove, kSkill, kResync } kind;
-    uint64_t session;
-    std::weak_ptr<SessionSink> sink;
-    std::string name;
-    zone::MoveInput move;
-    zone::SkillInput skill;
+    enum Kind { kJoin, kLeave, kMove, kSkill, kResync, kChat, kRefused } kind;
+    uint64_t session = 0;
+    std::weak_ptr<SessionSink> sink = {};
+    std::string name = {};  // kJoin: the player's name; kChat: the whisper's recipient
+    zone::MoveInput move = {};
+    zone::SkillInput skill = {};
+    zone::ChatInput chat = {};
+    std::string text = {};          // kChat
+    zone::InputResult result = {};  // kRefused; kChat with a bad text
   };
 
   void Run();
   void ObserveLoad(double share);  // work / interval of the last tick
   void Push(Request r);
   void Drain();
+  void Admit(Request& r, PlayerDirectory::Player* player);
+  void AdmitJoin(Request& r);
+  void AdmitChat(Request& r, const PlayerDirectory::Player& player);
 
   zone::World world_;
   Metrics* metrics_;
@@ -93,6 +105,9 @@ class TickLoop {
   PlayerDirectory players_;
   std::vector<zone::MoveInput> moves_;
   std::vector<zone::SkillInput> skills_;
+  std::vector<zone::ChatInput> chats_;
+  std::deque<std::string> chat_text_;  // this tick's chat texts (stable addresses for chats_)
+  std::vector<zone::InputResult> results_;
 
   std::atomic<bool> running_{false};
   std::thread thread_;

@@ -37,21 +37,80 @@ void LengthDelimited(uint32_t field, std::string_view bytes, std::string* out) {
   out->append(bytes);
 }
 
+uint32_t Centimetres(float metres) { return static_cast<uint32_t>(ToCentimetres(metres)); }
+
+uint32_t Milliseconds(uint32_t ticks, uint32_t tick_rate) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(ticks) * 1000 / std::max(tick_rate, 1u));
+}
+
+pb::SkillShape ShapeOf(zone::SkillShape s) {
+  switch (s) {
+    case zone::SkillShape::kArc:
+      return pb::SKILL_SHAPE_ARC;
+    case zone::SkillShape::kCircle:
+      return pb::SKILL_SHAPE_CIRCLE;
+    case zone::SkillShape::kLine:
+      return pb::SKILL_SHAPE_LINE;
+  }
+  return pb::SKILL_SHAPE_UNSPECIFIED;
+}
+
+void DescribeSkill(const zone::SkillDef& s, uint32_t tick_rate, pb::SkillInfo* out) {
+  out->set_id(s.id);
+  out->set_name(s.name);
+  out->set_shape(ShapeOf(s.shape));
+  out->set_range(Centimetres(s.range));
+  out->set_radius(Centimetres(s.radius));
+  out->set_half_angle(ToTurn16(s.half_angle));
+  out->set_width(Centimetres(s.width));
+  out->set_cast_range(Centimetres(s.cast_range));
+  out->set_cooldown_ms(Milliseconds(s.cooldown_ticks, tick_rate));
+  out->set_damage(s.damage);
+  out->set_max_targets(s.max_targets);
+}
+
+void DescribeCharacter(const zone::WorldConfig& world, const zone::ZoneConfig& zone, int32_t hp,
+                       pb::CharacterInfo* you) {
+  const zone::PlayerTemplate& p = world.player;
+  you->set_hp(hp);
+  you->set_max_hp(p.max_hp);
+  you->set_radius(Centimetres(p.radius));
+  you->set_speed(Centimetres(p.speed));
+  you->set_view_radius(Centimetres(zone.view_radius));
+  you->set_respawn_ms(Milliseconds(p.respawn_ticks, world.tick_rate));
+  for (const uint32_t id : p.skills) {
+    if (const zone::SkillDef* s = world.FindSkill(id)) {
+      DescribeSkill(*s, world.tick_rate, you->add_skills());
+    }
+  }
+}
+
 }  // namespace
 
-std::string WelcomeFrame(EntityId player, Vec2 position, const zone::ZoneConfig& zone,
-                         uint32_t tick_rate, uint64_t server_tick) {
+std::string WelcomeFrame(const WelcomeInfo& info) {
+  const zone::ZoneConfig& zone = *info.zone;
+  const zone::WorldConfig& world = *info.world;
   pb::ServerMessage m;
   pb::Welcome* w = m.mutable_welcome();
   w->set_protocol_version(kProtocolVersion);
-  w->set_entity_id(ToRaw(player));
+  w->set_entity_id(ToRaw(info.player));
   w->set_zone_id(zone.id);
   w->set_zone_name(zone.name);
   SetBounds(zone.bounds, w);
-  w->set_tick_rate(tick_rate);
-  w->set_server_tick(server_tick);
-  w->set_x(ToCentimetres(position.x));
-  w->set_y(ToCentimetres(position.y));
+  w->set_tick_rate(world.tick_rate);
+  w->set_server_tick(info.server_tick);
+  w->set_x(ToCentimetres(info.position.x));
+  w->set_y(ToCentimetres(info.position.y));
+  w->set_player_name(std::string(info.name));
+  w->set_server_time_ms(info.server_time_ms);
+  DescribeCharacter(world, zone, info.hp, w->mutable_you());
+  for (const zone::MonsterTemplate& t : world.monsters) {
+    pb::MonsterTemplate* mt = w->add_monster_templates();
+    mt->set_id(t.id);
+    mt->set_name(t.name);
+    mt->set_radius(Centimetres(t.radius));
+    mt->set_max_hp(t.max_hp);
+  }
   return Frame(m);
 }
 
@@ -69,10 +128,11 @@ std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival) {
   return Frame(m);
 }
 
-std::string PongFrame(uint64_t client_time, uint64_t server_tick) {
+std::string PongFrame(uint64_t client_time, uint64_t server_tick, uint64_t server_time_ms) {
   pb::ServerMessage m;
   m.mutable_pong()->set_client_time(client_time);
   m.mutable_pong()->set_server_tick(server_tick);
+  m.mutable_pong()->set_server_time_ms(server_time_ms);
   return Frame(m);
 }
 
@@ -123,7 +183,7 @@ void PutPacked(int field, std::string_view bytes, std::string* out) {
 }
 
 // Appends e's EntityEnter to *out.
-void EncodeEnter(const zone::EntityState& e, std::string* out) {
+void EncodeEnter(const zone::EntityState& e, std::string_view name, std::string* out) {
   using M = pb::EntityEnter;
   std::string& m = *out;
   PutField(M::kIdFieldNumber, ToRaw(e.id), &m);
@@ -138,6 +198,7 @@ void EncodeEnter(const zone::EntityState& e, std::string* out) {
   PutField(M::kHpFieldNumber, static_cast<uint64_t>(static_cast<int64_t>(e.hp)), &m);
   PutField(M::kMaxHpFieldNumber, static_cast<uint64_t>(static_cast<int64_t>(e.max_hp)), &m);
   PutField(M::kAliveFieldNumber, e.alive ? 1 : 0, &m);
+  if (!name.empty()) LengthDelimited(M::kNameFieldNumber, name, &m);
 }
 
 }  // namespace
@@ -179,7 +240,11 @@ void TickEncoder::EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& ru
   enter_.resize(n);
   for (size_t s = 0; s < n; ++s) {
     enter_[s].clear();
-    if (need_enter_[s] != 0) EncodeEnter(out.states[s], &enter_[s]);
+    if (need_enter_[s] == 0) continue;
+    const zone::EntityState& e = out.states[s];
+    const bool named = e.kind == zone::EntityKind::kPlayer && out.names != nullptr &&
+                       EntityIndex(e.id) < out.names->size();
+    EncodeEnter(e, named ? std::string_view((*out.names)[EntityIndex(e.id)]) : "", &enter_[s]);
   }
 }
 
@@ -202,6 +267,55 @@ void TickEncoder::EncodeHits(const zone::ZoneTickOutput& out) {
     }
     hits_[i].clear();
     m.SerializeToString(&hits_[i]);
+  }
+}
+
+void TickEncoder::EncodeChat(const zone::ZoneTickOutput& out) {
+  chat_.resize(out.chat_lines.size());
+  const auto name_of = [&out](EntityId id) -> std::string_view {
+    if (out.names == nullptr || EntityIndex(id) >= out.names->size()) return {};
+    return (*out.names)[EntityIndex(id)];
+  };
+  for (size_t i = 0; i < out.chat_lines.size(); ++i) {
+    const zone::ChatLine& line = out.chat_lines[i];
+    using C = pb::ChatLine;
+    std::string body;
+    PutField(C::kChannelFieldNumber, static_cast<uint32_t>(line.channel), &body);
+    PutField(C::kFromIdFieldNumber, ToRaw(line.from), &body);
+    LengthDelimited(C::kFromNameFieldNumber, name_of(line.from), &body);
+    LengthDelimited(C::kTextFieldNumber, line.text, &body);
+    if (line.to != kInvalidEntity) LengthDelimited(C::kToFieldNumber, name_of(line.to), &body);
+    chat_[i].clear();
+    LengthDelimited(pb::TickUpdate::kChatFieldNumber, body, &chat_[i]);
+  }
+}
+
+void TickEncoder::AppendChatAndResults(const zone::ZoneTickOutput& out, EntityId player,
+                                       std::string* body) const {
+  const auto by_recipient = [](const zone::ChatDelivery& d, uint32_t raw) {
+    return ToRaw(d.recipient) < raw;
+  };
+  for (auto d = std::lower_bound(out.chat_deliveries.begin(), out.chat_deliveries.end(),
+                                 ToRaw(player), by_recipient);
+       d != out.chat_deliveries.end() && d->recipient == player; ++d) {
+    body->append(chat_[d->line]);
+  }
+  const auto by_player = [](const zone::InputResult& r, uint32_t raw) {
+    return ToRaw(r.player) < raw;
+  };
+  for (auto r = std::lower_bound(out.results.begin(), out.results.end(), ToRaw(player), by_player);
+       r != out.results.end() && r->player == player; ++r) {
+    using R = pb::InputResult;
+    Piece p;
+    PutTag(R::kKindFieldNumber, 0, &p);
+    PutVarint(static_cast<uint32_t>(r->kind), &p);
+    if (r->seq != 0) {
+      PutTag(R::kSeqFieldNumber, 0, &p);
+      PutVarint(r->seq, &p);
+    }
+    PutTag(R::kOutcomeFieldNumber, 0, &p);
+    PutVarint(static_cast<uint32_t>(r->outcome), &p);
+    LengthDelimited(pb::TickUpdate::kResultsFieldNumber, p.view(), body);
   }
 }
 
@@ -260,6 +374,7 @@ void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool 
     for (const uint32_t s : v.moved) packed.append(fields_[s].delta.view());
     PutPacked(T::kMovedDeltasFieldNumber, packed, &body);
   }
+  AppendChatAndResults(out, v.player, &body);
   if (v.has_crowd) {
     using C = pb::CrowdSummary;
     const interest::CrowdSummary& c = v.crowd;
@@ -293,6 +408,7 @@ void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_
   scratch_.resize(r.workers());
   EncodeEntities(out, r);
   EncodeHits(out);
+  EncodeChat(out);
   frames_.resize(out.views.size());
   r.ForEach(out.views.size(), [&](size_t view, size_t worker) {
     EncodeView(out, view, view < resync.size() && resync[view] != 0, scratch_[worker]);

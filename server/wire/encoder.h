@@ -34,10 +34,21 @@ enum class ErrorCode : uint32_t {  // mirrors zone.proto ErrorCode; DO NOT RENUM
   kBadName = 8,
 };
 
-std::string WelcomeFrame(EntityId player, Vec2 position, const zone::ZoneConfig& zone,
-                         uint32_t tick_rate, uint64_t server_tick);
+// What Welcome tells a player about itself and the world.
+struct WelcomeInfo {
+  EntityId player = kInvalidEntity;
+  std::string_view name;
+  Vec2 position;
+  int32_t hp = 0;
+  const zone::ZoneConfig* zone = nullptr;    // REQUIRES: non-null
+  const zone::WorldConfig* world = nullptr;  // REQUIRES: non-null (player template, skills,
+                                             // monster templates, tick rate)
+  uint64_t server_tick = 0;
+  uint64_t server_time_ms = 0;  // wall clock, ms since the Unix epoch
+};
+std::string WelcomeFrame(const WelcomeInfo& info);
 std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival);
-std::string PongFrame(uint64_t client_time, uint64_t server_tick);
+std::string PongFrame(uint64_t client_time, uint64_t server_tick, uint64_t server_time_ms);
 std::string ErrorFrame(ErrorCode code, std::string_view message);
 std::string KickFrame(std::string_view reason);
 
@@ -81,6 +92,10 @@ class TickEncoder {
   };
   void EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& runner);
   void EncodeHits(const zone::ZoneTickOutput& out);
+  void EncodeChat(const zone::ZoneTickOutput& out);
+  // The player's chat lines and input results, appended to its TickUpdate body.
+  void AppendChatAndResults(const zone::ZoneTickOutput& out, EntityId player,
+                            std::string* body) const;
   void EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync, Scratch& sc);
   void AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const;
 
@@ -88,6 +103,7 @@ class TickEncoder {
   std::vector<std::string> enter_;   // by slot, empty unless someone enters it; capacity kept
   std::vector<uint8_t> need_enter_;  // by slot
   std::vector<std::string> hits_;    // by event
+  std::vector<std::string> chat_;    // by chat line: a complete TickUpdate.chat entry
   std::vector<Scratch> scratch_;     // by worker
   std::vector<std::shared_ptr<const std::string>> frames_;  // by view
 };

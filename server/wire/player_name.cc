@@ -48,6 +48,19 @@ bool IsInvisible(int32_t cp) {
 
 }  // namespace
 
+bool IsChatText(std::string_view text) {
+  if (text.empty() || text.size() > kMaxChatText) return false;
+  for (size_t i = 0; i < text.size();) {
+    const int32_t cp = NextCodePoint(text, &i);
+    if (cp < 0 || IsControl(cp)) return false;
+    if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069)) {
+      return false;  // text-direction controls: they can make a line read as something else
+    }
+  }
+  return true;
+}
+
 NameProblem CheckPlayerName(std::string_view name) {
   if (name.empty() || name.size() > kMaxPlayerName) return NameProblem::kLength;
   if (name.front() == ' ' || name.back() == ' ') return NameProblem::kSpaces;

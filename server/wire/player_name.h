@@ -28,6 +28,12 @@ enum class NameProblem : uint8_t {
 // The problem with `name`, or kNone.
 [[nodiscard]] NameProblem CheckPlayerName(std::string_view name);
 
+// Chat text: 1..kMaxChatText bytes of valid UTF-8 without control characters, line or
+// paragraph separators or bidirectional overrides (zero-width joiners are allowed: emoji and
+// some scripts need them).
+inline constexpr size_t kMaxChatText = 256;
+[[nodiscard]] bool IsChatText(std::string_view text);
+
 // The client-facing explanation (the Error frame's text), e.g. "player_name must be 1..32
 // bytes of UTF-8".
 [[nodiscard]] const char* NameProblemText(NameProblem p);

@@ -1,9 +1,11 @@
 #include "wire/protocol.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "zone.pb.h"
 
@@ -41,12 +43,50 @@ float FromTurn16(uint32_t turn) {
   return NormalizeAngle(static_cast<float>(turn & 0xFFFFu) * (2.0f * kPi / 65536.0f));
 }
 
+namespace {
+
+// When `frame` is exactly ClientMessage{hello: Hello{...}} with well-formed fields, read without
+// protobuf's UTF-8 check: what is wrong with its player_name (kNone if nothing).
+std::optional<NameProblem> HelloNameProblem(std::string_view frame) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(frame.data()),
+                                            static_cast<int>(frame.size()));
+  uint32_t length = 0;
+  if (in.ReadTag() != WireFormatLite::MakeTag(pb::ClientMessage::kHelloFieldNumber,
+                                              WireFormatLite::WIRETYPE_LENGTH_DELIMITED) ||
+      !in.ReadVarint32(&length) ||
+      length != frame.size() - static_cast<size_t>(in.CurrentPosition())) {
+    return std::nullopt;
+  }
+  std::string name;
+  bool has_name = false;
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    if (tag == WireFormatLite::MakeTag(pb::Hello::kPlayerNameFieldNumber,
+                                       WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
+      if (!WireFormatLite::ReadBytes(&in, &name)) return std::nullopt;
+      has_name = true;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return std::nullopt;
+    }
+  }
+  if (!in.ConsumedEntireMessage() || !has_name) return std::nullopt;
+  return CheckPlayerName(name);
+}
+
+}  // namespace
+
 ParseError ParseClientMessage(std::string_view frame, int recursion_limit, ClientIntent* out) {
   pb::ClientMessage msg;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(frame.data()),
                                             static_cast<int>(frame.size()));
   in.SetRecursionLimit(recursion_limit);
   if (!msg.MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+    // A Hello whose name is not UTF-8 fails protobuf's own check: say BAD_NAME, not BAD_FRAME.
+    if (const auto problem = HelloNameProblem(frame); problem && *problem != NameProblem::kNone) {
+      out->kind = ClientKind::kHello;
+      out->name_problem = *problem;
+      return ParseError::kBadName;
+    }
     return ParseError::kUnparsable;
   }
   switch (msg.kind_case()) {
@@ -82,6 +122,22 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
     case pb::ClientMessage::kLogout:
       out->kind = ClientKind::kLogout;
       return ParseError::kNone;
+    case pb::ClientMessage::kChat: {
+      const pb::Chat& c = msg.chat();
+      out->kind = ClientKind::kChat;
+      if (c.channel() < pb::CHAT_CHANNEL_SAY || c.channel() > pb::CHAT_CHANNEL_WHISPER) {
+        return ParseError::kBadValue;
+      }
+      out->chat = {.entity = kInvalidEntity,
+                   .seq = c.seq(),
+                   .channel = static_cast<zone::ChatChannel>(c.channel()),
+                   .text = {},
+                   .to = kInvalidEntity};
+      out->chat_text = c.text();
+      out->chat_text_ok = IsChatText(out->chat_text);
+      out->chat_to = c.to();
+      return ParseError::kNone;
+    }
     case pb::ClientMessage::KIND_NOT_SET:
       break;
   }

@@ -14,15 +14,15 @@
 
 namespace zs::wire {
 
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 
-enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout };
+enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout, kChat };
 
 enum class ParseError : uint8_t {
   kNone = 0,
   kUnparsable,  // not a ClientMessage (or nesting deeper than the recursion limit)
   kEmpty,       // a ClientMessage with no message set (unknown to this version)
-  kBadValue,    // NaN/inf or an out-of-range number
+  kBadValue,    // NaN/inf, an out-of-range number, or an unknown chat channel
   kBadName,     // Hello's player_name refused by CheckPlayerName (see name_problem)
 };
 
@@ -39,6 +39,12 @@ struct ClientIntent {
   zone::SkillInput skill;
   // kPing
   uint64_t client_time = 0;
+  // kChat: the text is checked here (chat_text_ok) but a bad one is a refusal, not an error;
+  // `chat.to` is left for the caller, which resolves chat_to (a whisper's recipient name).
+  zone::ChatInput chat;
+  std::string chat_text;
+  bool chat_text_ok = false;
+  std::string chat_to;
 };
 
 // REQUIRES: nothing; any bytes are safe.

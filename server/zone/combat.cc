@@ -15,16 +15,31 @@ namespace zs::zone {
 
 void Zone::ResolveAttacks(uint64_t tick, ZoneTickOutput* out) {
   for (const Attack& a : attacks_) {
-    if (!ResolveAttack(tick, a, out) && a.from_player) {
-      ++out->rejected[static_cast<size_t>(Reject::kCooldown)];
-    }
+    const Outcome outcome = ResolveAttack(tick, a, out);
+    if (!a.from_player) continue;
+    if (outcome == Outcome::kCooldown) ++out->rejected[static_cast<size_t>(Reject::kCooldown)];
+    TellResult(entities_[a.slot].id, InputKind::kSkill, a.seq, outcome, &out->results);
   }
 }
 
-bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
+void Zone::NearestSurfaceFirst(Vec2 origin) {
+  // The quadtree orders by centre distance; a player expects the hitbox nearest to the blade
+  // first: a big monster whose edge is closer wins over a small one behind it.
+  auto surface = [&](EntityId id) {
+    const Entity& e = entities_[static_cast<size_t>(slot_of_[EntityIndex(id)])];
+    return Length(e.position - origin) - e.radius;
+  };
+  EntityId* ids = query_.ids.data();
+  std::sort(ids, ids + query_.ids.size(), [&](EntityId a, EntityId b) {  // a total order
+    const float da = surface(a), db = surface(b);
+    return da < db || (da == db && ToRaw(a) < ToRaw(b));
+  });
+}
+
+Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
   Entity& attacker = entities_[a.slot];
-  if (!attacker.alive) return true;  // died earlier this tick: nothing to reject
-  if (tick < attacker.ready_tick[a.skill_index]) return false;
+  if (!attacker.alive) return Outcome::kDead;  // died earlier this tick
+  if (tick < attacker.ready_tick[a.skill_index]) return Outcome::kCooldown;
   const SkillDef& skill = *world_->FindSkill(attacker.skills[a.skill_index]);
   attacker.ready_tick[a.skill_index] = tick + std::max<uint32_t>(skill.cooldown_ticks, 1);
   Face(attacker, a.facing);
@@ -51,10 +66,12 @@ bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
       tree_.QueryCircle({origin, skill.radius}, filter, spatial::QueryOrder::kByDistance, &query_);
       break;
     case SkillShape::kLine:
+      origin = attacker.position + dir * attacker.radius;  // from the caster's front
       tree_.QueryCapsule({origin, origin + dir * skill.range, skill.width * 0.5f}, filter,
                          spatial::QueryOrder::kByDistance, &query_);
       break;
   }
+  NearestSurfaceFirst(origin);
 
   HitEvent event;
   event.attacker = attacker.id;
@@ -65,7 +82,8 @@ bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
   const size_t count = std::min<size_t>(query_.ids.size(), skill.max_targets);
   for (size_t i = 0; i < count; ++i) {
     Entity& target = entities_[static_cast<size_t>(slot_of_[EntityIndex(query_.ids[i])])];
-    target.hp = std::max(0, target.hp - skill.damage);
+    const int32_t removed = std::min(target.hp, skill.damage);  // honest: never more than it had
+    target.hp -= removed;
     target.changed |= kChangedHp;
     const bool killed = target.hp == 0;
     if (killed) {
@@ -76,12 +94,12 @@ bool Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
                                         ? world_->player.respawn_ticks
                                         : config_.spawns[target.spawn_group].respawn_ticks);
     }
-    out->targets.push_back(HitTarget{target.id, skill.damage, killed});
+    out->targets.push_back(HitTarget{.target = target.id, .damage = removed, .killed = killed});
   }
   event.num_targets = static_cast<uint32_t>(count);
   if (count > 0 && attacker.kind == EntityKind::kPlayer) attacker.last_target = query_.ids[0];
   out->events.push_back(event);
-  return true;
+  return Outcome::kAccepted;
 }
 
 }  // namespace zs::zone

@@ -151,7 +151,7 @@ interest::OverloadConfig LoadOverload(const YamlNode& n) {
 
 ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w) {
   n.AllowOnly({"id", "name", "bounds", "view_radius", "view_hysteresis", "pvp", "player_spawn",
-               "spawn_groups", "portals", "interest"});
+               "spawn_groups", "portals", "interest", "chat_radius"});
   ZoneConfig z;
   z.id = static_cast<uint32_t>(n["id"].Int(1, 1000000));
   z.name = n["name"].String();
@@ -162,6 +162,7 @@ ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w)
   z.view_radius = n["view_radius"].Float(1, 100000);
   z.view_hysteresis = n["view_hysteresis"].Float(0, 100000);
   z.pvp = n.Has("pvp") ? n["pvp"].Bool() : false;
+  if (n.Has("chat_radius")) z.chat_radius = n["chat_radius"].Float(0.1f, 100000);
   z.interest.max_staleness_ticks = z.interest.summary_interval_ticks = tick_rate;
   z.interest.mid_period_ticks = std::max<uint32_t>(1, tick_rate / 5);  // 0.2 s
   if (n.Has("interest")) z.interest = LoadInterest(n["interest"], tick_rate);

@@ -68,7 +68,11 @@ void Zone::ThinkMonsters(uint64_t tick) {
           m.velocity = {};
           Face(m, facing);
           if (tick >= m.ready_tick[0]) {
-            attacks_.push_back(Attack{slot, 0, facing, target->position, false});
+            attacks_.push_back(Attack{.slot = slot,
+                                      .skill_index = 0,
+                                      .facing = facing,
+                                      .target = target->position,
+                                      .from_player = false});
           }
         } else {
           StepToward(m, target->position, run, reach * 0.8f);

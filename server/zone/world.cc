@@ -60,7 +60,7 @@ std::optional<size_t> World::ZoneIndexOf(EntityId player) const {
   return z;
 }
 
-Status World::AddPlayer(std::optional<uint32_t> zone_id, EntityId* id) {
+Status World::AddPlayer(std::optional<uint32_t> zone_id, EntityId* id, std::string name) {
   const std::optional<size_t> z = zone_id ? ZoneIndexById(*zone_id) : std::optional<size_t>(0);
   if (!z) return {StatusCode::kNotFound, "no such zone"};
   const EntityId new_id = ids_.Allocate();
@@ -72,6 +72,8 @@ Status World::AddPlayer(std::optional<uint32_t> zone_id, EntityId* id) {
   const uint32_t index = EntityIndex(new_id);
   if (index >= zone_of_.size()) zone_of_.resize(static_cast<size_t>(index) + 1, -1);
   zone_of_[index] = static_cast<int32_t>(*z);
+  if (index >= names_.size()) names_.resize(static_cast<size_t>(index) + 1);
+  names_[index] = std::move(name);
   *id = new_id;
   return Status::Ok();
 }
@@ -81,6 +83,7 @@ Status World::RemovePlayer(EntityId id) {
   if (!z) return {StatusCode::kNotFound, "no such player"};
   if (Status s = zones_[*z].RemovePlayer(id); !s.ok()) return s;
   zone_of_[EntityIndex(id)] = -1;
+  names_[EntityIndex(id)].clear();
   ids_.Free(id);
   return Status::Ok();
 }
@@ -93,6 +96,13 @@ Status World::ForgetKnown(EntityId id) {
 
 void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
                  uint32_t overload_level, TaskRunner* runner) {
+  Tick(Inputs{.moves = moves, .skills = skills, .chats = {}, .results = {}}, overload_level,
+       runner);
+}
+
+void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runner) {
+  const std::span<const MoveInput> moves = inputs.moves;
+  const std::span<const SkillInput> skills = inputs.skills;
   InlineRunner inline_runner;
   TaskRunner& r = runner != nullptr ? *runner : inline_runner;
   ++tick_;
@@ -117,6 +127,9 @@ void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> s
   r.ForEach(zones_.size(), [&](size_t z, size_t) {
     zones_[z].Simulate(tick_, moves_[z], skills_[z], overload_level, r.workers(), &outputs_[z]);
   });
+  DeliverChat(inputs.chats);
+  AddResults(inputs.results);
+  ShareNames();
   view_start_.assign(1, 0);
   for (const ZoneTickOutput& out : outputs_)
     view_start_.push_back(view_start_.back() + out.views.size());

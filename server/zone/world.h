@@ -32,8 +32,10 @@ class EntityIdAllocator {
   [[nodiscard]] size_t live() const { return live_; }
 
  private:
-  std::vector<uint32_t> generation_;  // by index
-  std::deque<uint32_t> free_;         // oldest first, so a freed id is reused as late as possible
+  // Index 0 is never handed out, so no entity's id is 0: on the wire (proto3) a zero id would be
+  // indistinguishable from "not set".
+  std::vector<uint32_t> generation_ = {0};  // by index
+  std::deque<uint32_t> free_;  // oldest first, so a freed id is reused as late as possible
   size_t live_ = 0;
 };
 
@@ -44,9 +46,10 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
-  // A new player in `zone_id` (the first zone when omitted) at that zone's spawn point.
-  // kNotFound for an unknown zone; kOutOfBounds when no more ids are left.
-  Status AddPlayer(std::optional<uint32_t> zone_id, EntityId* id);
+  // A new player in `zone_id` (the first zone when omitted) at that zone's spawn point, called
+  // `name` (what other players are told; chat). kNotFound for an unknown zone; kOutOfBounds
+  // when no more ids are left.
+  Status AddPlayer(std::optional<uint32_t> zone_id, EntityId* id, std::string name = {});
   Status RemovePlayer(EntityId id);
   // See Zone::ForgetKnown.
   Status ForgetKnown(EntityId id);
@@ -57,6 +60,15 @@ class World {
   // views; the outputs are the same whatever runner is used.
   void Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
             uint32_t overload_level = 0, TaskRunner* runner = nullptr);
+  // The same, with chat and with results decided outside the world (e.g. rate limits) to be
+  // told to the players in this tick's frames.
+  struct Inputs {
+    std::span<const MoveInput> moves;
+    std::span<const SkillInput> skills;
+    std::span<const ChatInput> chats;
+    std::span<const InputResult> results;
+  };
+  void Tick(const Inputs& in, uint32_t overload_level = 0, TaskRunner* runner = nullptr);
 
   [[nodiscard]] uint64_t tick() const { return tick_; }
   [[nodiscard]] const WorldConfig& config() const { return config_; }
@@ -68,13 +80,24 @@ class World {
   // Index (not id) of the zone a player is in.
   [[nodiscard]] std::optional<size_t> ZoneIndexOf(EntityId player) const;
   [[nodiscard]] std::optional<size_t> ZoneIndexById(uint32_t zone_id) const;
+  // A player's name ("" for none or an unknown id).
+  [[nodiscard]] const std::string& NameOf(EntityId player) const;
 
  private:
   WorldConfig config_;
   EntityIdAllocator ids_;
   std::vector<Zone> zones_;
   std::vector<ZoneTickOutput> outputs_;
+  // Chat (world_chat.cc): each line goes into the output that holds its recipients' views.
+  void DeliverChat(std::span<const ChatInput> chats);
+  void DeliverSay(size_t z, const ChatInput& c);
+  void DeliverTo(size_t z, uint32_t line, EntityId recipient);
+  void AddResults(std::span<const InputResult> results);
+  void ShareNames();  // the outputs point at names_ (the encoder reads players' names)
+
   std::vector<int32_t> zone_of_;               // by EntityIndex, players only; -1 when none
+  std::vector<std::string> names_;             // by EntityIndex, players only
+  std::vector<EntityId> near_;                 // chat scratch
   std::vector<std::vector<MoveInput>> moves_;  // per zone, reused
   std::vector<std::vector<SkillInput>> skills_;
   std::vector<size_t> view_start_;  // prefix sums of the zones' view counts, this tick

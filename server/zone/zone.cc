@@ -23,6 +23,15 @@ constexpr float kFacingResolution = 2 * kPi / 65536;
 // Directions and targets beyond this are not mistakes a client makes by accident.
 constexpr float kMaxInputMagnitude = 1e9f;
 
+// A unit vector along any finite `v` however long (scaled down first, so 1e30 does not
+// overflow), or zero for a vector too short to have a direction.
+Vec2 Normalised(Vec2 v) {
+  const float m = std::max(std::abs(v.x), std::abs(v.y));
+  if (m < 1e-6f) return {};
+  const Vec2 u = v * (1.0f / m);
+  return u * (1.0f / Length(u));
+}
+
 bool Reasonable(Vec2 v) {
   return IsFinite(v) && std::abs(v.x) <= kMaxInputMagnitude && std::abs(v.y) <= kMaxInputMagnitude;
 }
@@ -91,6 +100,21 @@ void Zone::EraseSlot(uint32_t slot) {
     slot_of_[EntityIndex(e.id)] = static_cast<int32_t>(slot);
   }
   entities_.pop_back();
+}
+
+void Zone::PlayersIn(const Circle& circle, std::vector<EntityId>* out) {
+  spatial::QueryFilter filter;
+  filter.mask = kMaskPlayerAlive | kMaskPlayerDead;
+  tree_.QueryCircle(circle, filter, spatial::QueryOrder::kById, &chat_query_);
+  out->assign(chat_query_.ids.begin(), chat_query_.ids.end());
+}
+
+void Zone::AllPlayers(std::vector<EntityId>* out) const {
+  out->clear();
+  for (const Entity& e : entities_) {
+    if (e.kind == EntityKind::kPlayer) out->push_back(e.id);
+  }
+  std::sort(out->begin(), out->end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
 }
 
 Vec2 Zone::Clamp(Vec2 p) const {
@@ -255,6 +279,7 @@ void Zone::MarkChurned(size_t slot) {
 void Zone::FinishTick(ZoneTickOutput* out) {
   std::fill(churned_.begin(), churned_.end(), 0);  // the views have seen every change so far
   LeaveForPortals(out);
+  out->SortByPlayer();  // the encoder finds each player's results and chat by binary search
 }
 
 void Zone::Respawn(uint64_t tick) {
@@ -285,17 +310,17 @@ void Zone::ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillIn
       reject(Reject::kUnknownEntity);
       continue;
     }
-    if (!Reasonable(in.direction)) {
+    if (!IsFinite(in.direction)) {
       reject(Reject::kBadValue);
       continue;
     }
     if (!p->alive) {
       reject(Reject::kDead);
+      TellResult(in.entity, InputKind::kMove, in.seq, Outcome::kDead, &out->results);
       continue;
     }
     NoteInputSeq(*p, in.seq);
-    const float len = Length(in.direction);
-    p->move_direction = len > 1e-6f ? in.direction * (1.0f / len) : Vec2{};
+    p->move_direction = Normalised(in.direction);
   }
   attacks_.clear();
   for (const SkillInput& in : skills) {
@@ -310,17 +335,24 @@ void Zone::ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillIn
     }
     if (!p->alive) {
       reject(Reject::kDead);
+      TellResult(in.entity, InputKind::kSkill, in.seq, Outcome::kDead, &out->results);
       continue;
     }
     uint32_t index = 0;
     while (index < p->num_skills && p->skills[index] != in.skill) ++index;
     if (index == p->num_skills) {
       reject(Reject::kUnknownSkill);
+      TellResult(in.entity, InputKind::kSkill, in.seq, Outcome::kUnknownSkill, &out->results);
       continue;
     }
     NoteInputSeq(*p, in.seq);
     const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
-    attacks_.push_back(Attack{slot, index, in.facing, in.target, true});
+    attacks_.push_back(Attack{.slot = slot,
+                              .skill_index = index,
+                              .facing = in.facing,
+                              .target = in.target,
+                              .from_player = true,
+                              .seq = in.seq});
   }
 }
 

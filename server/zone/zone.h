@@ -130,6 +130,10 @@ class Zone {
 
   [[nodiscard]] const ZoneConfig& config() const { return config_; }
   [[nodiscard]] const Entity* Find(EntityId id) const;
+  // Players (alive or dead) whose hitbox overlaps `circle`, ascending id (chat `say`).
+  void PlayersIn(const Circle& circle, std::vector<EntityId>* out);
+  // Every player in the zone, ascending id (chat `zone`).
+  void AllPlayers(std::vector<EntityId>* out) const;
   [[nodiscard]] const std::vector<Entity>& entities() const { return entities_; }
   [[nodiscard]] size_t player_count() const { return player_count_; }
   [[nodiscard]] const spatial::Quadtree& tree() const { return tree_; }
@@ -150,6 +154,7 @@ class Zone {
     float facing;
     Vec2 target;
     bool from_player;
+    uint32_t seq = 0;  // the player's input (for its InputResult)
   };
 
   template <typename AllocateId>
@@ -175,7 +180,9 @@ class Zone {
   void ThinkMonsters(uint64_t tick);
   void StepToward(Entity& e, Vec2 goal, float speed, float stop_distance);
   void ResolveAttacks(uint64_t tick, ZoneTickOutput* out);
-  bool ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
+  // Reorders query_.ids by distance from `origin` to each hitbox's surface (ties by id).
+  void NearestSurfaceFirst(Vec2 origin);
+  Outcome ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
   void PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput* out);
   void IndexEvents(const ZoneTickOutput& out);
   void CollectRelevance(const ZoneTickOutput& out);
@@ -195,6 +202,7 @@ class Zone {
   std::vector<const Portal*> portal_of_;  // by slot, the portal taken (nullptr: none)
   std::vector<Entity> departures_;
   spatial::QueryResults query_;
+  spatial::QueryResults chat_query_;
   uint64_t tick_ = 0;  // the tick being simulated (Place records it as the move tick)
 
   // Views: the policy and what it reads each tick (reused, no allocation once warm).

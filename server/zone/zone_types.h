@@ -6,8 +6,11 @@
 // number) plus, per player, ranges of slot references into shared pools.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/entity_id.h"
@@ -40,6 +43,18 @@ struct SkillInput {
   uint32_t skill = 0;
   float facing = 0;
   Vec2 target;
+};
+
+enum class ChatChannel : uint8_t { kSay = 1, kZone = 2, kWhisper = 3 };  // as on the wire
+
+// Say `text` on `channel`. `text` must stay valid until the tick's output has been encoded
+// (the caller owns it). `to`: the recipient for kWhisper (the caller resolves the name).
+struct ChatInput {
+  EntityId entity = kInvalidEntity;
+  uint32_t seq = 0;
+  ChatChannel channel = ChatChannel::kSay;
+  std::string_view text;
+  EntityId to = kInvalidEntity;
 };
 
 // Why an input was not applied. Counted in the tick output for metrics.
@@ -98,6 +113,46 @@ struct PlayerView : interest::ViewOutput {
   uint32_t last_input_seq = 0;  // the highest input sequence applied so far
 };
 
+// What became of one input, told to the player who sent it (the wire's InputResult).
+enum class InputKind : uint8_t { kMove = 1, kSkill = 2, kChat = 3 };
+enum class Outcome : uint8_t {
+  kAccepted = 1,
+  kCooldown = 2,
+  kDead = 3,
+  kUnknownSkill = 4,
+  kRateLimited = 5,
+  kNoSuchPlayer = 6,
+  kBadText = 7,
+};
+struct InputResult {
+  EntityId player = kInvalidEntity;
+  InputKind kind = InputKind::kMove;
+  uint32_t seq = 0;
+  Outcome outcome = Outcome::kAccepted;
+  uint32_t order = 0;  // arrival order within the tick (results are sorted by player, then this)
+};
+
+inline void TellResult(EntityId player, InputKind kind, uint32_t seq, Outcome outcome,
+                       std::vector<InputResult>* results) {
+  results->push_back(InputResult{.player = player,
+                                 .kind = kind,
+                                 .seq = seq,
+                                 .outcome = outcome,
+                                 .order = static_cast<uint32_t>(results->size())});
+}
+
+// One chat line, and who gets it (deliveries sorted by recipient, then line).
+struct ChatLine {
+  EntityId from = kInvalidEntity;
+  ChatChannel channel = ChatChannel::kSay;
+  std::string_view text;
+  EntityId to = kInvalidEntity;  // kWhisper
+};
+struct ChatDelivery {
+  EntityId recipient = kInvalidEntity;
+  uint32_t line = 0;
+};
+
 struct Transfer {
   EntityId player = kInvalidEntity;
   uint32_t target_zone = 0;
@@ -115,6 +170,11 @@ struct ZoneTickOutput {
   std::vector<HitTarget> targets;
   std::vector<Transfer> transfers;
   std::array<uint32_t, static_cast<size_t>(Reject::kCount)> rejected{};
+  std::vector<InputResult> results;  // sorted by player (then arrival) once the tick is done
+  std::vector<ChatLine> chat_lines;
+  std::vector<ChatDelivery> chat_deliveries;  // sorted by recipient, then line
+  // Player names by EntityIndex (the world's table; empty string: none). Null: no names.
+  const std::vector<std::string>* names = nullptr;
 
   void Reset(uint64_t t, uint32_t zone_id) {
     tick = t;
@@ -125,6 +185,23 @@ struct ZoneTickOutput {
     targets.clear();
     transfers.clear();
     rejected.fill(0);
+    results.clear();
+    chat_lines.clear();
+    chat_deliveries.clear();
+  }
+
+  // Sorts results by player (then arrival) and chat deliveries by recipient (then line).
+  void SortByPlayer() {
+    std::sort(results.begin(), results.end(), [](const InputResult& a, const InputResult& b) {
+      return ToRaw(a.player) != ToRaw(b.player) ? ToRaw(a.player) < ToRaw(b.player)
+                                                : a.order < b.order;
+    });
+    std::sort(chat_deliveries.begin(), chat_deliveries.end(),
+              [](const ChatDelivery& a, const ChatDelivery& b) {
+                return ToRaw(a.recipient) != ToRaw(b.recipient)
+                           ? ToRaw(a.recipient) < ToRaw(b.recipient)
+                           : a.line < b.line;
+              });
   }
 };
 

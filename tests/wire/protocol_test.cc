@@ -238,12 +238,55 @@ TEST(ServerFrames, ControlMessages) {
   z.id = 2;
   z.name = "field";
   z.bounds = {{0, 0}, {1024, 1024}};
-  const pb::ServerMessage w = ParseFrame(WelcomeFrame(MakeEntityId(5, 1), {12.5f, 3}, z, 20, 77));
+  z.view_radius = 40;
+  zone::WorldConfig world;
+  world.tick_rate = 20;
+  world.player = {.radius = 0.5f, .max_hp = 100, .speed = 6, .skills = {1, 9}, .respawn_ticks = 100};
+  world.skills = {{.id = 1,
+                   .name = "sword",
+                   .shape = zone::SkillShape::kArc,
+                   .range = 2.5f,
+                   .half_angle = kPi / 3,
+                   .damage = 12,
+                   .cooldown_ticks = 10,
+                   .max_targets = 3}};
+  world.monsters = {{.id = 4, .name = "wolf", .radius = 0.6f, .max_hp = 30}};
+  const pb::ServerMessage w = ParseFrame(WelcomeFrame({.player = MakeEntityId(5, 1),
+                                                       .name = "Aria",
+                                                       .position = {12.5f, 3},
+                                                       .hp = 80,
+                                                       .zone = &z,
+                                                       .world = &world,
+                                                       .server_tick = 77,
+                                                       .server_time_ms = 1'700'000'000'000}));
   EXPECT_EQ(w.welcome().x(), 1250);
   EXPECT_EQ(w.welcome().entity_id(), ToRaw(MakeEntityId(5, 1)));
   EXPECT_EQ(w.welcome().zone_max_x(), 102400);
   EXPECT_EQ(w.welcome().tick_rate(), 20u);
-  EXPECT_EQ(ParseFrame(PongFrame(42, 9)).pong().client_time(), 42u);
+  EXPECT_EQ(w.welcome().player_name(), "Aria");
+  EXPECT_EQ(w.welcome().server_time_ms(), 1'700'000'000'000u);
+  const pb::CharacterInfo& you = w.welcome().you();
+  EXPECT_EQ(you.hp(), 80);
+  EXPECT_EQ(you.max_hp(), 100);
+  EXPECT_EQ(you.radius(), 50u);
+  EXPECT_EQ(you.speed(), 600u);
+  EXPECT_EQ(you.view_radius(), 4000u);
+  EXPECT_EQ(you.respawn_ms(), 5000u);
+  ASSERT_EQ(you.skills_size(), 1) << "an unknown skill id in the template is left out";
+  EXPECT_EQ(you.skills(0).name(), "sword");
+  EXPECT_EQ(you.skills(0).shape(), pb::SKILL_SHAPE_ARC);
+  EXPECT_EQ(you.skills(0).range(), 250u);
+  EXPECT_EQ(you.skills(0).half_angle(), ToTurn16(kPi / 3));
+  EXPECT_EQ(you.skills(0).cooldown_ms(), 500u);
+  EXPECT_EQ(you.skills(0).damage(), 12);
+  EXPECT_EQ(you.skills(0).max_targets(), 3u);
+  ASSERT_EQ(w.welcome().monster_templates_size(), 1);
+  EXPECT_EQ(w.welcome().monster_templates(0).name(), "wolf");
+  EXPECT_EQ(w.welcome().monster_templates(0).radius(), 60u);
+  const pb::ServerMessage pong = ParseFrame(PongFrame(42, 9, 1234567));
+  EXPECT_EQ(pong.pong().client_time(), 42u);
+  EXPECT_EQ(pong.pong().server_tick(), 9u);
+  EXPECT_EQ(pong.pong().server_time_ms(), 1234567u);
   const pb::ServerMessage e = ParseFrame(ErrorFrame(ErrorCode::kProtocolVersion, "want 1"));
   EXPECT_EQ(e.error().code(), pb::ERROR_CODE_PROTOCOL_VERSION);
   EXPECT_EQ(ParseFrame(KickFrame("shutdown")).kick().reason(), "shutdown");

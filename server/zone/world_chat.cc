@@ -1,0 +1,71 @@
+// World chat and input results: after every zone has simulated, each chat line is put into the
+// output of the zone whose views hold its recipients, and results decided outside the world
+// (rate limits, unknown whisper names) join the player's zone output. Zone::FinishTick sorts
+// both by player, so the encoder finds a player's share with one binary search.
+#include <algorithm>
+
+#include "zone/world.h"
+
+namespace zs::zone {
+
+const std::string& World::NameOf(EntityId player) const {
+  static const std::string kNone;
+  const uint32_t index = EntityIndex(player);
+  return ZoneIndexOf(player) && index < names_.size() ? names_[index] : kNone;
+}
+
+void World::DeliverTo(size_t z, uint32_t line, EntityId recipient) {
+  outputs_[z].chat_deliveries.push_back(ChatDelivery{.recipient = recipient, .line = line});
+}
+
+void World::DeliverSay(size_t z, const ChatInput& c) {
+  ZoneTickOutput& out = outputs_[z];
+  const auto line = static_cast<uint32_t>(out.chat_lines.size());
+  out.chat_lines.push_back(ChatLine{.from = c.entity, .channel = c.channel, .text = c.text});
+  if (c.channel == ChatChannel::kSay) {
+    const Entity* speaker = zones_[z].Find(c.entity);
+    zones_[z].PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
+  } else {
+    zones_[z].AllPlayers(&near_);
+  }
+  for (const EntityId to : near_) DeliverTo(z, line, to);
+}
+
+void World::DeliverChat(std::span<const ChatInput> chats) {
+  for (const ChatInput& c : chats) {
+    const std::optional<size_t> z = ZoneIndexOf(c.entity);
+    if (!z) continue;  // left before its tick
+    if (c.channel != ChatChannel::kWhisper) {
+      DeliverSay(*z, c);
+      TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kAccepted, &outputs_[*z].results);
+      continue;
+    }
+    const std::optional<size_t> rz = ZoneIndexOf(c.to);
+    if (!rz) {
+      TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kNoSuchPlayer, &outputs_[*z].results);
+      continue;
+    }
+    const ChatLine line{.from = c.entity, .channel = c.channel, .text = c.text, .to = c.to};
+    outputs_[*rz].chat_lines.push_back(line);
+    DeliverTo(*rz, static_cast<uint32_t>(outputs_[*rz].chat_lines.size() - 1), c.to);
+    if (c.to != c.entity) {  // the sender's copy
+      outputs_[*z].chat_lines.push_back(line);
+      DeliverTo(*z, static_cast<uint32_t>(outputs_[*z].chat_lines.size() - 1), c.entity);
+    }
+    TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kAccepted, &outputs_[*z].results);
+  }
+}
+
+void World::AddResults(std::span<const InputResult> results) {
+  for (const InputResult& r : results) {
+    if (const std::optional<size_t> z = ZoneIndexOf(r.player)) {
+      TellResult(r.player, r.kind, r.seq, r.outcome, &outputs_[*z].results);
+    }
+  }
+}
+
+void World::ShareNames() {
+  for (ZoneTickOutput& out : outputs_) out.names = &names_;
+}
+
+}  // namespace zs::zone
