@@ -5,11 +5,14 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <map>
-#include <regex>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace zs::net {
@@ -22,53 +25,152 @@ std::vector<std::string> Lines(const std::string& page) {
   return lines;
 }
 
-// One sample line of the text format (version 0.0.4): a metric name, optional labels whose
-// values escape only `\`, `"` and newline, a float value (or +Inf, -Inf, NaN) and an optional
-// timestamp.
-const std::regex kSample(
-    R"(^[a-zA-Z_:][a-zA-Z0-9_:]*)"
-    R"((\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*")(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*")*,?\})?)"
-    R"( ([-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?|[-+]?Inf|NaN|Nan)( -?[0-9]+)?$)");
-const std::regex kHelp(R"(^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*$)");
-const std::regex kType(
-    R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)");
+// One sample line of the text format (version 0.0.4), parsed.
+struct SampleLine {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> labels;  // values unescaped
+  double value = 0;
+};
 
-// Undoes the label-value escapes of the text format.
-std::string Unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      ++i;
-      out += s[i] == 'n' ? '\n' : s[i];
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
+bool NameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool NameChar(char c) { return NameStart(c) || std::isdigit(static_cast<unsigned char>(c)); }
+
+// Reads a metric name (colons allowed) or a label name (no colons) at *i.
+bool ReadName(const std::string& s, size_t* i, bool metric, std::string* out) {
+  const auto start = [metric](char c) { return NameStart(c) || (metric && c == ':'); };
+  const auto rest = [metric](char c) { return NameChar(c) || (metric && c == ':'); };
+  if (*i >= s.size() || !start(s[*i])) return false;
+  const size_t begin = (*i)++;
+  while (*i < s.size() && rest(s[*i])) ++*i;
+  *out = s.substr(begin, *i - begin);
+  return true;
 }
 
-// Every line is a HELP, a TYPE or a sample; returns the declared type of each family.
-std::map<std::string, std::string> CheckGrammar(const std::string& page) {
-  std::map<std::string, std::string> types;
+// A quoted label value at *i: only `\\`, `\"` and `\n` are escapes, and no raw newline.
+bool ReadLabelValue(const std::string& s, size_t* i, std::string* out) {
+  if (*i >= s.size() || s[*i] != '"') return false;
+  out->clear();
+  for (++*i; *i < s.size(); ++*i) {
+    const char c = s[*i];
+    if (c == '"') {
+      ++*i;
+      return true;
+    }
+    if (c == '\n') return false;
+    if (c == '\\') {
+      if (++*i >= s.size()) return false;
+      const char e = s[*i];
+      if (e == 'n') {
+        *out += '\n';
+      } else if (e == '\\' || e == '"') {
+        *out += e;
+      } else {
+        return false;
+      }
+    } else {
+      *out += c;
+    }
+  }
+  return false;  // unterminated
+}
+
+// A float as Go's strconv.ParseFloat reads it in the text format, or +Inf, -Inf, NaN.
+bool ReadValue(const std::string& s, double* out) {
+  static const std::map<std::string, double> kSpecial = {{"+Inf", HUGE_VAL},
+                                                         {"Inf", HUGE_VAL},
+                                                         {"-Inf", -HUGE_VAL},
+                                                         {"NaN", std::nan("")},
+                                                         {"Nan", std::nan("")}};
+  if (const auto it = kSpecial.find(s); it != kSpecial.end()) {
+    *out = it->second;
+    return true;
+  }
+  if (s.empty() || s.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
+  char* end = nullptr;
+  *out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+// name{label="value",...} value [timestamp]
+std::optional<SampleLine> ParseSample(const std::string& line) {
+  SampleLine sample;
+  size_t i = 0;
+  if (!ReadName(line, &i, /*metric=*/true, &sample.name)) return std::nullopt;
+  if (i < line.size() && line[i] == '{') {
+    ++i;
+    while (i < line.size() && line[i] != '}') {
+      std::string label, value;
+      if (!ReadName(line, &i, /*metric=*/false, &label)) return std::nullopt;
+      if (i >= line.size() || line[i++] != '=') return std::nullopt;
+      if (!ReadLabelValue(line, &i, &value)) return std::nullopt;
+      sample.labels.emplace_back(label, value);
+      if (i < line.size() && line[i] == ',') ++i;
+    }
+    if (i >= line.size()) return std::nullopt;
+    ++i;  // '}'
+  }
+  if (i >= line.size() || line[i++] != ' ') return std::nullopt;
+  const size_t space = line.find(' ', i);
+  if (!ReadValue(line.substr(i, space - i), &sample.value)) return std::nullopt;
+  if (space != std::string::npos) {  // a timestamp: an integer
+    const std::string ts = line.substr(space + 1);
+    if (ts.empty() || ts.find_first_not_of("-0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+  }
+  return sample;
+}
+
+// Every line is a HELP, a TYPE or a sample, and each sample belongs to the family declared
+// last (its name, or name_bucket/_sum/_count for a histogram). Returns the samples and fills
+// *types with each family's declared type.
+std::vector<SampleLine> ParsePage(const std::string& page,
+                                  std::map<std::string, std::string>* types = nullptr) {
+  std::map<std::string, std::string> declared;
+  std::vector<SampleLine> samples;
+  std::string family;
   EXPECT_FALSE(page.empty());
   EXPECT_EQ(page.back(), '\n');
   for (const std::string& line : Lines(page)) {
-    std::smatch m;
-    if (std::regex_match(line, m, kType)) {
-      EXPECT_EQ(types.count(m[1]), 0u) << "family declared twice: " << line;
-      types[m[1]] = m[2];
+    if (line.rfind("# HELP ", 0) == 0) {
+      std::string name;
+      size_t i = 7;
+      EXPECT_TRUE(ReadName(line, &i, true, &name) && i < line.size() && line[i] == ' ') << line;
+      family = name;
+    } else if (line.rfind("# TYPE ", 0) == 0) {
+      std::istringstream in(line.substr(7));
+      std::string name, type, extra;
+      in >> name >> type;
+      EXPECT_FALSE(in >> extra) << line;
+      EXPECT_TRUE(type == "counter" || type == "gauge" || type == "histogram" ||
+                  type == "summary" || type == "untyped")
+          << line;
+      EXPECT_EQ(name, family) << "TYPE without its HELP: " << line;
+      EXPECT_EQ(declared.count(name), 0u) << "family declared twice: " << line;
+      declared[name] = type;
     } else {
-      EXPECT_TRUE(std::regex_match(line, kHelp) || std::regex_match(line, kSample))
-          << "not exposition format: [" << line << "]";
+      const std::optional<SampleLine> sample = ParseSample(line);
+      if (!sample) {
+        ADD_FAILURE() << "not exposition format: [" << line << "]";
+        continue;
+      }
+      const bool histogram = declared[family] == "histogram";
+      EXPECT_TRUE(sample->name == family || (histogram && (sample->name == family + "_bucket" ||
+                                                           sample->name == family + "_sum" ||
+                                                           sample->name == family + "_count")))
+          << "sample outside its family " << family << ": " << line;
+      samples.push_back(*sample);
     }
   }
-  return types;
+  if (types != nullptr) *types = declared;
+  return samples;
 }
 
-// The value of the sample line starting with `series` followed by a space; -1 when absent.
-double Sample(const std::string& page, const std::string& series) {
-  for (const std::string& line : Lines(page)) {
-    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+// The value of the sample with this name and labels; -1 when absent.
+double Sample(const std::vector<SampleLine>& samples, const std::string& name,
+              const std::vector<std::pair<std::string, std::string>>& labels = {}) {
+  for (const SampleLine& s : samples) {
+    if (s.name == name && s.labels == labels) return s.value;
   }
   return -1;
 }
@@ -82,32 +184,34 @@ TEST(Metrics, ZoneNamesAreEscapedAndThePageParses) {
   m.RejectInput("bad\\input", 2);
   m.rate_limited_inputs = 5;
   const std::string page = m.Render();
-  CheckGrammar(page);
+  const std::vector<SampleLine> samples = ParsePage(page);
 
-  EXPECT_EQ(Sample(page, R"(zs_zone_entities{zone="a \"quoted\" zone\\with\na newline"})"), 7)
+  // Escaped on the page, and read back as the names they were.
+  EXPECT_NE(page.find(R"(zs_zone_entities{zone="a \"quoted\" zone\\with\na newline"} 7)"),
+            std::string::npos)
       << page;
-  EXPECT_EQ(Sample(page, R"(zs_zone_entities{zone="plaza"})"), 3) << page;
-  EXPECT_EQ(Sample(page, R"(zs_kicks_total{reason="slow \"reader\""})"), 1) << page;
-  EXPECT_EQ(Sample(page, R"(zs_rejected_inputs_total{reason="bad\\input"})"), 2) << page;
-  EXPECT_EQ(Sample(page, R"(zs_rejected_inputs_total{reason="rate_limited"})"), 5) << page;
+  EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", nasty}}), 7) << page;
+  EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", "plaza"}}), 3) << page;
+  EXPECT_EQ(Sample(samples, "zs_kicks_total", {{"reason", "slow \"reader\""}}), 1) << page;
+  EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "bad\\input"}}), 2) << page;
+  EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "rate_limited"}}), 5) << page;
+}
 
-  // The escaped label reads back as the zone's name.
-  const std::regex zone_label(R"re(^zs_zone_entities\{zone="((?:[^"\\]|\\.)*)"\} 7$)re");
-  bool found = false;
-  for (const std::string& line : Lines(page)) {
-    std::smatch match;
-    if (std::regex_match(line, match, zone_label)) {
-      EXPECT_EQ(Unescape(match[1]), nasty);
-      found = true;
-    }
-  }
-  EXPECT_TRUE(found) << page;
+TEST(Metrics, TheParserRejectsWhatTheOldPageWrote) {  // the checker itself
+  EXPECT_FALSE(ParseSample(R"(zs_zone_entities{zone="a "quoted" zone"} 7)"));
+  EXPECT_FALSE(ParseSample(R"(zs_zone_entities{zone="a\with"} 7)"));
+  EXPECT_FALSE(ParseSample("zs_zone_entities{zone=\"a"));
+  EXPECT_FALSE(ParseSample("a newline\"} 7"));
+  EXPECT_TRUE(ParseSample(R"(zs_zone_entities{zone="a\nb"} 7)"));
+  EXPECT_TRUE(ParseSample(R"(zs_tick_duration_seconds_bucket{le="+Inf"} 5)"));
+  EXPECT_TRUE(ParseSample("zs_interest_scale 1.5e-07"));
 }
 
 TEST(Metrics, NamesAndTypesStayTheSame) {
   Metrics m;
   m.SetZoneEntities("plaza", 1);
-  const std::map<std::string, std::string> types = CheckGrammar(m.Render());
+  std::map<std::string, std::string> types;
+  ParsePage(m.Render(), &types);
   const std::map<std::string, std::string> want = {
       {"zs_connections", "gauge"},
       {"zs_connections_total", "counter"},
@@ -129,10 +233,7 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_rejected_inputs_total", "counter"},
       {"zs_zone_entities", "gauge"},
   };
-  for (const auto& [name, type] : want) {
-    ASSERT_EQ(types.count(name), 1u) << name;
-    EXPECT_EQ(types.at(name), type) << name;
-  }
+  EXPECT_EQ(types, want);
 }
 
 TEST(Metrics, ValuesAndLabels) {
@@ -142,14 +243,14 @@ TEST(Metrics, ValuesAndLabels) {
   m.send_queue_bytes = 4096;
   m.interest_scale_milli = 350;
   m.tick_world_us = 1500000;
-  const std::string page = m.Render();
-  EXPECT_EQ(Sample(page, "zs_connections"), 12);
-  EXPECT_EQ(Sample(page, "zs_bytes_out_total"), 123456789012.0);
-  EXPECT_EQ(Sample(page, "zs_send_queue_bytes"), 4096);
-  EXPECT_DOUBLE_EQ(Sample(page, "zs_interest_scale"), 0.35);
-  EXPECT_DOUBLE_EQ(Sample(page, R"(zs_tick_phase_seconds_total{phase="world"})"), 1.5);
-  EXPECT_EQ(Sample(page, R"(zs_tick_phase_seconds_total{phase="deliver"})"), 0);
-  EXPECT_EQ(Sample(page, "zs_send_queue_overflows_total"), 0);
+  const std::vector<SampleLine> samples = ParsePage(m.Render());
+  EXPECT_EQ(Sample(samples, "zs_connections"), 12);
+  EXPECT_EQ(Sample(samples, "zs_bytes_out_total"), 123456789012.0);
+  EXPECT_EQ(Sample(samples, "zs_send_queue_bytes"), 4096);
+  EXPECT_DOUBLE_EQ(Sample(samples, "zs_interest_scale"), 0.35);
+  EXPECT_DOUBLE_EQ(Sample(samples, "zs_tick_phase_seconds_total", {{"phase", "world"}}), 1.5);
+  EXPECT_EQ(Sample(samples, "zs_tick_phase_seconds_total", {{"phase", "deliver"}}), 0);
+  EXPECT_EQ(Sample(samples, "zs_send_queue_overflows_total"), 0);
 }
 
 TEST(Metrics, TickHistogramIsCumulativeWithInfSumAndCount) {
@@ -160,33 +261,34 @@ TEST(Metrics, TickHistogramIsCumulativeWithInfSumAndCount) {
   m.ObserveTick(0.3);  // le 0.5
   m.ObserveTick(2.0);  // beyond the last bound: only +Inf
   const std::string page = m.Render();
-  CheckGrammar(page);
+  const std::vector<SampleLine> samples = ParsePage(page);
 
-  const std::regex bucket(R"re(^zs_tick_duration_seconds_bucket\{le="([^"]+)"\} ([0-9]+)$)re");
-  std::vector<std::string> les;
-  std::vector<uint64_t> counts;
-  for (const std::string& line : Lines(page)) {
-    std::smatch match;
-    if (std::regex_match(line, match, bucket)) {
-      les.push_back(match[1]);
-      counts.push_back(std::stoull(match[2]));
-    }
+  std::vector<double> les, counts;
+  for (const SampleLine& s : samples) {
+    if (s.name != "zs_tick_duration_seconds_bucket") continue;
+    ASSERT_EQ(s.labels.size(), 1u);
+    ASSERT_EQ(s.labels[0].first, "le");
+    double le = 0;
+    ASSERT_TRUE(ReadValue(s.labels[0].second, &le)) << s.labels[0].second;
+    les.push_back(le);
+    counts.push_back(s.value);
   }
   ASSERT_EQ(les.size(), Metrics::kTickBuckets.size() + 1) << page;
   for (size_t b = 0; b < Metrics::kTickBuckets.size(); ++b) {
-    EXPECT_DOUBLE_EQ(std::stod(les[b]), Metrics::kTickBuckets[b]) << les[b];
+    EXPECT_DOUBLE_EQ(les[b], Metrics::kTickBuckets[b]);
     if (b > 0) {
       EXPECT_GE(counts[b], counts[b - 1]) << "not cumulative at le=" << les[b];
     }
   }
-  EXPECT_EQ(les.back(), "+Inf");
-  EXPECT_EQ(counts.front(), 1u);
-  EXPECT_EQ(Sample(page, R"(zs_tick_duration_seconds_bucket{le="0.005"})"), 3);
-  EXPECT_EQ(Sample(page, R"(zs_tick_duration_seconds_bucket{le="0.5"})"), 4);
-  EXPECT_EQ(Sample(page, R"(zs_tick_duration_seconds_bucket{le="1"})"), 4);
-  EXPECT_EQ(counts.back(), 5u);
-  EXPECT_EQ(Sample(page, "zs_tick_duration_seconds_count"), 5);
-  EXPECT_NEAR(Sample(page, "zs_tick_duration_seconds_sum"), 2.3081, 1e-5);
+  EXPECT_TRUE(std::isinf(les.back()) && les.back() > 0);
+  EXPECT_NE(page.find(R"(zs_tick_duration_seconds_bucket{le="+Inf"} 5)"), std::string::npos);
+  EXPECT_EQ(counts.front(), 1);
+  EXPECT_EQ(Sample(samples, "zs_tick_duration_seconds_bucket", {{"le", "0.005"}}), 3);
+  EXPECT_EQ(Sample(samples, "zs_tick_duration_seconds_bucket", {{"le", "0.5"}}), 4);
+  EXPECT_EQ(Sample(samples, "zs_tick_duration_seconds_bucket", {{"le", "1"}}), 4);
+  EXPECT_EQ(counts.back(), 5);
+  EXPECT_EQ(Sample(samples, "zs_tick_duration_seconds_count"), 5);
+  EXPECT_NEAR(Sample(samples, "zs_tick_duration_seconds_sum"), 2.3081, 1e-5);
 }
 
 }  // namespace
