@@ -222,6 +222,9 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_messages_in_total", "counter"},
       {"zs_messages_out_total", "counter"},
       {"zs_send_queue_overflows_total", "counter"},
+      {"zs_send_queue_global_overflows_total", "counter"},
+      {"zs_admin_connections", "gauge"},
+      {"zs_admin_evictions_total", "counter"},
       {"zs_interest_level", "gauge"},
       {"zs_interest_scale", "gauge"},
       {"zs_interest_level_changes_total", "counter"},
@@ -241,12 +244,16 @@ TEST(Metrics, ValuesAndLabels) {
   m.connections = 12;
   m.bytes_out = 123456789012;
   m.send_queue_bytes = 4096;
+  m.admin_connections = -1;  // never shown below 0
+  m.admin_evictions = 9;
   m.interest_scale_milli = 350;
   m.tick_world_us = 1500000;
   const std::vector<SampleLine> samples = ParsePage(m.Render());
   EXPECT_EQ(Sample(samples, "zs_connections"), 12);
   EXPECT_EQ(Sample(samples, "zs_bytes_out_total"), 123456789012.0);
   EXPECT_EQ(Sample(samples, "zs_send_queue_bytes"), 4096);
+  EXPECT_EQ(Sample(samples, "zs_admin_connections"), 0);
+  EXPECT_EQ(Sample(samples, "zs_admin_evictions_total"), 9);
   EXPECT_DOUBLE_EQ(Sample(samples, "zs_interest_scale"), 0.35);
   EXPECT_DOUBLE_EQ(Sample(samples, "zs_tick_phase_seconds_total", {{"phase", "world"}}), 1.5);
   EXPECT_EQ(Sample(samples, "zs_tick_phase_seconds_total", {{"phase", "deliver"}}), 0);
