@@ -26,7 +26,7 @@ PACKAGES=(
   # issue 12 (hardening): formats written by the libraries made for them
   prometheus-cpp-dev    # /metrics text exposition (net links only its core library)
   nlohmann-json3-dev    # client_sim's JSON report
-  jq                    # scripts/loadtest.sh reads that report
+  jq                    # scripts/loadtest.sh and soak.sh read that report
   # tests and benchmarks
   libgtest-dev
   libgmock-dev
