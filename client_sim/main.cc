@@ -19,16 +19,18 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "client_sim/bot.h"
+#include "client_sim/report.h"
 #include "client_sim/stats.h"
 
 namespace {
 
+using zs::sim::CpuUse;
 using zs::sim::Quantile;
+using zs::sim::Results;
 using zs::sim::Scenario;
 using Clock = std::chrono::steady_clock;
 
@@ -46,12 +48,6 @@ struct Options {
 };
 
 // CPU time this process has used so far (getrusage RUSAGE_SELF: all threads).
-struct CpuUse {
-  double user_s = 0;
-  double system_s = 0;
-  [[nodiscard]] double total() const { return user_s + system_s; }
-};
-
 CpuUse CpuUseNow() {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
@@ -59,25 +55,6 @@ CpuUse CpuUseNow() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
   };
   return CpuUse{.user_s = seconds(u.ru_utime), .system_s = seconds(u.ru_stime)};
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string JsonMap(const std::map<std::string, uint64_t>& m) {
-  std::string out = "{";
-  for (const auto& [k, v] : m) {
-    if (out.size() > 1) out += ", ";
-    out += JsonString(k) + ": " + std::to_string(v);
-  }
-  return out + "}";
 }
 
 unsigned long long Ull(uint64_t v) { return static_cast<unsigned long long>(v); }
@@ -193,20 +170,7 @@ double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& st
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// What the summary and the report share.
-struct Results {
-  double run_s = 0;   // ramp-up and duration
-  double wall_s = 0;  // the whole process so far, over which `cpu` was used
-  CpuUse cpu;
-  double mean_interval = 0;
-  std::vector<double> jitter;  // |inter-arrival - mean interval|
-  double rtt_max = 0;
-  uint64_t violations = 0;
-  double bot_seconds = 1;
-  [[nodiscard]] double cpu_percent() const { return 100 * cpu.total() / std::max(wall_s, 1e-9); }
-};
-
-// REQUIRES: stats.mu held (Summarise, Report and PrintSummary read the samples).
+// REQUIRES: stats.mu held (Summarise, ReportJson and PrintSummary read the samples).
 Results Summarise(const Options& o, const zs::sim::Stats& stats, double run_s,
                   Clock::time_point process_start) {
   Results r;
@@ -226,40 +190,6 @@ Results Summarise(const Options& o, const zs::sim::Stats& stats, double run_s,
 
 uint32_t VerifyingBots(const Options& o) {
   return (o.bots + o.bot.verify_every - 1) / o.bot.verify_every;
-}
-
-// The JSON report. "violations_total" stays the last key (tests match it with its newline).
-std::string Report(const Options& o, const zs::sim::Stats& stats, const Results& r) {
-  const std::vector<double>& rtt = stats.rtt_ms;
-  const auto per_bot_s = [&r](const std::atomic<uint64_t>& v) {
-    return static_cast<double>(v.load()) / r.bot_seconds;
-  };
-  std::ostringstream json;
-  json << "{\n  \"scenario\": " << JsonString(o.scenario) << ",\n  \"bots\": " << o.bots
-       << ",\n  \"verify_every\": " << o.bot.verify_every
-       << ",\n  \"verifying_bots\": " << VerifyingBots(o) << ",\n  \"duration_s\": " << r.run_s
-       << ",\n  \"logins_ok\": " << stats.logins_ok.load()
-       << ",\n  \"logins_failed\": " << stats.logins_failed.load()
-       << ",\n  \"rtt_ms\": {\"samples\": " << rtt.size() << ", \"p50\": " << Quantile(rtt, 0.5)
-       << ", \"p90\": " << Quantile(rtt, 0.9) << ", \"p99\": " << Quantile(rtt, 0.99)
-       << ", \"p999\": " << Quantile(rtt, 0.999) << ", \"max\": " << r.rtt_max << "}"
-       << ",\n  \"tick_interval_ms\": {\"mean\": " << r.mean_interval
-       << ", \"jitter_p50\": " << Quantile(r.jitter, 0.5)
-       << ", \"jitter_p99\": " << Quantile(r.jitter, 0.99)
-       << "},\n  \"ticks_received\": " << stats.ticks.load()
-       << ",\n  \"crowd_summaries\": " << stats.crowd_summaries.load()
-       << ",\n  \"crowd_total\": " << stats.crowd_total.load()
-       << ",\n  \"bytes_in_per_bot_s\": " << per_bot_s(stats.bytes_in)
-       << ",\n  \"bytes_out_per_bot_s\": " << per_bot_s(stats.bytes_out)
-       << ",\n  \"messages_in_per_bot_s\": " << per_bot_s(stats.messages_in)
-       << ",\n  \"messages_out_per_bot_s\": " << per_bot_s(stats.messages_out)
-       << ",\n  \"cpu_s\": {\"user\": " << r.cpu.user_s << ", \"system\": " << r.cpu.system_s
-       << ", \"total\": " << r.cpu.total() << "},\n  \"cpu_percent\": " << r.cpu_percent()
-       << ",\n  \"errors\": " << JsonMap(stats.errors)
-       << ",\n  \"disconnects\": " << JsonMap(stats.disconnects)
-       << ",\n  \"violations\": " << JsonMap(stats.violations)
-       << ",\n  \"violations_total\": " << r.violations << "\n}\n";
-  return json.str();
 }
 
 void PrintSummary(const Options& o, const zs::sim::Stats& stats, const Results& r) {
@@ -323,7 +253,13 @@ int main(int argc, char** argv) {
   std::lock_guard lock(stats.mu);
   const Results r = Summarise(o, stats, run_s, process_start);
   PrintSummary(o, stats, r);
-  if (!o.report_path.empty()) std::ofstream(o.report_path) << Report(o, stats, r);
+  if (!o.report_path.empty()) {
+    const zs::sim::RunInfo run{.scenario = o.scenario,
+                               .bots = o.bots,
+                               .verify_every = o.bot.verify_every,
+                               .verifying_bots = VerifyingBots(o)};
+    std::ofstream(o.report_path) << zs::sim::ReportJson(run, stats, r);
+  }
   const bool ok =
       r.violations <= o.max_violations && stats.logins_failed.load() <= o.max_failed_logins;
   if (!ok) {

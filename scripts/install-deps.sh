@@ -23,6 +23,10 @@ PACKAGES=(
   protobuf-compiler
   libspdlog-dev         # logging (server, client_sim)
   libcli11-dev          # command-line flags
+  # issue 12 (hardening): formats written by the libraries made for them
+  prometheus-cpp-dev    # /metrics text exposition (net links only its core library)
+  nlohmann-json3-dev    # client_sim's JSON report
+  jq                    # scripts/loadtest.sh and soak.sh read that report
   # tests and benchmarks
   libgtest-dev
   libgmock-dev

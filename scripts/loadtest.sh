@@ -12,7 +12,8 @@
 # bots walk to random points all over the field: its measurement starts --spread-settle seconds
 # after the ramp-up, once they have spread out. One bot in --verify-every parses and checks
 # everything; the others read only what they need, so client_sim leaves the cores to the server.
-# --build-dir uses binaries already built there instead of building build/release.
+# --build-dir uses binaries already built there instead of building build/release. client_sim's
+# JSON report is read with jq (scripts/install-deps.sh installs it).
 #
 # Each step measures over its steady part: from the end of the ramp-up (and settling) to just
 # before client_sim stops, the tick-duration histogram and the CPU time (user + system, from
@@ -102,8 +103,20 @@ p99_ms() {
     for (i = 1; i <= NR; i++) if (d[i] >= 0.99 * total) {
       if (le[i] == "+Inf") print ">1000"; else printf "<= %g\n", le[i] * 1000; exit } }'
 }
-json() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -1; }
-json_rtt_p99() { sed -n 's/.*"rtt_ms": {[^}]*"p99": \([0-9.e+-]*\).*/\1/p' "$1"; }
+# The table's columns from client_sim's JSON report ($1), read with jq, tab-separated: logins
+# ok, RTT p99 (ms), KB/s in and out per bot, violations. A field that is missing or null
+# (client_sim writes NaN and infinities as null), or a report that is missing or unreadable,
+# gives "n/a".
+report_cols() {
+  jq -r '[.logins_ok, .rtt_ms.p99, .bytes_in_per_bot_s, .bytes_out_per_bot_s, .violations_total]
+    | .[2:4] |= map(if type == "number" then . / 1024 else . end)
+    | map(if type == "number" then . else "n/a" end) | @tsv' "$1" 2>/dev/null ||
+    printf 'n/a\tn/a\tn/a\tn/a\tn/a\n'
+}
+# $2 with $1 decimals when it is a number; $2 itself otherwise ("n/a").
+num() {
+  if [[ "$2" =~ ^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$ ]]; then printf '%.*f' "$1" "$2"; else printf '%s' "$2"; fi
+}
 
 # CPU clock ticks (utime + stime) process $1 has used so far; empty when it is gone.
 clk_tck=$(getconf CLK_TCK)
@@ -154,12 +167,11 @@ for scenario in $scenarios; do
     read -r server_s server_pct < <(cpu_cols "$server0" "$server1" "$wall")
     read -r sim_s sim_pct < <(cpu_cols "$sim0" "$sim1" "$wall")
     p99=$(p99_ms "$work/b0" "$work/b1")
-    printf '| %s | %d | %s | %s | %.1f | %.1f | %.2f | %s | %s | %s | %s | %s |\n' "$scenario" \
-      "$bots" "$(json "$work/report.json" logins_ok)" "$p99" "$(json_rtt_p99 "$work/report.json")" \
-      "$(awk -v b="$(json "$work/report.json" bytes_in_per_bot_s)" 'BEGIN{print b/1024}')" \
-      "$(awk -v b="$(json "$work/report.json" bytes_out_per_bot_s)" 'BEGIN{print b/1024}')" \
-      "$server_s" "$server_pct" "$sim_s" "$sim_pct" \
-      "$(json "$work/report.json" violations_total)" >>"$work/table"
+    IFS=$'\t' read -r logins rtt_p99 kb_in kb_out violations < <(report_cols "$work/report.json")
+    printf '| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$scenario" \
+      "$bots" "$logins" "$p99" "$(num 1 "$rtt_p99")" "$(num 1 "$kb_in")" \
+      "$(num 2 "$kb_out")" "$server_s" "$server_pct" "$sim_s" "$sim_pct" "$violations" \
+      >>"$work/table"
     sleep 3  # let the server forget the bots
   done
 done

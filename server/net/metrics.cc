@@ -1,9 +1,51 @@
 #include "net/metrics.h"
 
+#include <prometheus/client_metric.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/metric_type.h>
+#include <prometheus/text_serializer.h>
+
 #include <algorithm>
-#include <sstream>
+#include <limits>
+#include <utility>
+#include <vector>
 
 namespace zs::net {
+
+namespace {
+
+// Render() builds prometheus-cpp's data model from our atomics at scrape time and lets its
+// TextSerializer write the page: it escapes label values (`\`, `"`, newline) and formats
+// numbers and +Inf. Only prometheus-cpp's core library is used; Beast serves the page.
+// Help texts are written as they are (prometheus-cpp 1.0 does not escape them): keep `\` and
+// newlines out of them.
+
+prometheus::MetricFamily Family(const char* name, const char* help, prometheus::MetricType type) {
+  return prometheus::MetricFamily{.name = name, .help = help, .type = type, .metric = {}};
+}
+
+prometheus::ClientMetric CounterValue(double v, const char* label = nullptr,
+                                      const std::string& value = {}) {
+  prometheus::ClientMetric m;
+  if (label != nullptr) m.label.push_back({.name = label, .value = value});
+  m.counter.value = v;
+  return m;
+}
+
+prometheus::ClientMetric GaugeValue(double v, const char* label = nullptr,
+                                    const std::string& value = {}) {
+  prometheus::ClientMetric m;
+  if (label != nullptr) m.label.push_back({.name = label, .value = value});
+  m.gauge.value = v;
+  return m;
+}
+
+template <typename T>
+double Num(const std::atomic<T>& v) {
+  return static_cast<double>(v.load());
+}
+
+}  // namespace
 
 void Metrics::ObserveTick(double seconds) {
   size_t b = 0;
@@ -42,79 +84,96 @@ double Metrics::TickQuantile(double q) const {
 }
 
 std::string Metrics::Render() const {
-  std::ostringstream o;
-  const auto counter = [&o](const char* name, const char* help, uint64_t v, const char* type) {
-    o << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n'
-      << name << ' ' << v << '\n';
+  std::vector<prometheus::MetricFamily> families;
+  const auto counter = [&families](const char* name, const char* help, double v) {
+    families.push_back(Family(name, help, prometheus::MetricType::Counter));
+    families.back().metric.push_back(CounterValue(v));
   };
-  counter("zs_connections", "Open client connections.", connections.load(), "gauge");
-  counter("zs_connections_total", "Client connections accepted.", connections_total.load(),
-          "counter");
+  const auto gauge = [&families](const char* name, const char* help, double v) {
+    families.push_back(Family(name, help, prometheus::MetricType::Gauge));
+    families.back().metric.push_back(GaugeValue(v));
+  };
+  gauge("zs_connections", "Open client connections.", Num(connections));
+  counter("zs_connections_total", "Client connections accepted.", Num(connections_total));
   counter("zs_connections_refused_total", "Connections refused by the connection caps.",
-          connections_refused.load(), "counter");
-  counter("zs_players", "Players in the world.", players.load(), "gauge");
-  counter("zs_bytes_in_total", "Bytes received from clients.", bytes_in.load(), "counter");
-  counter("zs_bytes_out_total", "Bytes sent to clients.", bytes_out.load(), "counter");
-  counter("zs_messages_in_total", "Frames received from clients.", messages_in.load(), "counter");
-  counter("zs_messages_out_total", "Frames sent to clients.", messages_out.load(), "counter");
+          Num(connections_refused));
+  gauge("zs_players", "Players in the world.", Num(players));
+  counter("zs_bytes_in_total", "Bytes received from clients.", Num(bytes_in));
+  counter("zs_bytes_out_total", "Bytes sent to clients.", Num(bytes_out));
+  counter("zs_messages_in_total", "Frames received from clients.", Num(messages_in));
+  counter("zs_messages_out_total", "Frames sent to clients.", Num(messages_out));
   counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
-          send_queue_overflows.load(), "counter");
+          Num(send_queue_overflows));
   counter("zs_send_queue_global_overflows_total",
           "Backlogs begun because all send queues together passed total_send_queue_bytes.",
-          send_queue_global_overflows.load(), "counter");
-  counter("zs_admin_connections", "Open admin HTTP connections.",
-          static_cast<uint64_t>(std::max<int64_t>(admin_connections.load(), 0)), "gauge");
+          Num(send_queue_global_overflows));
+  gauge("zs_admin_connections", "Open admin HTTP connections.",
+        static_cast<double>(std::max<int64_t>(admin_connections.load(), 0)));
   counter("zs_admin_evictions_total",
           "Admin connections closed unanswered to make room at admin.max_connections.",
-          admin_evictions.load(), "counter");
-  counter("zs_interest_level", "Overload level: 0 = full interest budgets, 8 = the floor.",
-          interest_level.load(), "gauge");
-  o << "# HELP zs_interest_scale Interest budget scale under overload control (1 = full).\n"
-       "# TYPE zs_interest_scale gauge\nzs_interest_scale "
-    << static_cast<double>(interest_scale_milli.load()) / 1000.0 << '\n';
+          Num(admin_evictions));
+  gauge("zs_interest_level", "Overload level: 0 = full interest budgets, 8 = the floor.",
+        Num(interest_level));
+  gauge("zs_interest_scale", "Interest budget scale under overload control (1 = full).",
+        Num(interest_scale_milli) / 1000.0);
   counter("zs_interest_level_changes_total", "Overload level changes.",
-          interest_level_changes.load(), "counter");
-  o << "# HELP zs_send_queue_bytes Memory held by all client send queues.\n"
-       "# TYPE zs_send_queue_bytes gauge\nzs_send_queue_bytes "
-    << send_queue_bytes.load() << '\n';
-  o << "# HELP zs_tick_phase_seconds_total Tick time by phase (world: inputs, simulation and "
-       "views; encode: every player's frame; deliver: handing frames to the sessions).\n"
-       "# TYPE zs_tick_phase_seconds_total counter\n";
+          Num(interest_level_changes));
+  gauge("zs_send_queue_bytes", "Memory held by all client send queues.",
+        static_cast<double>(send_queue_bytes.load()));
+
+  families.push_back(Family("zs_tick_phase_seconds_total",
+                            "Tick time by phase (world: inputs, simulation and views; encode: "
+                            "every player's frame; deliver: handing frames to the sessions).",
+                            prometheus::MetricType::Counter));
   for (const auto& [phase, us] : {std::pair{"world", &tick_world_us},
                                   {"encode", &tick_encode_us},
                                   {"deliver", &tick_deliver_us}}) {
-    o << "zs_tick_phase_seconds_total{phase=\"" << phase << "\"} "
-      << static_cast<double>(us->load()) / 1e6 << '\n';
+    families.back().metric.push_back(CounterValue(Num(*us) / 1e6, "phase", phase));
   }
   counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
-          tick_overruns.load(), "counter");
-  o << "# HELP zs_tick_duration_seconds Time to run one world tick and encode its frames.\n"
-       "# TYPE zs_tick_duration_seconds histogram\n";
+          Num(tick_overruns));
+
+  // The histogram: buckets are stored per interval, exposed cumulative, ending with +Inf.
+  families.push_back(Family("zs_tick_duration_seconds",
+                            "Time to run one world tick and encode its frames.",
+                            prometheus::MetricType::Histogram));
+  prometheus::ClientMetric tick;
   uint64_t cumulative = 0;
-  for (size_t b = 0; b < kTickBuckets.size(); ++b) {
+  for (size_t b = 0; b < tick_buckets_.size(); ++b) {
     cumulative += tick_buckets_[b].load();
-    o << "zs_tick_duration_seconds_bucket{le=\"" << kTickBuckets[b] << "\"} " << cumulative << '\n';
+    tick.histogram.bucket.push_back({.cumulative_count = cumulative,
+                                     .upper_bound = b < kTickBuckets.size()
+                                                        ? kTickBuckets[b]
+                                                        : std::numeric_limits<double>::infinity()});
   }
-  cumulative += tick_buckets_.back().load();
-  o << "zs_tick_duration_seconds_bucket{le=\"+Inf\"} " << cumulative << '\n'
-    << "zs_tick_duration_seconds_sum " << static_cast<double>(tick_sum_us_.load()) / 1e6 << '\n'
-    << "zs_tick_duration_seconds_count " << tick_count_.load() << '\n';
-  std::lock_guard lock(mu_);
-  o << "# HELP zs_kicks_total Connections closed by the server, by reason.\n"
-       "# TYPE zs_kicks_total counter\n";
-  for (const auto& [reason, n] : kicks_)
-    o << "zs_kicks_total{reason=\"" << reason << "\"} " << n << '\n';
-  o << "# HELP zs_rejected_inputs_total Client inputs not applied, by reason.\n"
-       "# TYPE zs_rejected_inputs_total counter\n";
-  for (const auto& [reason, n] : rejected_) {
-    o << "zs_rejected_inputs_total{reason=\"" << reason << "\"} " << n << '\n';
+  // _count equals the +Inf bucket, as the format requires (tick_count_ is read separately and
+  // may already include a tick observed while the buckets were being read).
+  tick.histogram.sample_count = cumulative;
+  tick.histogram.sample_sum = Num(tick_sum_us_) / 1e6;
+  families.back().metric.push_back(std::move(tick));
+
+  {
+    std::lock_guard lock(mu_);
+    families.push_back(Family("zs_kicks_total", "Connections closed by the server, by reason.",
+                              prometheus::MetricType::Counter));
+    for (const auto& [reason, n] : kicks_) {
+      families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+    }
+    // Rate-limited inputs are counted in their own atomic (see metrics.h).
+    std::map<std::string, uint64_t> rejected = rejected_;
+    rejected["rate_limited"] += rate_limited_inputs.load();
+    families.push_back(Family("zs_rejected_inputs_total", "Client inputs not applied, by reason.",
+                              prometheus::MetricType::Counter));
+    for (const auto& [reason, n] : rejected) {
+      families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+    }
+    families.push_back(
+        Family("zs_zone_entities", "Entities in each zone.", prometheus::MetricType::Gauge));
+    for (const auto& [zone, n] : zone_entities_) {
+      families.back().metric.push_back(GaugeValue(static_cast<double>(n), "zone", zone));
+    }
   }
-  o << "zs_rejected_inputs_total{reason=\"rate_limited\"} " << rate_limited_inputs.load() << '\n';
-  o << "# HELP zs_zone_entities Entities in each zone.\n# TYPE zs_zone_entities gauge\n";
-  for (const auto& [zone, n] : zone_entities_) {
-    o << "zs_zone_entities{zone=\"" << zone << "\"} " << n << '\n';
-  }
-  return o.str();
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace zs::net

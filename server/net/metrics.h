@@ -1,5 +1,6 @@
 // Metrics: counters and the tick-duration histogram behind /metrics. Lock-free: any thread
-// may add; the admin HTTP handler reads. Rendering follows the Prometheus text format.
+// may add; the admin HTTP handler reads. Render() writes the Prometheus text format through
+// prometheus-cpp's TextSerializer, which escapes label values (zone names, reasons).
 #pragma once
 
 #include <array>

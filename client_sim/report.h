@@ -1,0 +1,58 @@
+// Report: client_sim's JSON report (--report FILE), built from the shared Stats and the run's
+// summary. No sockets and no clock: main.cc gathers the numbers, this file only writes them, so
+// tests can build a report from made-up values.
+//
+// Format: one JSON object, written by nlohmann::json (the keys in the order below, indented by
+// two spaces). Strings (error, kick and disconnect reasons, violation kinds, the scenario) are
+// escaped as JSON requires: control characters survive as \uXXXX escapes and invalid UTF-8 is
+// replaced by U+FFFD. A number that is NaN or infinite is written as null. Keys:
+//   scenario, bots, verify_every, verifying_bots, duration_s, logins_ok, logins_failed,
+//   rtt_ms {samples, p50, p90, p99, p999, max}, tick_interval_ms {mean, jitter_p50, jitter_p99},
+//   ticks_received, crowd_summaries, crowd_total, bytes_in_per_bot_s, bytes_out_per_bot_s,
+//   messages_in_per_bot_s, messages_out_per_bot_s, cpu_s {user, system, total}, cpu_percent,
+//   errors {reason: n}, disconnects {reason: n}, violations {kind: n}, violations_total.
+// scripts/loadtest.sh reads it with jq.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "client_sim/stats.h"
+
+namespace zs::sim {
+
+// CPU time a process has used (user and system, all threads), in seconds.
+struct CpuUse {
+  double user_s = 0;
+  double system_s = 0;
+  [[nodiscard]] double total() const { return user_s + system_s; }
+};
+
+// How the run was set up.
+struct RunInfo {
+  std::string scenario;
+  uint32_t bots = 0;
+  uint32_t verify_every = 1;
+  uint32_t verifying_bots = 0;
+};
+
+// What the summary line and the report share, computed once at the end of the run.
+struct Results {
+  double run_s = 0;   // ramp-up and duration
+  double wall_s = 0;  // the whole process so far, over which `cpu` was used
+  CpuUse cpu;
+  double mean_interval = 0;
+  std::vector<double> jitter;  // |inter-arrival - mean interval|
+  double rtt_max = 0;
+  uint64_t violations = 0;
+  double bot_seconds = 1;
+  [[nodiscard]] double cpu_percent() const { return 100 * cpu.total() / std::max(wall_s, 1e-9); }
+};
+
+// The report as text, ending with a newline.
+// REQUIRES: stats.mu held (the samples and the maps are read).
+[[nodiscard]] std::string ReportJson(const RunInfo& run, const Stats& stats, const Results& r);
+
+}  // namespace zs::sim
