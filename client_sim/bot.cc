@@ -32,7 +32,7 @@ std::chrono::milliseconds Ms(double seconds) {
 }  // namespace
 
 Bot::Bot(asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t index,
-         uint64_t seed)
+         uint64_t seed, ChatCheck* chat)
     : io_(io),
       strand_(asio::make_strand(io)),
       options_(options),
@@ -44,7 +44,8 @@ Bot::Bot(asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t
       act_timer_(strand_),
       ping_timer_(strand_),
       life_timer_(strand_),
-      model_(stats) {}
+      model_(stats, verify_ ? chat : nullptr),
+      ledger_(stats) {}
 
 void Bot::Start() {
   asio::post(strand_, [self = shared_from_this()] { self->Connect(); });
@@ -63,6 +64,7 @@ void Bot::Connect() {
   socket_ = asio::ip::tcp::socket(strand_);
   reader_ = FrameReader(1 << 22);
   model_.Reset();
+  ledger_.Reset();
   in_world_ = false;
   out_.clear();
   writing_ = false;
@@ -170,6 +172,7 @@ void Bot::OnMessage(const pb::ServerMessage& m) {
       break;
     case pb::ServerMessage::kTick:
       model_.ApplyTick(m.tick(), Clock::now());
+      ledger_.Apply(m.tick(), Clock::now());
       AfterTick();
       break;
     case pb::ServerMessage::kZoneChanged:
@@ -280,27 +283,45 @@ void Bot::Act() {
   m.mutable_move()->set_direction_x(dir.x);
   m.mutable_move()->set_direction_y(dir.y);
   SendFrame(m.SerializeAsString());
+  if (verify_) ledger_.Sent(InputLedger::Kind::kMove, seq_, Clock::now());
   const double swing_rate = options_.scenario == Scenario::kRaid
                                 ? std::max(2.0, options_.swing_rate)
                                 : options_.swing_rate;
-  if (swing_rate > 0 && rng_.Unit() < swing_rate / std::max(0.1, options_.input_rate)) {
-    const float facing = std::atan2(dir.y, dir.x);
-    pb::ClientMessage s;
-    s.mutable_skill()->set_seq(++seq_);
-    s.mutable_skill()->set_skill_id(1 + rng_.Below(4));
-    s.mutable_skill()->set_facing(
-        static_cast<uint32_t>(
-            std::lround((facing < 0 ? facing + 2 * kPi : facing) / (2 * kPi) * 65536.0)) &
-        0xFFFFu);
-    const Vec2 target = model_.position() + dir * 8.0f;
-    s.mutable_skill()->set_target_x(static_cast<int32_t>(target.x * 100));
-    s.mutable_skill()->set_target_y(static_cast<int32_t>(target.y * 100));
-    SendFrame(s.SerializeAsString());
-  }
-  act_timer_.expires_after(Ms(1.0 / std::max(0.1, options_.input_rate) * rng_.Range(0.8f, 1.2f)));
+  const double per_act = 1.0 / std::max(0.1, options_.input_rate);
+  if (swing_rate > 0 && rng_.Unit() < swing_rate * per_act) Swing(dir);
+  if (verify_ && options_.say_rate > 0 && rng_.Unit() < options_.say_rate * per_act) Say();
+  act_timer_.expires_after(Ms(per_act * rng_.Range(0.8f, 1.2f)));
   act_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
     if (!ec) self->Act();
   });
+}
+
+void Bot::Swing(Vec2 dir) {
+  const float facing = std::atan2(dir.y, dir.x);
+  pb::ClientMessage s;
+  s.mutable_skill()->set_seq(++seq_);
+  s.mutable_skill()->set_skill_id(1 + rng_.Below(4));
+  s.mutable_skill()->set_facing(
+      static_cast<uint32_t>(
+          std::lround((facing < 0 ? facing + 2 * kPi : facing) / (2 * kPi) * 65536.0)) &
+      0xFFFFu);
+  const Vec2 target = model_.position() + dir * 8.0f;
+  s.mutable_skill()->set_target_x(static_cast<int32_t>(target.x * 100));
+  s.mutable_skill()->set_target_y(static_cast<int32_t>(target.y * 100));
+  SendFrame(s.SerializeAsString());
+  if (verify_) ledger_.Sent(InputLedger::Kind::kSkill, seq_, Clock::now());
+}
+
+void Bot::Say() {
+  // A text unique in the run: ChatCheck matches what was heard with what was said by it.
+  pb::ClientMessage c;
+  c.mutable_chat()->set_seq(++chat_seq_);
+  c.mutable_chat()->set_channel(pb::CHAT_CHANNEL_SAY);
+  c.mutable_chat()->set_text("say " + std::to_string(index_) + "." + std::to_string(conn_) + "." +
+                             std::to_string(chat_seq_));
+  SendFrame(c.SerializeAsString());
+  ledger_.Sent(InputLedger::Kind::kChat, chat_seq_, Clock::now());
+  stats_->says.fetch_add(1);
 }
 
 void Bot::SchedulePing() {
@@ -346,6 +367,7 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
   act_timer_.cancel();
   ping_timer_.cancel();
   life_timer_.cancel();
+  model_.FlushChat();  // what this connection heard goes to the end-of-run chat check
   stats_->connected.fetch_sub(1);
   if (in_world_) stats_->in_world.fetch_sub(1);
   if (!in_world_ && !stopped_) stats_->logins_failed.fetch_add(1);

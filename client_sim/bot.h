@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "client_sim/frame_reader.h"
+#include "client_sim/input_ledger.h"
 #include "client_sim/stats.h"
 #include "client_sim/world_model.h"
 #include "core/rng.h"
@@ -41,6 +42,7 @@ struct BotOptions {
   Scenario scenario = Scenario::kWander;
   double input_rate = 2;      // direction changes per second
   double swing_rate = 1;      // swings per second (raid: at least 2)
+  double say_rate = 0;        // verifying bots: chat `say` lines per second
   double churn_min_s = 2;     // churn: stay this long at least...
   double churn_max_s = 6;     // ...and at most
   uint32_t verify_every = 1;  // bots whose index is a multiple of this verify; REQUIRES: >= 1
@@ -48,8 +50,9 @@ struct BotOptions {
 
 class Bot : public std::enable_shared_from_this<Bot> {
  public:
+  // `chat`: where verifying bots record says for the end-of-run check (null: no check).
   Bot(boost::asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t index,
-      uint64_t seed);
+      uint64_t seed, ChatCheck* chat = nullptr);
   void Start();
   // Stops for good: closes the socket, cancels timers (posted to the strand).
   void Stop();
@@ -65,7 +68,9 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void OnMessage(const zone::v1::ServerMessage& m);
   void OnWelcome();
   void AfterTick();
-  void Act();  // one decision: move and/or swing, per scenario
+  void Act();  // one decision: move and/or swing (and say), per scenario
+  void Swing(Vec2 dir);
+  void Say();
   Vec2 Direction();
   void SchedulePing();
   void FlushSamples();  // moves this bot's RTT and tick-interval samples into Stats
@@ -93,8 +98,10 @@ class Bot : public std::enable_shared_from_this<Bot> {
   bool in_world_ = false;
   uint32_t conn_ = 0;  // connection number: handlers from an older connection are ignored
 
-  WorldModel model_;  // the bot's model of the world
+  WorldModel model_;    // the bot's model of the world
+  InputLedger ledger_;  // verifying bots: inputs sent and their results
   uint32_t seq_ = 0;
+  uint32_t chat_seq_ = 0;
   bool has_goal_ = false;  // spread: goal_ is set
   Vec2 goal_;
   Vec2 last_act_position_;  // where the previous decision was taken

@@ -81,6 +81,11 @@ void AddOptions(CLI::App* cli, Options* o) {
       ->check(CLI::Range(1u, 1000000u));
   cli->add_option("--input-rate", o->bot.input_rate, "Direction changes per bot per second")
       ->capture_default_str();
+  cli->add_option("--say-rate", o->bot.say_rate,
+                  "Chat `say` lines per verifying bot per second; each line is checked to reach "
+                  "exactly the verifying bots within the zone's chat radius")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cli->add_option("--swing-rate", o->bot.swing_rate, "Swings per bot per second")
       ->capture_default_str();
   cli->add_option("--seed", o->seed, "Random seed")->capture_default_str();
@@ -144,7 +149,7 @@ class Progress {
 
 // Starts the bots at the ramp rate and runs them for the duration; returns the wall seconds.
 double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& stats,
-               std::vector<std::shared_ptr<zs::sim::Bot>>* all) {
+               zs::sim::ChatCheck* chat, std::vector<std::shared_ptr<zs::sim::Bot>>* all) {
   const bool tty = ::isatty(1) != 0;
   Progress progress(tty);
   const auto start = Clock::now();
@@ -155,8 +160,9 @@ double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& st
     const auto want =
         static_cast<uint32_t>(std::min<double>(o.bots, std::floor(elapsed * o.ramp) + 1));
     while (all->size() < want) {
-      all->push_back(std::make_shared<zs::sim::Bot>(
-          io, o.bot, &stats, static_cast<uint32_t>(all->size()), o.seed * 1000003 + all->size()));
+      all->push_back(std::make_shared<zs::sim::Bot>(io, o.bot, &stats,
+                                                    static_cast<uint32_t>(all->size()),
+                                                    o.seed * 1000003 + all->size(), chat));
       all->back()->Start();
     }
     if (Clock::now() >= next_print) {
@@ -243,7 +249,8 @@ int main(int argc, char** argv) {
 
   zs::sim::Stats stats;
   std::vector<std::shared_ptr<zs::sim::Bot>> all;
-  const double run_s = RunBots(o, io, stats, &all);
+  zs::sim::ChatCheck chat;
+  const double run_s = RunBots(o, io, stats, &chat, &all);
   for (auto& b : all) b->Stop();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   work.reset();
@@ -251,6 +258,8 @@ int main(int argc, char** argv) {
   for (auto& t : pool) t.join();
 
   std::lock_guard lock(stats.mu);
+  for (const auto& [kind, n] : chat.Check()) stats.violations[kind] += n;
+  stats.says_checked = chat.lines();
   const Results r = Summarise(o, stats, run_s, process_start);
   PrintSummary(o, stats, r);
   if (!o.report_path.empty()) {

@@ -49,6 +49,10 @@ std::string ReportJson(const RunInfo& run, const Stats& stats, const Results& r)
   j["cpu_percent"] = r.cpu_percent();
   j["errors"] = Counts(stats.errors);
   j["disconnects"] = Counts(stats.disconnects);
+  j["results"] = Counts(stats.results);
+  j["says"] = stats.says.load();
+  j["says_checked"] = stats.says_checked;
+  j["chat_heard"] = stats.chat_heard.load();
   j["violations"] = Counts(stats.violations);
   j["violations_total"] = r.violations;
   // NaN and infinities come out as null (nlohmann's rule; JSON has no such numbers); bytes

@@ -10,7 +10,9 @@
 //   rtt_ms {samples, p50, p90, p99, p999, max}, tick_interval_ms {mean, jitter_p50, jitter_p99},
 //   ticks_received, crowd_summaries, crowd_total, bytes_in_per_bot_s, bytes_out_per_bot_s,
 //   messages_in_per_bot_s, messages_out_per_bot_s, cpu_s {user, system, total}, cpu_percent,
-//   errors {reason: n}, disconnects {reason: n}, violations {kind: n}, violations_total.
+//   errors {reason: n}, disconnects {reason: n}, results {outcome: n} (TickUpdate.results seen
+//   by verifying bots), says (chat lines sent), says_checked (lines ChatCheck checked),
+//   chat_heard (chat lines received), violations {kind: n}, violations_total.
 // scripts/loadtest.sh reads it with jq.
 #pragma once
 

@@ -31,10 +31,18 @@ struct Stats {
   std::map<std::string, uint64_t> violations;   // by kind
   std::map<std::string, uint64_t> errors;       // Error frames and Kicks from the server, by reason
   std::map<std::string, uint64_t> disconnects;  // connection ended by the server, by reason
+  std::map<std::string, uint64_t> results;      // TickUpdate.results by outcome
+  std::atomic<uint64_t> says{0};                // chat lines sent
+  std::atomic<uint64_t> chat_heard{0};          // chat lines received, all bots
+  uint64_t says_checked = 0;                    // said lines ChatCheck checked (end of run)
 
   void Violation(const std::string& kind) {
     std::lock_guard lock(mu);
     ++violations[kind];
+  }
+  void Result(const std::string& outcome) {
+    std::lock_guard lock(mu);
+    ++results[outcome];
   }
   void Error(const std::string& what) {
     std::lock_guard lock(mu);

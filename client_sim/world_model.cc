@@ -24,7 +24,13 @@ int32_t AddCm(int32_t v, int32_t delta) {
 
 }  // namespace
 
+void WorldModel::FlushChat() {
+  if (chat_ != nullptr) chat_->AddListener(std::move(listener_));
+  listener_ = {};
+}
+
 void WorldModel::Reset() {
+  FlushChat();
   welcomed_ = false;
   known_.clear();
   last_tick_ = 0;
@@ -35,6 +41,8 @@ void WorldModel::Reset() {
 void WorldModel::Welcome(const pb::Welcome& w) {
   welcomed_ = true;
   self_ = w.entity_id();
+  listener_.radius = w.you().radius();
+  chat_radius_ = w.chat_radius();
   SetZone(w.zone_id(), {.x = w.zone_min_x(), .y = w.zone_min_y()},
           {.x = w.zone_max_x(), .y = w.zone_max_y()});
   self_position_ = CmPoint{.x = w.x(), .y = w.y()};
@@ -46,6 +54,7 @@ void WorldModel::ZoneChanged(const pb::ZoneChanged& z) {
   SetZone(z.zone_id(), {.x = z.zone_min_x(), .y = z.zone_min_y()},
           {.x = z.zone_max_x(), .y = z.zone_max_y()});
   self_position_ = CmPoint{.x = z.x(), .y = z.y()};
+  chat_radius_ = z.chat_radius();
 }
 
 void WorldModel::SetZone(uint32_t id, CmPoint min, CmPoint max) {
@@ -100,6 +109,25 @@ void WorldModel::ApplyTick(const pb::TickUpdate& t, Clock::time_point now) {
   ApplyUpdated(t);
   ApplyMoved(t);
   if (t.has_crowd()) CheckCrowd(t.crowd());
+  ApplyChat(t);
+}
+
+void WorldModel::ApplyChat(const pb::TickUpdate& t) {
+  stats_->chat_heard.fetch_add(static_cast<uint64_t>(t.chat_size()));
+  if (chat_ == nullptr) return;
+  listener_.places.push_back(
+      {.tick = t.tick(), .zone = zone_id_, .x = self_position_.x, .y = self_position_.y});
+  for (const pb::ChatLine& line : t.chat()) {
+    if (line.channel() != pb::CHAT_CHANNEL_SAY) continue;
+    listener_.heard.emplace(line.text(), t.tick());
+    if (line.from_id() != self_) continue;
+    chat_->Said({.token = line.text(),
+                 .tick = t.tick(),
+                 .zone = zone_id_,
+                 .x = self_position_.x,
+                 .y = self_position_.y,
+                 .chat_radius = chat_radius_});
+  }
 }
 
 void WorldModel::Header(const TickSummary& h, Clock::time_point now) {

@@ -1,5 +1,5 @@
 // WorldModel: one bot's picture of its zone, built from what the server sends, and the checks of
-// the protocol's promises (proto/zone.proto, version 2) made on the way.
+// the protocol's promises (proto/zone.proto, version 3) made on the way.
 //
 // A verifying bot hands it every TickUpdate fully parsed (ApplyTick). It tracks each entity it
 // was told about, from `entered`, through `updated` (absolute positions) and `moved` (delta-coded
@@ -12,6 +12,8 @@
 // A non-verifying bot hands it the few fields WireScan read (ApplyTickSummary) and tracks no
 // entities. Both kinds check: tick_before_welcome, tick_gap (ticks consecutive unless `resync`),
 // missing_self (your entity in every tick), ack_went_back; both count crowd summaries.
+// With a ChatCheck, a verifying bot also records, per tick, where it stood and which `say` lines
+// it heard (and its own lines as said), for ChatCheck::Check after the run.
 // Threads: owned by one Bot, used on its strand only.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "client_sim/chat_check.h"
 #include "client_sim/stats.h"
 #include "client_sim/wire_scan.h"
 #include "core/vec2.h"
@@ -44,10 +47,13 @@ class WorldModel {
  public:
   using Clock = std::chrono::steady_clock;
 
-  explicit WorldModel(Stats* stats) : stats_(stats) {}
+  // `chat`: where to record says heard and said (null: no chat check).
+  explicit WorldModel(Stats* stats, ChatCheck* chat = nullptr) : stats_(stats), chat_(chat) {}
 
-  // A new connection: nothing known, no tick seen, not in the world.
+  // A new connection: nothing known, no tick seen, not in the world. Hands what this
+  // connection heard to the ChatCheck.
   void Reset();
+  void FlushChat();  // hands the records to the ChatCheck now (the bot stops)
   void Welcome(const zone::v1::Welcome& w);
   void ZoneChanged(const zone::v1::ZoneChanged& z);
   // A TickUpdate received at `now`, fully parsed (verifying bots).
@@ -78,10 +84,14 @@ class WorldModel {
   void ApplyUpdated(const zone::v1::TickUpdate& t);
   void ApplyMoved(const zone::v1::TickUpdate& t);
   void CheckCrowd(const zone::v1::CrowdSummary& c);
+  void ApplyChat(const zone::v1::TickUpdate& t);
   void SetZone(uint32_t id, CmPoint min, CmPoint max);
   [[nodiscard]] bool InZone(CmPoint p) const;
 
   Stats* stats_;
+  ChatCheck* chat_;
+  Listener listener_;
+  uint32_t chat_radius_ = 0;  // centimetres
   bool welcomed_ = false;
   uint32_t self_ = 0;
   uint32_t zone_id_ = 0;

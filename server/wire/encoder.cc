@@ -103,6 +103,7 @@ std::string WelcomeFrame(const WelcomeInfo& info) {
   w->set_y(ToCentimetres(info.position.y));
   w->set_player_name(std::string(info.name));
   w->set_server_time_ms(info.server_time_ms);
+  w->set_chat_radius(Centimetres(zone.chat_radius));
   DescribeCharacter(world, zone, info.hp, w->mutable_you());
   for (const zone::MonsterTemplate& t : world.monsters) {
     pb::MonsterTemplate* mt = w->add_monster_templates();
@@ -123,6 +124,8 @@ std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival) {
   z->set_zone_min_y(ToCentimetres(zone.bounds.min.y));
   z->set_zone_max_x(ToCentimetres(zone.bounds.max.x));
   z->set_zone_max_y(ToCentimetres(zone.bounds.max.y));
+  z->set_chat_radius(static_cast<uint32_t>(ToCentimetres(zone.chat_radius)));
+  z->set_view_radius(static_cast<uint32_t>(ToCentimetres(zone.view_radius)));
   z->set_x(ToCentimetres(arrival.x));
   z->set_y(ToCentimetres(arrival.y));
   return Frame(m);

@@ -89,6 +89,10 @@ TEST(Report, KeysValuesAndOrder) {
                                          "cpu_percent",
                                          "errors",
                                          "disconnects",
+                                         "results",
+                                         "says",
+                                         "says_checked",
+                                         "chat_heard",
                                          "violations",
                                          "violations_total"};
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text);

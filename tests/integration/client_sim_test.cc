@@ -1,5 +1,6 @@
 // End to end: the zone server and client_sim, 50 bots for 5 s in `crowd` and `raid`: every bot
-// logs in and not one protocol promise is broken.
+// logs in and not one protocol promise is broken, chat and input results included (every bot
+// says something about once a second: each line must reach exactly the bots within the radius).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -21,7 +22,8 @@ int RunClientSim(uint16_t port, const std::string& scenario, std::string* report
     ::dup2(devnull, 1);
     ::execl(ZS_CLIENT_SIM_BIN, ZS_CLIENT_SIM_BIN, "--port", port_s.c_str(), "--bots", "50",
             "--ramp", "100", "--duration", "5", "--scenario", scenario.c_str(), "--verify-every",
-            verify_s.c_str(), "--report", path.c_str(), static_cast<char*>(nullptr));
+            verify_s.c_str(), "--say-rate", "1", "--report", path.c_str(),
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   int status = 0;
@@ -51,6 +53,11 @@ TEST_P(ClientSimEndToEnd, FiftyBotsAllLogInWithZeroViolations) {
   EXPECT_EQ(j.value("logins_failed", -1), 0) << report;
   EXPECT_EQ(j.value("violations_total", -1), 0) << report;
   EXPECT_GT(j.value("ticks_received", 0), 0) << report;
+  // Chat was said and checked against the radius; inputs got results.
+  EXPECT_GT(j.value("says_checked", 0), 100) << report;
+  EXPECT_GT(j.value("chat_heard", 0), j.value("says_checked", 0)) << report;
+  ASSERT_TRUE(j.contains("results")) << report;
+  EXPECT_GT(j["results"].value("OUTCOME_ACCEPTED", 0), 50) << report;
 }
 
 // The cheap readers (every bot but one in 7) still see consecutive ticks, and the verifying ones

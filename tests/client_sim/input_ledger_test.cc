@@ -1,0 +1,65 @@
+// InputLedger: one result per skill and chat, results only for inputs sent, none left behind.
+#include "client_sim/input_ledger.h"
+
+#include <gtest/gtest.h>
+
+#include "zone.pb.h"
+
+namespace zs::sim {
+namespace {
+
+namespace pb = ::zs::zone::v1;
+using Clock = InputLedger::Clock;
+
+pb::TickUpdate WithResult(pb::InputKind kind, uint32_t seq, pb::Outcome outcome) {
+  pb::TickUpdate t;
+  pb::InputResult* r = t.add_results();
+  r->set_kind(kind);
+  r->set_seq(seq);
+  r->set_outcome(outcome);
+  return t;
+}
+
+TEST(InputLedger, EachSkillAndChatIsAnsweredOnce) {
+  Stats stats;
+  InputLedger ledger(&stats);
+  const auto now = Clock::now();
+  ledger.Sent(InputLedger::Kind::kSkill, 7, now);
+  ledger.Sent(InputLedger::Kind::kChat, 7, now);  // chat has its own sequence
+  ledger.Sent(InputLedger::Kind::kMove, 8, now);
+  ledger.Apply(WithResult(pb::INPUT_KIND_SKILL, 7, pb::OUTCOME_COOLDOWN), now);
+  ledger.Apply(WithResult(pb::INPUT_KIND_CHAT, 7, pb::OUTCOME_ACCEPTED), now);
+  ledger.Apply(WithResult(pb::INPUT_KIND_MOVE, 8, pb::OUTCOME_DEAD), now);
+  EXPECT_EQ(stats.TotalViolations(), 0u);
+  EXPECT_EQ(ledger.pending(), 0u);
+  EXPECT_EQ(stats.results["OUTCOME_COOLDOWN"], 1u);
+  ledger.Apply(WithResult(pb::INPUT_KIND_SKILL, 7, pb::OUTCOME_ACCEPTED), now);  // a second one
+  ledger.Apply(WithResult(pb::INPUT_KIND_MOVE, 99, pb::OUTCOME_DEAD), now);      // never sent
+  EXPECT_EQ(stats.violations["result_unknown_input"], 2u);
+}
+
+TEST(InputLedger, AnUnansweredSkillIsMissingAfterThreeSeconds) {
+  Stats stats;
+  InputLedger ledger(&stats);
+  const auto t0 = Clock::now();
+  ledger.Sent(InputLedger::Kind::kSkill, 1, t0);
+  ledger.Apply(pb::TickUpdate(), t0 + std::chrono::seconds(2));
+  EXPECT_EQ(stats.TotalViolations(), 0u);
+  ledger.Apply(pb::TickUpdate(), t0 + std::chrono::seconds(4));
+  EXPECT_EQ(stats.violations["result_missing"], 1u);
+}
+
+TEST(InputLedger, AResyncForgetsWhatWasPending) {
+  Stats stats;
+  InputLedger ledger(&stats);
+  const auto t0 = Clock::now();
+  ledger.Sent(InputLedger::Kind::kSkill, 1, t0);
+  pb::TickUpdate resync;
+  resync.set_resync(true);
+  ledger.Apply(resync, t0);
+  ledger.Apply(pb::TickUpdate(), t0 + std::chrono::seconds(10));
+  EXPECT_EQ(stats.TotalViolations(), 0u);
+}
+
+}  // namespace
+}  // namespace zs::sim
