@@ -27,6 +27,9 @@ PACKAGES=(
   prometheus-cpp-dev    # /metrics text exposition (net links only its core library)
   nlohmann-json3-dev    # client_sim's JSON report
   jq                    # scripts/loadtest.sh and soak.sh read that report
+  # the Python reference client (examples/python) and its integration test
+  python3
+  python3-protobuf
   # tests and benchmarks
   libgtest-dev
   libgmock-dev

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Reference client for the zone server, in plain Python with the protobuf library.
+
+Speaks protocol 3 exactly as proto/zone.proto documents it: logs in, prints what it sees
+(entities entering with their names, leaving, hits, chat, the results of its own inputs, clock
+sync from Pong), walks in a circle, swings at the nearest monster, says something and whispers.
+
+The protocol's Python code is generated from proto/zone.proto at build time (never checked in):
+
+    protoc --python_out=build/python -I proto proto/zone.proto   # the CMake build does this
+    PYTHONPATH=build/python python3 examples/python/zone_client.py --name Aria --seconds 10
+
+Needs Debian's python3-protobuf (installed by scripts/install-deps.sh). Every line it prints
+starts with a word saying what it is (welcome, enter, leave, hit, chat, result, pong, kick,
+error, summary), so scripts and tests can read it.
+"""
+
+import argparse
+import math
+import socket
+import sys
+import time
+
+from google.protobuf.internal.decoder import _DecodeVarint32
+from google.protobuf.internal.encoder import _VarintBytes
+
+import zone_pb2 as pb
+
+PROTOCOL_VERSION = 3
+CM = 100.0  # positions are centimetres on the wire
+TURN = 65536  # angles are 1/65536 of a turn
+
+
+class Connection:
+    """Frames are a varint length followed by one message, both ways."""
+
+    def __init__(self, host, port):
+        self.sock = socket.create_connection((host, port), timeout=5)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = b""
+        self.closed = False
+
+    def send(self, message):
+        body = message.SerializeToString()
+        self.sock.sendall(_VarintBytes(len(body)) + body)
+
+    def receive(self, timeout):
+        """Every ServerMessage that arrives within `timeout` seconds (at least one read)."""
+        self.sock.settimeout(max(timeout, 0.001))
+        try:
+            data = self.sock.recv(1 << 16)
+            if not data:
+                self.closed = True
+            self.buffer += data
+        except socket.timeout:
+            pass
+        except OSError:
+            self.closed = True
+        messages = []
+        while self.buffer:
+            try:
+                length, start = _DecodeVarint32(self.buffer, 0)
+            except IndexError:
+                break  # the length itself is not complete yet
+            if len(self.buffer) < start + length:
+                break
+            message = pb.ServerMessage()
+            message.ParseFromString(self.buffer[start:start + length])
+            self.buffer = self.buffer[start + length:]
+            messages.append(message)
+        return messages
+
+
+class World:
+    """What the client knows: each entity it was sent, kept up to date from every TickUpdate."""
+
+    def __init__(self, welcome):
+        self.me = welcome.entity_id
+        self.x, self.y = welcome.x / CM, welcome.y / CM
+        self.templates = {t.id: t.name for t in welcome.monster_templates}
+        self.entities = {}  # id -> dict(kind, name, x, y, hp, alive)
+
+    def name_of(self, entity_id):
+        e = self.entities.get(entity_id)
+        if entity_id == self.me:
+            return "you"
+        return e["name"] if e else "#%d" % entity_id
+
+    def apply(self, tick, out):
+        for entity_id in tick.left:
+            e = self.entities.pop(entity_id, None)
+            out("leave %s" % (e["name"] if e else entity_id))
+        for e in tick.entered:
+            monster = e.kind == pb.ENTITY_KIND_MONSTER
+            name = self.templates.get(e.template_id, "monster") if monster else e.name
+            self.entities[e.id] = dict(kind="monster" if monster else "player", name=name,
+                                       x=e.x / CM, y=e.y / CM, hp=e.hp, alive=e.alive)
+            out("enter %s %s id=%d at (%.1f, %.1f) hp %d/%d" %
+                ("monster" if monster else "player", name, e.id, e.x / CM, e.y / CM, e.hp,
+                 e.max_hp))
+        for u in tick.updated:  # absolute values; absent fields did not change
+            e = self.entities.get(u.id)
+            if e is None:
+                continue
+            if u.HasField("x"):
+                e["x"] = u.x / CM
+            if u.HasField("y"):
+                e["y"] = u.y / CM
+            if u.HasField("hp"):
+                e["hp"] = u.hp
+            if u.HasField("alive"):
+                e["alive"] = u.alive
+        entity_id = 0
+        for i, gap in enumerate(tick.moved_ids):  # ids as gaps, two deltas per id
+            entity_id += gap
+            e = self.entities.get(entity_id)
+            if e is not None:
+                e["x"] += tick.moved_deltas[2 * i] / CM
+                e["y"] += tick.moved_deltas[2 * i + 1] / CM
+        if tick.self.HasField("x"):
+            self.x = tick.self.x / CM
+        if tick.self.HasField("y"):
+            self.y = tick.self.y / CM
+
+    def nearest_monster(self):
+        best = None
+        for entity_id, e in self.entities.items():
+            if e["kind"] != "monster" or not e["alive"]:
+                continue
+            d = math.hypot(e["x"] - self.x, e["y"] - self.y)
+            if best is None or d < best[0]:
+                best = (d, entity_id, e)
+        return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=7777)
+    parser.add_argument("--name", default="Pythonista")
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--say", default="hello from Python")
+    parser.add_argument("--whisper-to", default="")
+    parser.add_argument("--walk-seconds", type=float, default=1e9,
+                        help="walk in a circle this long, then stand still")
+    args = parser.parse_args()
+
+    conn = Connection(args.host, args.port)
+    out = lambda line: print(line, flush=True)
+
+    hello = pb.ClientMessage()
+    hello.hello.protocol_version = PROTOCOL_VERSION
+    hello.hello.player_name = args.name
+    conn.send(hello)
+
+    welcome = None
+    early = []  # what arrived right behind the Welcome (the first ticks), handled below
+    deadline = time.time() + 5
+    while welcome is None and time.time() < deadline and not conn.closed:
+        for m in conn.receive(0.5):
+            if welcome is not None:
+                early.append(m)
+            elif m.HasField("welcome"):
+                welcome = m.welcome
+            elif m.HasField("error"):
+                out("error %s: %s" % (pb.ErrorCode.Name(m.error.code), m.error.message))
+                return 1
+    if welcome is None:
+        out("error no Welcome")
+        return 1
+    you = welcome.you
+    out("welcome %s id=%d zone %s at (%.1f, %.1f) hp %d/%d speed %.1f m/s view %.0f m chat %.0f m "
+        "tick %d Hz" % (welcome.player_name, welcome.entity_id, welcome.zone_name,
+                        welcome.x / CM, welcome.y / CM, you.hp, you.max_hp, you.speed / CM,
+                        you.view_radius / CM, welcome.chat_radius / CM, welcome.tick_rate))
+    for s in you.skills:
+        out("welcome skill %d %s %s range %.1f m radius %.1f m cooldown %d ms damage %d" %
+            (s.id, s.name, pb.SkillShape.Name(s.shape), s.range / CM, s.radius / CM,
+             s.cooldown_ms, s.damage))
+    world = World(welcome)
+
+    seq = 0
+    chat_seq = 0
+    start = time.time()
+    next_act = start
+    said = False
+    counts = {"ticks": 0, "chat": 0, "results": 0, "hits": 0}
+    while time.time() - start < args.seconds and not conn.closed:
+        now = time.time()
+        if now >= next_act:
+            next_act = now + 0.5
+            seq += 1
+            angle = (now - start) * 0.8  # walk in a circle
+            walking = now - start < args.walk_seconds
+            move = pb.ClientMessage()
+            move.move.seq = seq
+            move.move.direction_x = math.cos(angle) if walking else 0.0
+            move.move.direction_y = math.sin(angle) if walking else 0.0
+            conn.send(move)
+            target = world.nearest_monster()
+            if target is not None and target[0] < 4 and you.skills:
+                seq += 1
+                swing = pb.ClientMessage()
+                swing.skill.seq = seq
+                swing.skill.skill_id = you.skills[0].id
+                facing = math.atan2(target[2]["y"] - world.y, target[2]["x"] - world.x)
+                swing.skill.facing = int(round(facing % (2 * math.pi) / (2 * math.pi) * TURN)) % TURN
+                conn.send(swing)
+            ping = pb.ClientMessage()
+            ping.ping.client_time = int(now * 1000)
+            conn.send(ping)
+            if not said and now - start > 0.5:
+                said = True
+                chat_seq += 1
+                say = pb.ClientMessage()
+                say.chat.seq = chat_seq
+                say.chat.channel = pb.CHAT_CHANNEL_SAY
+                say.chat.text = args.say
+                conn.send(say)
+                if args.whisper_to:
+                    chat_seq += 1
+                    whisper = pb.ClientMessage()
+                    whisper.chat.seq = chat_seq
+                    whisper.chat.channel = pb.CHAT_CHANNEL_WHISPER
+                    whisper.chat.to = args.whisper_to
+                    whisper.chat.text = "psst, " + args.whisper_to
+                    conn.send(whisper)
+        for m in early + conn.receive(0.05):
+            kind = m.WhichOneof("kind")
+            if kind == "tick":
+                counts["ticks"] += 1
+                world.apply(m.tick, out)
+                for hit in m.tick.hits:
+                    counts["hits"] += 1
+                    for t in hit.targets:
+                        out("hit %s -> %s: %d damage%s" % (world.name_of(hit.attacker),
+                                                          world.name_of(t.id), t.damage,
+                                                          " (killed)" if t.killed else ""))
+                for line in m.tick.chat:
+                    counts["chat"] += 1
+                    to = (" to " + line.to) if line.to else ""
+                    out("chat [%s] %s%s: %s" % (pb.ChatChannel.Name(line.channel), line.from_name,
+                                                to, line.text))
+                for r in m.tick.results:
+                    counts["results"] += 1
+                    out("result %s seq %d: %s" % (pb.InputKind.Name(r.kind), r.seq,
+                                                  pb.Outcome.Name(r.outcome)))
+            elif kind == "pong":
+                received = time.time() * 1000
+                rtt = received - m.pong.client_time
+                offset = m.pong.server_time_ms - (m.pong.client_time + received) / 2
+                out("pong rtt %.1f ms, server clock %+.0f ms from ours, tick %d" %
+                    (rtt, offset, m.pong.server_tick))
+            elif kind == "zone_changed":
+                out("zone %s" % m.zone_changed.zone_name)
+            elif kind == "kick":
+                out("kick %s" % m.kick.reason)
+            elif kind == "error":
+                out("error %s: %s" % (pb.ErrorCode.Name(m.error.code), m.error.message))
+        early = []
+
+    logout = pb.ClientMessage()
+    logout.logout.SetInParent()
+    conn.send(logout)
+    deadline = time.time() + 2
+    while not conn.closed and time.time() < deadline:
+        for m in conn.receive(0.2):
+            if m.HasField("kick"):
+                out("kick %s" % m.kick.reason)
+    out("summary ticks %d known %d chat %d results %d hits %d at (%.1f, %.1f)" %
+        (counts["ticks"], len(world.entities), counts["chat"], counts["results"], counts["hits"],
+         world.x, world.y))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
