@@ -1,4 +1,4 @@
-// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 2).
+// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 3).
 //
 // It logs in, then moves and swings according to its scenario, and pings once a second for RTT.
 // A verifying bot (index % verify_every == 0) parses every frame with protobuf and keeps a full
