@@ -62,7 +62,8 @@ void TickLoop::Push(Request r) {
   std::lock_guard lock(mu_);
   // A tick thread that falls behind must not let inputs pile up without bound: beyond the cap
   // inputs are dropped (counted); joins, leaves and resyncs always go through.
-  const bool input = r.kind == Request::kMove || r.kind == Request::kSkill;
+  const bool input = r.kind == Request::kMove || r.kind == Request::kSkill ||
+                     r.kind == Request::kChat || r.kind == Request::kRefused;
   if (input && pending_.size() >= kMaxPendingRequests) {
     metrics_->RejectInput("server_busy");
     return;
@@ -87,7 +88,7 @@ void TickLoop::Resync(uint64_t session) { Push({.kind = Request::kResync, .sessi
 void TickLoop::Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
                     std::string to) {
   Request r{.kind = Request::kChat, .session = session, .name = std::move(to), .chat = in};
-  r.text = std::move(text);
+  if (text_ok) r.text = std::move(text);  // a refused text (up to a frame's size) is not kept
   if (!text_ok)
     r.result = {.kind = zone::InputKind::kChat, .seq = in.seq, .outcome = zone::Outcome::kBadText};
   Push(std::move(r));

@@ -135,7 +135,8 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
                    .to = kInvalidEntity};
       out->chat_text = c.text();
       out->chat_text_ok = IsChatText(out->chat_text);
-      out->chat_to = c.to();
+      // A name longer than any player's cannot match: not kept (it would be held until the tick).
+      out->chat_to = c.to().size() <= kMaxPlayerName ? c.to() : std::string();
       return ParseError::kNone;
     }
     case pb::ClientMessage::KIND_NOT_SET:
