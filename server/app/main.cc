@@ -2,6 +2,9 @@
 //
 //   zone_server [--config config/server.yaml] [--port N] [--admin-port N] ...   (--help)
 //
+// Settings: the command line wins over the environment (ZS_ADMIN_LISTEN, ZS_ADMIN_PORT), which
+// wins over the config file (server_config.h).
+//
 // Loads config/server.yaml and the world it names, listens for game clients (protobuf frames
 // over TCP) and for the admin HTTP port, ticks the world at its tick rate, and shuts down
 // gracefully on SIGINT/SIGTERM: stop accepting, kick every client with reason "shutdown",
@@ -16,6 +19,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -96,8 +100,10 @@ int main(int argc, char** argv) {
   cli.add_option("-c,--config", config_path, "Server config file")->capture_default_str();
   cli.add_option("--listen", listen, "Game listen address (overrides listen.address)");
   cli.add_option("-p,--port", port, "Game port; 0 picks a free one (overrides listen.port)");
-  cli.add_option("--admin-listen", admin_listen, "Admin HTTP address (overrides admin.address)");
-  cli.add_option("--admin-port", admin_port, "Admin HTTP port; 0 picks a free one");
+  cli.add_option("--admin-listen", admin_listen,
+                 "Admin HTTP address (overrides $ZS_ADMIN_LISTEN, then admin.address)");
+  cli.add_option("--admin-port", admin_port,
+                 "Admin HTTP port; 0 picks a free one (overrides $ZS_ADMIN_PORT, then admin.port)");
   cli.add_option("--world", world, "World config file (overrides world)");
   cli.add_option("--tick-rate", tick_rate, "Ticks per second (overrides the world's)")
       ->check(CLI::Range(1u, 120u));
@@ -116,6 +122,7 @@ int main(int argc, char** argv) {
   zs::zone::WorldConfig world_config;
   try {
     config = zs::app::LoadServerConfig(config_path);
+    zs::app::ApplyEnvironment([](const char* name) { return std::getenv(name); }, &config);
     if (listen) config.listen_address = *listen;
     if (port) config.port = *port;
     if (admin_listen) config.admin_address = *admin_listen;

@@ -1,7 +1,9 @@
 #include "app/server_config.h"
 
+#include <charconv>
 #include <filesystem>
 
+#include "zone/config_loader.h"
 #include "zone/yaml_node.h"
 
 namespace zs::app {
@@ -86,6 +88,25 @@ ServerConfig LoadServerConfig(const std::string& path) {
         [&](const zone::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });
   }
   return c;
+}
+
+void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config) {
+  const auto value = [&getenv](const char* name) -> std::optional<std::string> {
+    const char* v = getenv(name);
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    return std::string(v);
+  };
+  if (const auto address = value(kEnvAdminListen)) config->admin_address = *address;
+  if (const auto port = value(kEnvAdminPort)) {
+    unsigned parsed = 0;
+    const char* end = port->data() + port->size();
+    const auto [ptr, ec] = std::from_chars(port->data(), end, parsed);
+    if (ec != std::errc() || ptr != end || parsed > 65535) {
+      throw zone::ConfigError(std::string("environment: ") + kEnvAdminPort +
+                              ": must be an integer in 0..65535, got \"" + *port + "\"");
+    }
+    config->admin_port = static_cast<uint16_t>(parsed);
+  }
 }
 
 }  // namespace zs::app
