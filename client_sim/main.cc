@@ -5,7 +5,10 @@
 // Prints one progress line per second (an updating line on a terminal), then a summary, and
 // writes a JSON report, both with client_sim's own CPU use (it shares the machine with the
 // server). Exits 1 when protocol violations or failed logins exceed the thresholds, so scripts
-// and CI can use it.
+// and CI can use it. SIGINT or SIGTERM (`docker stop`, Ctrl-C) ends the run early the same way:
+// the bots stop, then the summary, the report and the exit code as at the end of a full run; a
+// second signal ends the process at once.
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -13,6 +16,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -58,6 +63,28 @@ CpuUse CpuUseNow() {
 }
 
 unsigned long long Ull(uint64_t v) { return static_cast<unsigned long long>(v); }
+
+// The signal that asked the run to end (0: none yet). Written by the handler, read by the main
+// thread's loop in RunBots.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "written from a signal handler");
+
+void OnStopSignal(int signal) { g_stop_signal.store(signal, std::memory_order_relaxed); }
+
+// SIGINT and SIGTERM end the run early; SA_RESETHAND: a second one has the default effect
+// (the process ends at once). Called before any thread starts, so every thread inherits it.
+void InstallStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+const char* SignalName(int signal) {
+  return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal";
+}
 
 void AddOptions(CLI::App* cli, Options* o) {
   cli->add_option("--host", o->bot.host, "Server address")->capture_default_str();
@@ -147,7 +174,8 @@ class Progress {
   uint64_t last_in_ = 0, last_out_ = 0, last_msgs_in_ = 0, last_msgs_out_ = 0, last_ticks_ = 0;
 };
 
-// Starts the bots at the ramp rate and runs them for the duration; returns the wall seconds.
+// Starts the bots at the ramp rate and runs them for the duration, or until SIGINT/SIGTERM;
+// returns the wall seconds.
 double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& stats,
                zs::sim::ChatCheck* chat, std::vector<std::shared_ptr<zs::sim::Bot>>* all) {
   const bool tty = ::isatty(1) != 0;
@@ -170,6 +198,12 @@ double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& st
       progress.Print(stats, elapsed);
     }
     if (elapsed >= total_s) break;
+    if (const int signal = g_stop_signal.load(std::memory_order_relaxed); signal != 0) {
+      std::printf("%sclient_sim: %s after %.1f s: stopping the bots\n", tty ? "\n" : "",
+                  SignalName(signal), elapsed);
+      std::fflush(stdout);
+      return std::chrono::duration<double>(Clock::now() - start).count();
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (tty) std::printf("\n");
@@ -177,10 +211,13 @@ double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& st
 }
 
 // REQUIRES: stats.mu held (Summarise, ReportJson and PrintSummary read the samples).
-Results Summarise(const Options& o, const zs::sim::Stats& stats, double run_s,
-                  Clock::time_point process_start) {
+// `bots_started`: fewer than o.bots when a signal ended the ramp-up; `stop_signal`: the signal
+// that ended the run early, or 0.
+Results Summarise(const Options& o, const zs::sim::Stats& stats, double run_s, size_t bots_started,
+                  int stop_signal, Clock::time_point process_start) {
   Results r;
   r.run_s = run_s;
+  if (stop_signal != 0) r.stopped_by = SignalName(stop_signal);
   r.wall_s = std::chrono::duration<double>(Clock::now() - process_start).count();
   r.cpu = CpuUseNow();
   for (double v : stats.tick_interval_ms) r.mean_interval += v;
@@ -190,7 +227,12 @@ Results Summarise(const Options& o, const zs::sim::Stats& stats, double run_s,
   for (double v : stats.tick_interval_ms) r.jitter.push_back(std::abs(v - r.mean_interval));
   for (double v : stats.rtt_ms) r.rtt_max = std::max(r.rtt_max, v);
   for (const auto& [k, v] : stats.violations) r.violations += v;
-  r.bot_seconds = std::max(1.0, static_cast<double>(o.bots) * o.duration);
+  // Rates per bot and second count the time after the ramp-up: the duration, or what a signal
+  // left of it.
+  const double started = static_cast<double>(bots_started);
+  const double played_s =
+      stop_signal == 0 ? o.duration : std::clamp(run_s - started / o.ramp, 0.0, o.duration);
+  r.bot_seconds = std::max(1.0, started * played_s);
   return r;
 }
 
@@ -212,6 +254,9 @@ void PrintSummary(const Options& o, const zs::sim::Stats& stats, const Results& 
       static_cast<double>(stats.bytes_out.load()) / r.bot_seconds,
       Ull(stats.crowd_summaries.load()), r.cpu.total(), r.cpu.user_s, r.cpu.system_s,
       r.cpu_percent(), Ull(r.violations));
+  if (!r.stopped_by.empty()) {
+    std::printf("  stopped early by %s after %.1f s\n", r.stopped_by.c_str(), r.run_s);
+  }
   for (const auto& [k, v] : stats.violations)
     std::printf("  violation %s: %llu\n", k.c_str(), Ull(v));
   for (const auto& [k, v] : stats.errors)
@@ -230,6 +275,7 @@ int main(int argc, char** argv) {
   AddOptions(&cli, &o);
   CLI11_PARSE(cli, argc, argv);
   o.bot.scenario = ScenarioNamed(o.scenario);
+  InstallStopHandlers();
 
   boost::asio::io_context io;
   {  // resolve once: bots connect to an address (the host may be a name, e.g. in compose)
@@ -260,7 +306,8 @@ int main(int argc, char** argv) {
   std::lock_guard lock(stats.mu);
   for (const auto& [kind, n] : chat.Check()) stats.violations[kind] += n;
   stats.says_checked = chat.lines();
-  const Results r = Summarise(o, stats, run_s, process_start);
+  const Results r = Summarise(o, stats, run_s, all.size(),
+                              g_stop_signal.load(std::memory_order_relaxed), process_start);
   PrintSummary(o, stats, r);
   if (!o.report_path.empty()) {
     const zs::sim::RunInfo run{.scenario = o.scenario,

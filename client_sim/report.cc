@@ -30,6 +30,7 @@ std::string ReportJson(const RunInfo& run, const Stats& stats, const Results& r)
   j["verify_every"] = run.verify_every;
   j["verifying_bots"] = run.verifying_bots;
   j["duration_s"] = r.run_s;
+  j["stopped_by"] = r.stopped_by.empty() ? Json(nullptr) : Json(r.stopped_by);
   j["logins_ok"] = stats.logins_ok.load();
   j["logins_failed"] = stats.logins_failed.load();
   j["rtt_ms"] = {{"samples", rtt.size()},        {"p50", Quantile(rtt, 0.5)},

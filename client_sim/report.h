@@ -6,7 +6,8 @@
 // two spaces). Strings (error, kick and disconnect reasons, violation kinds, the scenario) are
 // escaped as JSON requires: control characters survive as \uXXXX escapes and invalid UTF-8 is
 // replaced by U+FFFD. A number that is NaN or infinite is written as null. Keys:
-//   scenario, bots, verify_every, verifying_bots, duration_s, logins_ok, logins_failed,
+//   scenario, bots, verify_every, verifying_bots, duration_s, stopped_by ("SIGTERM" or "SIGINT"
+//   when a signal ended the run early, else null), logins_ok, logins_failed,
 //   rtt_ms {samples, p50, p90, p99, p999, max}, tick_interval_ms {mean, jitter_p50, jitter_p99},
 //   ticks_received, crowd_summaries, crowd_total, bytes_in_per_bot_s, bytes_out_per_bot_s,
 //   messages_in_per_bot_s, messages_out_per_bot_s, cpu_s {user, system, total}, cpu_percent,
@@ -50,6 +51,7 @@ struct Results {
   double rtt_max = 0;
   uint64_t violations = 0;
   double bot_seconds = 1;
+  std::string stopped_by;  // "SIGTERM" or "SIGINT" when a signal ended the run early; else empty
   [[nodiscard]] double cpu_percent() const { return 100 * cpu.total() / std::max(wall_s, 1e-9); }
 };
 

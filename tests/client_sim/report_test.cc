@@ -55,6 +55,7 @@ TEST(Report, KeysValuesAndOrder) {
   EXPECT_EQ(j["verify_every"], 7);
   EXPECT_EQ(j["verifying_bots"], 8);
   EXPECT_DOUBLE_EQ(j["duration_s"].get<double>(), 5.5);
+  EXPECT_TRUE(j["stopped_by"].is_null());  // the run took its course
   EXPECT_EQ(j["logins_ok"], 50);
   EXPECT_EQ(j["logins_failed"], 0);
   EXPECT_EQ(j["rtt_ms"]["samples"], 4);
@@ -74,6 +75,7 @@ TEST(Report, KeysValuesAndOrder) {
                                          "verify_every",
                                          "verifying_bots",
                                          "duration_s",
+                                         "stopped_by",
                                          "logins_ok",
                                          "logins_failed",
                                          "rtt_ms",
@@ -99,6 +101,19 @@ TEST(Report, KeysValuesAndOrder) {
   std::vector<std::string> got;
   for (const auto& [k, v] : ordered.items()) got.push_back(k);
   EXPECT_EQ(got, keys);
+}
+
+// A run that SIGTERM (docker stop) or SIGINT (Ctrl-C) ended early says so.
+TEST(Report, StoppedBySignal) {
+  Stats stats;
+  Results r = SomeResults();
+  r.stopped_by = "SIGTERM";
+  std::string text;
+  {
+    std::lock_guard lock(stats.mu);
+    text = ReportJson(CrowdRun(), stats, r);
+  }
+  EXPECT_EQ(json::parse(text)["stopped_by"], "SIGTERM");
 }
 
 TEST(Report, ControlCharactersAndQuotesRoundTrip) {
