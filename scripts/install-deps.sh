@@ -6,6 +6,9 @@
 #
 #   scripts/install-deps.sh           # apt-get update, then install whatever is missing
 #   scripts/install-deps.sh --check   # exit 0 when everything is installed, 1 otherwise; no changes
+#
+# ZS_NO_CONTAINER_TOOLS=1 leaves out the container tools (the block so labelled below): the
+# Dockerfile's build stage sets it, since nothing inside the image builds or runs images.
 set -euo pipefail
 
 PACKAGES=(
@@ -35,6 +38,17 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
 )
+# container image smoke test (scripts/docker-smoke.sh, scripts/docker-base.sh): podman builds and
+# runs docker/Dockerfile without a Docker engine, with runc as its runtime (crun rejects hybrid
+# cgroups); debootstrap makes the base images from the Debian mirror. podman brings conmon,
+# containernetworking-plugins and iptables: rootful use needs nothing more. Left out where
+# ZS_NO_CONTAINER_TOOLS=1 (the Dockerfile's build stage: nothing in the image runs images).
+CONTAINER_TOOLS=(
+  podman
+  runc
+  debootstrap
+)
+[[ "${ZS_NO_CONTAINER_TOOLS:-0}" == 1 ]] || PACKAGES+=("${CONTAINER_TOOLS[@]}")
 
 missing_packages() {
   local pkg
