@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Builds docker/Dockerfile with podman (no Docker engine needed) and checks what a
+# `docker compose up` relies on, on the running image:
+#   - the server runs as a non-root user;
+#   - the image kept its HEALTHCHECK (`--format docker`: the OCI format drops it), and it passes;
+#   - /healthz answers "ok" through the published admin port, although the container was given
+#     arguments (which replace CMD: the admin address must not depend on it);
+#   - 20 client_sim bots from the same image play 10 s with 0 protocol violations;
+#   - the HEALTHCHECK follows ZS_ADMIN_PORT when it is changed;
+#   - client_sim as PID 1 stops on SIGTERM with its summary;
+#   - `podman stop` (SIGTERM) -> exit code 0 and the server's shutdown log line.
+#
+#   scripts/docker-smoke.sh     # last line: "docker-smoke: PASS", or FAIL and why
+#
+# Exit status: 0 on PASS; 0 with "docker-smoke: SKIPPED: <reason>" when podman cannot run
+# containers on this machine (CI says so and goes on); 1 on any real failure.
+#
+# Podman here: base images debian:bookworm and debian:bookworm-slim made locally
+# (scripts/docker-base.sh, kept in podman's storage); runc as the runtime (crun rejects hybrid
+# cgroups) and the container ulimits capped at this machine's hard limits (podman's defaults are
+# above them, and runc may not raise a limit), both through a CONTAINERS_CONF file in
+# build/docker-smoke/ rather than /etc. Needs root (rootful podman, debootstrap).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+image="${ZS_SMOKE_IMAGE:-zone-server:latest}"
+work=build/docker-smoke
+tag="zs-smoke-$$"
+server="$tag-server"
+started=$SECONDS
+
+say() { echo "docker-smoke: $*"; }
+skip() {
+  say "SKIPPED: $*"
+  exit 0
+}
+fail() {
+  say "FAIL: $*"
+  exit 1
+}
+elapsed() { echo "$((SECONDS - $1)) s"; }
+# podman, less its "unable to get systemd connection" errors: with no systemd here it cannot
+# schedule the periodic health checks (this script runs them with `podman healthcheck run`).
+pm() {
+  local rc=0
+  podman "$@" 2>"$work/podman.err" || rc=$?
+  grep -v 'systemd connection' "$work/podman.err" >&2 || true
+  return $rc
+}
+
+# --- can podman run containers here? ----------------------------------------------------------
+command -v podman >/dev/null || skip "podman is not installed (scripts/install-deps.sh installs it)"
+[[ "$(id -u)" -eq 0 ]] || skip "not root: this script uses rootful podman (and debootstrap for the base images)"
+
+mkdir -p "$work"
+nofile=$(ulimit -Hn)
+[[ "$nofile" == unlimited || "$nofile" -gt 1048576 ]] && nofile=1048576
+nproc=$(ulimit -Hu)
+# podman lowers its own RLIMIT_NPROC to 32768 at start, and runc cannot raise it back.
+[[ "$nproc" == unlimited || "$nproc" -gt 32768 ]] && nproc=32768
+cat >"$work/containers.conf" <<EOF
+# Written by scripts/docker-smoke.sh.
+[containers]
+default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
+[engine]
+runtime = "runc"
+EOF
+export CONTAINERS_CONF="$PWD/$work/containers.conf"
+
+containers=()
+cleanup() {
+  local c
+  for c in "${containers[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
+  rm -f "$work/podman.err"
+}
+trap cleanup EXIT
+run_container() {  # name, then `podman run` arguments; records the name for cleanup
+  containers+=("$1")
+  pm run --name "$@"
+}
+
+t=$SECONDS
+scripts/docker-base.sh || fail "cannot make the base images (scripts/docker-base.sh)"
+say "base images ready ($(elapsed "$t"))"
+if ! probe=$(podman run --rm debian:bookworm-slim true 2>&1); then
+  skip "podman cannot run a container here: $(tail -1 <<<"$probe")"
+fi
+
+# --- build -------------------------------------------------------------------------------------
+t=$SECONDS
+say "building $image (log: $work/build.log)"
+# The build stage gets a tag of its own ($image-build), so that the one a new build replaces can
+# be removed like the old image: neither piles up in podman's storage from run to run. Layers
+# the new images still use (the package layer, the base images) stay.
+build_stage="${image%%:*}-build:latest"
+build() {  # tag, then `podman build` arguments; each log line stamped with the time
+  local tag="$1" old_id new_id
+  shift
+  old_id=$(podman image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)
+  if ! nice -n 10 podman build --format docker --jobs 2 -f docker/Dockerfile -t "$tag" "$@" . 2>&1 |
+    while IFS= read -r line; do printf '%(%T)T %s\n' -1 "$line"; done >>"$work/build.log"; then
+    tail -30 "$work/build.log"
+    fail "podman build failed (log: $work/build.log)"
+  fi
+  new_id=$(podman image inspect --format '{{.Id}}' "$tag")
+  if [[ -n "$old_id" && "$old_id" != "$new_id" ]]; then podman rmi "$old_id" >/dev/null 2>&1 || true; fi
+}
+: >"$work/build.log"
+build "$build_stage" --target build
+build "$image"
+say "built $image in $(elapsed "$t") ($(podman image inspect --format '{{.Size}}' "$image" | numfmt --to=iec))"
+
+health=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$image")
+[[ "$health" == *healthz* && "$health" == *ZS_ADMIN_PORT* ]] ||
+  fail "the image has no HEALTHCHECK on /healthz at \$ZS_ADMIN_PORT (got: $health)"
+
+# --- the server, with arguments (which replace CMD) --------------------------------------------
+t=$SECONDS
+run_container "$server" -d -p 127.0.0.1::7777 -p 127.0.0.1::9100 "$image" \
+  --max-connections-per-ip 100 >/dev/null
+game_port=$(podman port "$server" 7777/tcp | sed 's/.*://')
+admin_port=$(podman port "$server" 9100/tcp | sed 's/.*://')
+[[ -n "$game_port" && -n "$admin_port" ]] || fail "no published ports: $(podman port "$server")"
+healthy=0
+for _ in $(seq 1 60); do
+  if podman healthcheck run "$server" >/dev/null 2>&1; then
+    healthy=1
+    break
+  fi
+  [[ "$(podman inspect --format '{{.State.Running}}' "$server")" == true ]] || break
+  sleep 0.5
+done
+[[ $healthy -eq 1 ]] || { podman logs "$server" 2>&1 | tail -20; fail "the HEALTHCHECK never passed"; }
+say "server up and healthy in $(elapsed "$t") (game 127.0.0.1:$game_port, admin 127.0.0.1:$admin_port)"
+
+uid=$(podman exec "$server" id -u)
+pid1_uid=$(podman exec "$server" awk '/^Uid:/ { print $2 }' /proc/1/status)
+[[ "$uid" != 0 && "$pid1_uid" != 0 ]] || fail "the server runs as root (id -u: $uid, PID 1 uid: $pid1_uid)"
+say "non-root: uid $uid (PID 1 too)"
+
+healthz() {  # GET /healthz on 127.0.0.1:$1 through bash's /dev/tcp; prints the body
+  local body
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  printf 'GET /healthz HTTP/1.0\r\n\r\n' >&3
+  body=$(timeout 5 cat <&3 | tr -d '\r' | sed '1,/^$/d')
+  exec 3<&-
+  echo "$body"
+}
+body=$(healthz "$admin_port" || true)
+[[ "$body" == ok* ]] || fail "/healthz through the published port 127.0.0.1:$admin_port said '$body'"
+say "/healthz through the published port: ok"
+
+# --- 20 bots from the same image ----------------------------------------------------------------
+t=$SECONDS
+if ! run_container "$tag-bots" --rm --network host --no-healthcheck \
+  --entrypoint /usr/local/bin/client_sim "$image" \
+  --host 127.0.0.1 --port "$game_port" --bots 20 --ramp 20 --duration 10 --scenario raid \
+  --max-violations 0 --max-failed-logins 0 >"$work/client_sim.log" 2>&1; then
+  cat "$work/client_sim.log"
+  fail "client_sim: 20 bots against the server container failed"
+fi
+summary=$(grep '^client_sim raid:' "$work/client_sim.log" || true)
+[[ "$summary" == *"logins ok 20 failed 0"* && "$summary" == *"violations 0" ]] ||
+  { cat "$work/client_sim.log"; fail "client_sim's summary is not 20 logins and 0 violations"; }
+say "client_sim: 20 bots, 0 violations ($(elapsed "$t"))"
+
+# --- the HEALTHCHECK follows ZS_ADMIN_PORT ------------------------------------------------------
+t=$SECONDS
+run_container "$tag-port" -d -e ZS_ADMIN_PORT=9190 "$image" --port 7001 >/dev/null
+healthy=0
+for _ in $(seq 1 60); do
+  if podman healthcheck run "$tag-port" >/dev/null 2>&1; then
+    healthy=1
+    break
+  fi
+  sleep 0.5
+done
+[[ $healthy -eq 1 ]] || { podman logs "$tag-port" 2>&1 | tail; fail "with ZS_ADMIN_PORT=9190 the HEALTHCHECK never passed"; }
+podman logs "$tag-port" 2>&1 | grep -q 'admin http://0.0.0.0:9190/' ||
+  fail "with ZS_ADMIN_PORT=9190 the server did not listen on 0.0.0.0:9190"
+pm rm -f -t 0 "$tag-port" >/dev/null
+say "ZS_ADMIN_PORT=9190: the server listens there and the HEALTHCHECK follows ($(elapsed "$t"))"
+
+# --- client_sim as PID 1 stops on SIGTERM --------------------------------------------------------
+t=$SECONDS
+run_container "$tag-stop" -d --network host --no-healthcheck --entrypoint /usr/local/bin/client_sim \
+  "$image" --host 127.0.0.1 --port "$game_port" --bots 5 --duration 600 >/dev/null
+sleep 3
+t_stop=$SECONDS
+pm stop -t 10 "$tag-stop" >/dev/null
+stop_s=$((SECONDS - t_stop))
+code=$(podman inspect --format '{{.State.ExitCode}}' "$tag-stop")
+[[ "$code" == 0 && $stop_s -lt 8 ]] ||
+  { podman logs "$tag-stop" 2>&1 | tail; fail "client_sim on SIGTERM: exit $code after $stop_s s (want 0, promptly)"; }
+podman logs "$tag-stop" 2>&1 | grep -q 'stopped early by SIGTERM' ||
+  { podman logs "$tag-stop" 2>&1 | tail; fail "client_sim printed no summary on SIGTERM"; }
+pm rm -f -t 0 "$tag-stop" >/dev/null
+say "client_sim as PID 1: SIGTERM -> summary, exit 0 in $stop_s s"
+
+# --- graceful stop -------------------------------------------------------------------------------
+t=$SECONDS
+pm stop -t 15 "$server" >/dev/null
+code=$(podman inspect --format '{{.State.ExitCode}}' "$server")
+logs=$(podman logs "$server" 2>&1)
+[[ "$code" == 0 ]] || { tail -20 <<<"$logs"; fail "podman stop: the server exited with $code, not 0"; }
+if ! grep -q 'shutting down' <<<"$logs" || ! grep -q 'zone_server stopped' <<<"$logs"; then
+  tail -20 <<<"$logs"
+  fail "no shutdown log lines ('shutting down', 'zone_server stopped')"
+fi
+say "podman stop: exit 0 in $(elapsed "$t"), log: $(grep -o 'signal [0-9]*: shutting down' <<<"$logs")"
+
+say "PASS ($(elapsed "$started") in all)"
