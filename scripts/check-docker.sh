@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI check for docker/ (there is no Docker engine on our machines):
-#   1. every path the Dockerfile COPYs from the build context exists;
+#   1. every path the Dockerfile COPYs from the build context exists, and .dockerignore does
+#      not leave it out of the context;
 #   2. the runtime stage's package list provides every shared library that `ldd` shows for the
 #      given binaries (mapped to packages with `dpkg -S`), apart from what debian:bookworm-slim
 #      already has.
@@ -12,10 +13,17 @@ dockerfile=docker/Dockerfile
 [[ $# -ge 1 ]] || { echo "usage: $0 BINARY..." >&2; exit 2; }
 fail=0
 
-# 1. COPY sources (skip --from=... copies out of another stage).
+# 1. COPY sources (skip --from=... copies out of another stage). .dockerignore is checked for
+#    its plain top-level entries (`tests/`, `.git`), which are all it has.
+ignored=$(sed -e 's/#.*//' -e 's:/*[[:space:]]*$::' .dockerignore 2>/dev/null | grep -v '^$' || true)
 while read -r src; do
   if [[ ! -e "$src" ]]; then
     echo "Dockerfile copies '$src', which does not exist" >&2
+    fail=1
+  fi
+  top="${src%%/*}"
+  if grep -qxF "$top" <<<"$ignored"; then
+    echo "Dockerfile copies '$src', which .dockerignore leaves out of the build context" >&2
     fail=1
   fi
 done < <(awk '$1 == "COPY" && $2 !~ /^--from/ { for (i = 2; i < NF; i++) print $i }' "$dockerfile")
