@@ -10,7 +10,8 @@
 #   - client_sim as PID 1 stops on SIGTERM with its summary;
 #   - `podman stop` (SIGTERM) -> exit code 0 and the server's shutdown log line.
 #
-#   scripts/docker-smoke.sh     # last line: "docker-smoke: PASS", or FAIL and why
+#   scripts/docker-smoke.sh             # last line: "docker-smoke: PASS", or FAIL and why
+#   scripts/docker-smoke.sh --no-cache  # the same from a cold build (every layer made again)
 #
 # Exit status: 0 on PASS; 0 with "docker-smoke: SKIPPED: <reason>" when podman cannot run
 # containers on this machine (CI says so and goes on); 1 on any real failure.
@@ -23,6 +24,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+build_args=()
+case "${1:-}" in
+  "") ;;
+  --no-cache) build_args+=(--no-cache) ;;
+  *)
+    echo "usage: scripts/docker-smoke.sh [--no-cache]" >&2
+    exit 2
+    ;;
+esac
 image="${ZS_SMOKE_IMAGE:-zone-server:latest}"
 work=build/docker-smoke
 tag="zs-smoke-$$"
@@ -106,8 +116,14 @@ build() {  # tag, then `podman build` arguments; each log line stamped with the 
   if [[ -n "$old_id" && "$old_id" != "$new_id" ]]; then podman rmi "$old_id" >/dev/null 2>&1 || true; fi
 }
 : >"$work/build.log"
-build "$build_stage" --target build
-build "$image"
+if [[ ${#build_args[@]} -gt 0 ]]; then
+  # Cold: the old images go first, with the layers only they use (the package layer among
+  # them), so that the second build below finds the layers just made and nothing older.
+  podman rmi "$image" >/dev/null 2>&1 || true
+  podman rmi "$build_stage" >/dev/null 2>&1 || true
+fi
+build "$image" ${build_args[@]+"${build_args[@]}"}
+build "$build_stage" --target build  # from the layers just made
 say "built $image in $(elapsed "$t") ($(podman image inspect --format '{{.Size}}' "$image" | numfmt --to=iec))"
 
 health=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$image")
