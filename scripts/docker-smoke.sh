@@ -101,29 +101,35 @@ t=$SECONDS
 say "building $image (log: $work/build.log)"
 # The build stage gets a tag of its own ($image-build), so that the one a new build replaces can
 # be removed like the old image: neither piles up in podman's storage from run to run. Layers
-# the new images still use (the package layer, the base images) stay.
+# the new images still use (the package layer, the base images) stay. (One build, one stage at a
+# time, so that the build stage's last layer is the last "--> ID" before stage 2 starts.)
 build_stage="${image%%:*}-build:latest"
-build() {  # tag, then `podman build` arguments; each log line stamped with the time
-  local tag="$1" old_id new_id
-  shift
-  old_id=$(podman image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)
-  if ! nice -n 10 podman build --format docker --jobs 2 -f docker/Dockerfile -t "$tag" "$@" . 2>&1 |
-    while IFS= read -r line; do printf '%(%T)T %s\n' -1 "$line"; done >>"$work/build.log"; then
-    tail -30 "$work/build.log"
-    fail "podman build failed (log: $work/build.log)"
-  fi
-  new_id=$(podman image inspect --format '{{.Id}}' "$tag")
-  if [[ -n "$old_id" && "$old_id" != "$new_id" ]]; then podman rmi "$old_id" >/dev/null 2>&1 || true; fi
-}
-: >"$work/build.log"
+id_of() { podman image inspect --format '{{.Id}}' "$1" 2>/dev/null || true; }
+old_image=$(id_of "$image")
+old_stage=$(id_of "$build_stage")
 if [[ ${#build_args[@]} -gt 0 ]]; then
   # Cold: the old images go first, with the layers only they use (the package layer among
-  # them), so that the second build below finds the layers just made and nothing older.
+  # them), so that no older copy of a layer is left for later builds to pick up instead.
   podman rmi "$image" >/dev/null 2>&1 || true
   podman rmi "$build_stage" >/dev/null 2>&1 || true
+  old_image="" old_stage=""
 fi
-build "$image" ${build_args[@]+"${build_args[@]}"}
-build "$build_stage" --target build  # from the layers just made
+# Each log line stamped with the time, to see where the minutes go.
+if ! nice -n 10 podman build --format docker --jobs 1 -f docker/Dockerfile -t "$image" \
+  ${build_args[@]+"${build_args[@]}"} . 2>&1 |
+  while IFS= read -r line; do printf '%(%T)T %s\n' -1 "$line"; done >"$work/build.log"; then
+  tail -30 "$work/build.log"
+  fail "podman build failed (log: $work/build.log)"
+fi
+stage_id=$(awk '/ \[2\/2\] STEP / { exit } / --> [0-9a-f]+$/ { id = $NF } END { print id }' \
+  "$work/build.log")
+[[ -n "$stage_id" ]] && podman tag "$stage_id" "$build_stage"
+for pair in "$old_image:$image" "$old_stage:$build_stage"; do
+  old="${pair%%:*}"
+  if [[ -n "$old" && "$old" != "$(id_of "${pair#*:}")" ]]; then
+    podman rmi "$old" >/dev/null 2>&1 || true
+  fi
+done
 say "built $image in $(elapsed "$t") ($(podman image inspect --format '{{.Size}}' "$image" | numfmt --to=iec))"
 
 health=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$image")
