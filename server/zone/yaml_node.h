@@ -37,7 +37,10 @@ class YamlNode {
   void AllowOnly(std::initializer_list<const char*> allowed) const {
     if (!node_.IsMap()) Fail("must be a mapping");
     for (const auto& kv : node_) {
-      const std::string key = kv.first.as<std::string>();
+      // A list, map or null as a key (`? [a, b]: 1`) has no name: as<std::string>() would throw
+      // YAML::BadConversion, which is not a ConfigError.
+      if (!kv.first.IsScalar()) Fail("keys must be plain names, not a list, map or null");
+      const std::string key = kv.first.Scalar();
       bool ok = false;
       for (const char* a : allowed) ok = ok || key == a;
       if (!ok) Child(key).Fail("unknown key");
