@@ -1,0 +1,246 @@
+// Fuzz target: what a client's bytes go through, FrameDecoder then ParseClientMessage.
+//
+// Input: byte 0 picks the frame size limit, byte 1 seeds how the stream is cut into reads; the
+// rest is the byte stream a client sends. Properties (each __builtin_trap() when broken):
+//   1. The decoder agrees with the reference decoder below (a varint of at most 5 bytes, the
+//      limit checked before the body): the same frames, then the same error or the same number
+//      of bytes left buffered.
+//   2. How the stream is cut into reads does not matter: fed whole and fed in pieces, the
+//      decoder returns the same frames and ends the same way; once failed it stays failed.
+//   3. AppendFrame(body) decodes back to exactly body.
+//   4. ParseClientMessage never accepts what protobuf itself cannot parse; an accepted intent
+//      keeps its contract (finite direction, a name of 1..32 bytes with no control character, a
+//      facing of 0..65535 turn units in [-pi, pi]) and carries exactly the message's values; a
+//      refusal names the right reason; and the message re-serialised canonically parses to the
+//      same result.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wire/frame_codec.h"
+#include "wire/protocol.h"
+#include "zone.pb.h"
+
+namespace zs::wire {
+namespace {
+
+namespace pb = ::zs::zone::v1;
+
+constexpr int kRecursionLimit = 16;  // the server's default (limits.recursion_limit)
+
+void Require(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+struct Decoded {
+  std::vector<std::string> frames;
+  FrameError error = FrameError::kNone;
+  size_t left = 0;  // bytes buffered but not returned (when no error)
+};
+
+// The framing rule written out the obvious way.
+Decoded ReferenceDecode(std::string_view in, size_t max_frame) {
+  Decoded out;
+  size_t pos = 0;
+  for (;;) {
+    uint64_t length = 0;
+    size_t p = pos;
+    bool complete = false;
+    for (int i = 0; i < 5 && p < in.size(); ++i) {
+      const auto byte = static_cast<uint8_t>(in[p++]);
+      length |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+      if ((byte & 0x80) == 0) {
+        complete = true;
+        break;
+      }
+    }
+    if (!complete) {
+      if (p - pos == 5) out.error = FrameError::kInvalidLength;
+      break;
+    }
+    if (length > max_frame) {
+      out.error = FrameError::kTooLarge;
+      break;
+    }
+    if (in.size() - p < length) break;
+    out.frames.emplace_back(in.substr(p, static_cast<size_t>(length)));
+    pos = p + static_cast<size_t>(length);
+  }
+  out.left = out.error == FrameError::kNone ? in.size() - pos : 0;
+  return out;
+}
+
+// Feeds `in` in pieces whose sizes come from `seed` (0: all at once), draining after each.
+Decoded Decode(std::string_view in, size_t max_frame, uint8_t seed) {
+  Decoded out;
+  FrameDecoder decoder(max_frame);
+  std::string frame;
+  uint32_t state = seed * 2654435761u + 1;
+  size_t pos = 0;
+  while (pos < in.size() && !decoder.failed()) {
+    state = state * 1103515245u + 12345u;
+    const size_t piece = seed == 0 ? in.size() : 1 + (state >> 16) % (seed % 8 == 0 ? 300 : 7);
+    const size_t n = std::min(piece, in.size() - pos);
+    decoder.Feed(in.substr(pos, n));
+    pos += n;
+    for (;;) {
+      const FrameDecoder::Result r = decoder.Next(&frame);
+      if (r == FrameDecoder::Result::kFrame) {
+        Require(frame.size() <= max_frame);
+        out.frames.push_back(frame);
+        continue;
+      }
+      Require((r == FrameDecoder::Result::kError) == decoder.failed());
+      break;
+    }
+  }
+  out.error = decoder.error();
+  if (decoder.failed()) {
+    Require(decoder.error() != FrameError::kNone);
+    Require(decoder.Next(&frame) == FrameDecoder::Result::kError);  // stays failed
+    Require(decoder.Next(&frame) == FrameDecoder::Result::kError);
+  } else {
+    out.left = decoder.buffered();
+  }
+  return out;
+}
+
+bool SameDecoding(const Decoded& a, const Decoded& b) {
+  return a.frames == b.frames && a.error == b.error && a.left == b.left;
+}
+
+void CheckReframe(const std::string& body) {
+  std::string bytes;
+  AppendFrame(body, &bytes);
+  FrameDecoder decoder(body.size());
+  decoder.Feed(bytes);
+  std::string back;
+  Require(decoder.Next(&back) == FrameDecoder::Result::kFrame && back == body);
+  Require(decoder.buffered() == 0);
+}
+
+bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > kMaxPlayerName) return false;
+  return std::none_of(name.begin(), name.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b < 0x20 || b == 0x7F;
+  });
+}
+
+// The intent parsed from a frame that protobuf parses as `m`, with result `e`.
+void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& in) {
+  if (m.kind_case() == pb::ClientMessage::KIND_NOT_SET) {
+    Require(e == ParseError::kEmpty);
+    return;
+  }
+  switch (m.kind_case()) {
+    case pb::ClientMessage::kHello:
+      Require(e ==
+              (ValidName(m.hello().player_name()) ? ParseError::kNone : ParseError::kBadValue));
+      if (e != ParseError::kNone) return;
+      Require(in.kind == ClientKind::kHello && ValidName(in.player_name));
+      Require(in.player_name == m.hello().player_name());
+      Require(in.protocol_version == m.hello().protocol_version());
+      return;
+    case pb::ClientMessage::kMove: {
+      const bool finite =
+          std::isfinite(m.move().direction_x()) && std::isfinite(m.move().direction_y());
+      Require(e == (finite ? ParseError::kNone : ParseError::kBadValue));
+      if (e != ParseError::kNone) return;
+      Require(in.kind == ClientKind::kMove && in.move.seq == m.move().seq());
+      Require(SameBits(in.move.direction.x, m.move().direction_x()));
+      Require(SameBits(in.move.direction.y, m.move().direction_y()));
+      Require(in.move.entity == kInvalidEntity);
+      return;
+    }
+    case pb::ClientMessage::kSkill: {
+      const pb::SkillInput& s = m.skill();
+      Require(e == (s.facing() <= 0xFFFFu ? ParseError::kNone : ParseError::kBadValue));
+      if (e != ParseError::kNone) return;
+      Require(in.kind == ClientKind::kSkill && in.skill.seq == s.seq());
+      Require(in.skill.skill == s.skill_id() && in.skill.entity == kInvalidEntity);
+      Require(std::isfinite(in.skill.facing) && std::abs(in.skill.facing) <= kPi);
+      Require(ToTurn16(in.skill.facing) == s.facing());  // the facing survives the round trip
+      Require(in.skill.target.x == FromCentimetres(s.target_x()));
+      Require(in.skill.target.y == FromCentimetres(s.target_y()));
+      return;
+    }
+    case pb::ClientMessage::kPing:
+      Require(e == ParseError::kNone && in.kind == ClientKind::kPing);
+      Require(in.client_time == m.ping().client_time());
+      return;
+    case pb::ClientMessage::kLogout:
+      Require(e == ParseError::kNone && in.kind == ClientKind::kLogout);
+      return;
+    case pb::ClientMessage::KIND_NOT_SET:
+      return;
+  }
+}
+
+bool SameIntent(const ClientIntent& a, const ClientIntent& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case ClientKind::kHello:
+      return a.protocol_version == b.protocol_version && a.player_name == b.player_name;
+    case ClientKind::kMove:
+      return a.move.seq == b.move.seq && SameBits(a.move.direction.x, b.move.direction.x) &&
+             SameBits(a.move.direction.y, b.move.direction.y);
+    case ClientKind::kSkill:
+      return a.skill.seq == b.skill.seq && a.skill.skill == b.skill.skill &&
+             SameBits(a.skill.facing, b.skill.facing) &&
+             SameBits(a.skill.target.x, b.skill.target.x) &&
+             SameBits(a.skill.target.y, b.skill.target.y);
+    case ClientKind::kPing:
+      return a.client_time == b.client_time;
+    case ClientKind::kLogout:
+      return true;
+  }
+  return false;
+}
+
+void CheckMessage(const std::string& frame) {
+  ClientIntent intent;
+  const ParseError e = ParseClientMessage(frame, kRecursionLimit, &intent);
+  pb::ClientMessage m;
+  const bool protobuf_ok = m.ParseFromString(frame);  // default (deeper) recursion limit
+  if (!protobuf_ok) {
+    Require(e == ParseError::kUnparsable);
+    return;
+  }
+  if (e == ParseError::kUnparsable) return;  // nesting beyond our limit (in unknown fields)
+  CheckIntent(m, e, intent);
+  // Canonical bytes (fields in order, duplicates merged) mean the same thing.
+  ClientIntent again;
+  const ParseError e2 = ParseClientMessage(m.SerializeAsString(), kRecursionLimit, &again);
+  Require(e2 == e);
+  if (e == ParseError::kNone) Require(SameIntent(intent, again));
+}
+
+}  // namespace
+}  // namespace zs::wire
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace zs::wire;
+  if (size < 2 || size > 1 << 17) return -1;
+  // Limits: tiny (most lengths too large), a few hundred bytes, and the server's 64 KiB.
+  static constexpr size_t kLimits[] = {0, 1, 5, 127, 128, 300, 16383, 16384, 65536};
+  const size_t max_frame = kLimits[data[0] % std::size(kLimits)];
+  const uint8_t seed = data[1];
+  const std::string_view stream(reinterpret_cast<const char*>(data) + 2, size - 2);
+
+  const Decoded reference = ReferenceDecode(stream, max_frame);
+  const Decoded whole = Decode(stream, max_frame, 0);
+  Require(SameDecoding(whole, reference));
+  if (seed != 0) Require(SameDecoding(Decode(stream, max_frame, seed), reference));
+  for (const std::string& frame : whole.frames) {
+    CheckReframe(frame);
+    CheckMessage(frame);
+  }
+  return 0;
+}
