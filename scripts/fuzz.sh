@@ -9,7 +9,8 @@
 # crash, a broken property, a leak, a timeout or running out of memory); the input that caused
 # it is kept as build/fuzz/findings/TARGET/crash-* (or leak-, timeout-, oom-) and reproduces
 # with build/fuzz/tests/fuzz/TARGET FILE. The working corpus (seeds plus what the run found
-# interesting) is build/fuzz/corpus/TARGET; it carries over between runs.
+# interesting) is build/fuzz/corpus/TARGET; it carries over between runs. A dictionary
+# tests/fuzz/TARGET.dict (tokens libFuzzer splices into inputs) is used when there is one.
 # Extra libFuzzer flags go in $FUZZ_FLAGS (e.g. FUZZ_FLAGS="-jobs=2 -workers=2").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,11 +45,13 @@ for target in "${run[@]}"; do
   mkdir -p "$corpus" "$findings"
   cp -n tests/fuzz/corpus/"$target"/* "$corpus"/
   echo "== $target: ${seconds}s (log: $log)"
+  dict=()
+  [[ -f tests/fuzz/$target.dict ]] && dict=(-dict="tests/fuzz/$target.dict")
   rc=0
   # -timeout: an input that takes over 10 s is a hang; -rss_limit_mb: 2 GiB is a leak or a
   # blow-up. detect_leaks stays on (libFuzzer reports leaks as findings).
   "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$findings/" ${FUZZ_FLAGS:-} "$corpus" \
+    -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" ${FUZZ_FLAGS:-} "$corpus" \
     </dev/null >"$log" 2>&1 || rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)

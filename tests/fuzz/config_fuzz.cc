@@ -6,8 +6,9 @@
 // Properties (a crash, an abort or libFuzzer's timeout when broken):
 //   - the loader returns a WorldConfig or throws ConfigError: no other exception, no crash, no
 //     hang;
-//   - a WorldConfig it returns keeps the promises its checks make (every reference resolves,
-//     every rectangle and spawn point lies where it must, every zone's tree config is valid);
+//   - a WorldConfig it returns keeps the promises its checks make (ids unique, every reference
+//     resolves, every rectangle and spawn point lies where it must, every zone's tree config is
+//     valid);
 //   - a small accepted world (up to kMaxMonstersToRun monsters) can be built and run: World,
 //     one player in each zone, a few ticks.
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,7 +89,17 @@ bool Inside(const Aabb& outer, const Aabb& inner) {
   return outer.Contains(inner.min) && outer.Contains(inner.max);
 }
 
+template <typename T>
+bool UniqueIds(const std::vector<T>& items) {
+  std::set<uint32_t> ids;
+  for (const T& item : items) {
+    if (!ids.insert(item.id).second) return false;
+  }
+  return true;
+}
+
 void CheckConfig(const WorldConfig& w) {
+  Require(UniqueIds(w.zones) && UniqueIds(w.skills) && UniqueIds(w.monsters));
   Require(w.tick_rate >= 1 && w.tick_rate <= 120);
   Require(!w.zones.empty() && !w.skills.empty() && !w.monsters.empty());
   Require(!w.player.skills.empty() && w.player.skills.size() <= 4);

@@ -9,10 +9,11 @@
 //      decoder returns the same frames and ends the same way; once failed it stays failed.
 //   3. AppendFrame(body) decodes back to exactly body.
 //   4. ParseClientMessage never accepts what protobuf itself cannot parse; an accepted intent
-//      keeps its contract (finite direction, a name of 1..32 bytes with no control character, a
-//      facing of 0..65535 turn units in [-pi, pi]) and carries exactly the message's values; a
-//      refusal names the right reason; and the message re-serialised canonically parses to the
-//      same result.
+//      keeps its contract (finite direction, a name that passes the player-name rules, a facing
+//      of 0..65535 turn units in [-pi, pi]) and carries exactly the message's values; a refusal
+//      names the right reason (for a name, a problem it has by the rules of wire/player_name.h,
+//      written out again here); and the message re-serialised canonically parses to the same
+//      result.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -125,12 +126,57 @@ void CheckReframe(const std::string& body) {
 
 bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-bool ValidName(const std::string& name) {
-  if (name.empty() || name.size() > kMaxPlayerName) return false;
-  return std::none_of(name.begin(), name.end(), [](char c) {
-    const auto b = static_cast<unsigned char>(c);
-    return b < 0x20 || b == 0x7F;
-  });
+// The player-name rules of wire/player_name.h, written out independently: whether `name` has
+// problem `p`.
+bool NameHas(std::string_view name, NameProblem p) {
+  if (p == NameProblem::kNone) return false;
+  if (p == NameProblem::kLength) return name.empty() || name.size() > kMaxPlayerName;
+  if (p == NameProblem::kSpaces) {
+    return !name.empty() && (name.front() == ' ' || name.back() == ' ');
+  }
+  // Decode (Unicode's Table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  for (size_t i = 0; i < name.size();) {
+    const auto b0 = static_cast<uint8_t>(name[i]);
+    size_t len = 0;
+    if (b0 < 0x80) {
+      len = 1;
+    } else if (b0 >= 0xC0 && b0 < 0xE0) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 < 0xF0) {
+      len = 3;
+    } else if (b0 >= 0xF0 && b0 < 0xF8) {
+      len = 4;
+    }
+    if (len == 0 || i + len > name.size()) return p == NameProblem::kInvalidUtf8;
+    uint32_t cp = len == 1 ? b0 : b0 & (0x7Fu >> len);
+    for (size_t k = 1; k < len; ++k) {
+      const auto b = static_cast<uint8_t>(name[i + k]);
+      if ((b & 0xC0) != 0x80) return p == NameProblem::kInvalidUtf8;
+      cp = cp << 6 | (b & 0x3Fu);
+    }
+    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return p == NameProblem::kInvalidUtf8;
+    }
+    const bool control = cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029;
+    const bool invisible = cp == 0xAD || cp == 0x34F || cp == 0x61C || cp == 0x180E ||
+                           (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
+                           (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) ||
+                           cp == 0xFEFF;
+    if ((p == NameProblem::kControl && control) || (p == NameProblem::kInvisible && invisible)) {
+      return true;
+    }
+    i += len;
+  }
+  return false;
+}
+
+bool ValidName(std::string_view name) {
+  for (NameProblem p : {NameProblem::kLength, NameProblem::kSpaces, NameProblem::kInvalidUtf8,
+                        NameProblem::kControl, NameProblem::kInvisible}) {
+    if (NameHas(name, p)) return false;
+  }
+  return true;
 }
 
 // The intent parsed from a frame that protobuf parses as `m`, with result `e`.
@@ -141,10 +187,11 @@ void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& i
   }
   switch (m.kind_case()) {
     case pb::ClientMessage::kHello:
-      Require(e ==
-              (ValidName(m.hello().player_name()) ? ParseError::kNone : ParseError::kBadValue));
+      Require(e == (ValidName(m.hello().player_name()) ? ParseError::kNone : ParseError::kBadName));
+      // A refusal names a problem the name really has.
+      if (e == ParseError::kBadName) Require(NameHas(m.hello().player_name(), in.name_problem));
       if (e != ParseError::kNone) return;
-      Require(in.kind == ClientKind::kHello && ValidName(in.player_name));
+      Require(in.kind == ClientKind::kHello && in.name_problem == NameProblem::kNone);
       Require(in.player_name == m.hello().player_name());
       Require(in.protocol_version == m.hello().protocol_version());
       return;
