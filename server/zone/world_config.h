@@ -75,8 +75,8 @@ struct ZoneConfig {
   uint32_t id = 0;
   std::string name;
   Aabb bounds;
-  float view_radius = 50;     // an entity enters a player's view within this
-  float view_hysteresis = 5;  // ... and leaves only beyond view_radius + view_hysteresis
+  float view_radius = 50;             // an entity enters a player's view within this
+  float view_hysteresis = 5;          // ... and leaves only beyond view_radius + view_hysteresis
   interest::InterestConfig interest;  // what each player is sent of what it may see
   bool pvp = false;
   Vec2 player_spawn;
