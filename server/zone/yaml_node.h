@@ -18,8 +18,8 @@ namespace zs::zone {
 // A YAML node plus where it came from, so every error can say "file: key: problem".
 class YamlNode {
  public:
-  YamlNode(YAML::Node node, std::string file, std::string path)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+  YamlNode(const YAML::Node& node, std::string file, std::string path)
+      : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
   [[noreturn]] void Fail(const std::string& what) const {
     throw ConfigError(file_ + ": " + (path_.empty() ? "(top level)" : path_) + ": " + what);

@@ -59,7 +59,7 @@ const fs::path& Dir() {
         fs::remove_all(entry.path(), ec);
       }
     }
-    const fs::path d = base / (prefix + std::to_string(::getpid()));
+    fs::path d = base / (prefix + std::to_string(::getpid()));
     fs::create_directories(d / "zones");
     return d;
   }();

@@ -15,9 +15,9 @@
 //      written out again here); and the message re-serialised canonically parses to the same
 //      result.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,7 +126,7 @@ void CheckReframe(const std::string& body) {
   Require(decoder.buffered() == 0);
 }
 
-bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool SameBits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
 // The player-name rules of wire/player_name.h, written out independently: whether `name` has
 // problem `p`.

@@ -290,7 +290,7 @@ class Driver {
 
   // ---- queries ----
 
-  static std::vector<uint32_t> Raw(std::vector<EntityId> ids, bool sort) {
+  static std::vector<uint32_t> Raw(const std::vector<EntityId>& ids, bool sort) {
     std::vector<uint32_t> out;
     out.reserve(ids.size());
     for (EntityId id : ids) out.push_back(ToRaw(id));

@@ -133,8 +133,9 @@ TEST(Quadtree, WorldEdgesAreInside) {
 TEST(Quadtree, SplitsAndCollapsesBack) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 200; ++i) {
-    const float x = static_cast<float>(i % 20) * 5.0f + 1.0f;
-    const float y = static_cast<float>(i / 20) * 10.0f + 1.0f;
+    const uint32_t column = i % 20, row = i / 20;
+    const float x = static_cast<float>(column) * 5.0f + 1.0f;
+    const float y = static_cast<float>(row) * 10.0f + 1.0f;
     ASSERT_TRUE(t.Insert(Id(i), {x, y}, 0.5f).ok());
   }
   const TreeStats grown = t.Stats();
@@ -362,9 +363,9 @@ TEST(Quadtree, CircleKeysRankCentresByDistanceThenId) {
 TEST(Quadtree, QueriesDoNotAllocateOnceWarm) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 500; ++i) {
+    const uint32_t column = i % 25, row = i / 25;
     ASSERT_TRUE(
-        t.Insert(Id(i), {static_cast<float>(i % 25) * 4, static_cast<float>(i / 25) * 5}, 0.5f)
-            .ok());
+        t.Insert(Id(i), {static_cast<float>(column) * 4, static_cast<float>(row) * 5}, 0.5f).ok());
   }
   QueryResults r;
   t.QueryCircle({{50, 50}, 100}, {}, QueryOrder::kByDistance, &r);  // warm: the largest result
