@@ -16,6 +16,7 @@ PACKAGES=(
   ccache
   pkg-config
   clang-format
+  clang-tidy            # scripts/lint.sh --tidy
   clang                 # fuzz targets (scripts/fuzz.sh): libFuzzer needs clang ...
   libclang-rt-14-dev    # ... and its runtime (libFuzzer, ASan, UBSan for clang)
   # libraries
