@@ -55,6 +55,10 @@ for target in "${run[@]}"; do
     </dev/null >"$log" 2>&1 || rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  if [[ -z "$runs" ]]; then  # no final stats (interrupted, or a finding): the last status line
+    runs=$(grep -aoE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+    rate=$(grep -aoE 'exec/s: [0-9]+' "$log" | tail -1 | cut -d' ' -f2 || true)
+  fi
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   echo "   execs: ${runs:-?} total, ${rate:-?}/s; ${cov:-cov: ?}; corpus: $(ls "$corpus" | wc -l) inputs"
   if ((rc != 0)); then
