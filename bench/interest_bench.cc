@@ -92,6 +92,7 @@ class Crowd {
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     std::normal_distribution<float> gauss(0.0f, 60.0f);
     std::vector<Vec2> blobs;
+    blobs.reserve(16);
     for (int b = 0; b < 16; ++b) blobs.push_back({blob_at(rng), blob_at(rng)});
     for (uint32_t i = 0; i < n; ++i) {
       Vec2 home{anywhere(rng), anywhere(rng)};

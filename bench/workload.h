@@ -25,6 +25,7 @@ class Workload {
     std::uniform_real_distribution<float> angle(0.0f, 2.0f * kPi);
     std::uniform_real_distribution<float> speed(0.5f, 5.0f);
     std::vector<Vec2> blobs;
+    blobs.reserve(20);
     for (int b = 0; b < 20; ++b) blobs.push_back({u(rng), u(rng)});
     std::normal_distribution<float> gauss(0.0f, 150.0f);
     pos_.reserve(n);

@@ -149,8 +149,8 @@ class Progress {
     double p50 = 0, p99 = 0;
     {
       std::lock_guard lock(stats.mu);
-      std::vector<double> tail(stats.rtt_ms.end() - std::min<size_t>(stats.rtt_ms.size(), 20000),
-                               stats.rtt_ms.end());
+      const auto keep = static_cast<std::ptrdiff_t>(std::min<size_t>(stats.rtt_ms.size(), 20000));
+      std::vector<double> tail(stats.rtt_ms.end() - keep, stats.rtt_ms.end());
       p50 = Quantile(tail, 0.5);
       p99 = Quantile(tail, 0.99);
     }
@@ -268,6 +268,8 @@ void PrintSummary(const Options& o, const zs::sim::Stats& stats, const Results& 
 
 }  // namespace
 
+// An exception that gets this far ends the run with its message.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 int main(int argc, char** argv) {
   const auto process_start = Clock::now();
   CLI::App cli{"client_sim: load generator and protocol checker for zone_server"};

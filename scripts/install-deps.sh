@@ -19,6 +19,9 @@ PACKAGES=(
   ccache
   pkg-config
   clang-format
+  clang-tidy            # scripts/lint.sh --tidy
+  clang                 # fuzz targets (scripts/fuzz.sh): libFuzzer needs clang ...
+  libclang-rt-14-dev    # ... and its runtime (libFuzzer, ASan, UBSan for clang)
   # libraries
   libboost-dev          # Boost.Geometry (benchmark baseline); later Asio and Beast
   libyaml-cpp-dev       # world, zone, monster and skill config files

@@ -88,6 +88,9 @@ void FitConnectionsToDescriptors(ServerConfig* config) {
 
 }  // namespace
 
+// Start-up, one step after another. An exception that gets this far ends the process with its
+// message, which is what start-up should do (STYLE: exceptions are fine at start-up).
+// NOLINTNEXTLINE(bugprone-exception-escape,readability-function-size)
 int main(int argc, char** argv) {
   CLI::App cli{"zone_server " ZS_VERSION ": authoritative MMO zone server"};
   std::string config_path = "config/server.yaml";

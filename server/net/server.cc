@@ -92,6 +92,7 @@ void Server::Accept() {
       LogChurn(ChurnLog::Kind::kConnected, "", "session {} connected from {}", session->id(), ip);
       session->Start();
     } else {
+      // NOLINTNEXTLINE(bugprone-use-after-move): `s` was moved above only if a session was made
       Refuse(std::move(s), ip, refusal);
     }
     bool stopping;

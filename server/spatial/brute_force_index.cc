@@ -34,6 +34,7 @@ std::vector<EntityId> BruteForceIndex::Scan(Pred hit, Vec2 origin, const QueryFi
   }
   std::sort(keyed.begin(), keyed.end());
   std::vector<EntityId> ids;
+  ids.reserve(keyed.size());
   for (const auto& k : keyed) ids.push_back(static_cast<EntityId>(k.second));
   return ids;
 }

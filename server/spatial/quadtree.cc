@@ -294,7 +294,7 @@ void Quadtree::PointDirectoryAt(int32_t node) {
   const uint32_t x0 = n.cell_x << shift;
   const uint32_t y0 = n.cell_y << shift;
   for (uint32_t y = y0; y < y0 + (1u << shift); ++y) {
-    std::fill_n(dir_.begin() + static_cast<std::ptrdiff_t>(y * side + x0), 1u << shift, node);
+    std::fill_n(dir_.begin() + static_cast<std::ptrdiff_t>(y) * side + x0, 1u << shift, node);
   }
 }
 

@@ -18,8 +18,8 @@ namespace zs::zone {
 // A YAML node plus where it came from, so every error can say "file: key: problem".
 class YamlNode {
  public:
-  YamlNode(YAML::Node node, std::string file, std::string path)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+  YamlNode(const YAML::Node& node, std::string file, std::string path)
+      : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
   [[noreturn]] void Fail(const std::string& what) const {
     throw ConfigError(file_ + ": " + (path_.empty() ? "(top level)" : path_) + ": " + what);
@@ -37,7 +37,10 @@ class YamlNode {
   void AllowOnly(std::initializer_list<const char*> allowed) const {
     if (!node_.IsMap()) Fail("must be a mapping");
     for (const auto& kv : node_) {
-      const std::string key = kv.first.as<std::string>();
+      // A list, map or null as a key (`? [a, b]: 1`) has no name: as<std::string>() would throw
+      // YAML::BadConversion, which is not a ConfigError.
+      if (!kv.first.IsScalar()) Fail("keys must be plain names, not a list, map or null");
+      const std::string key = kv.first.Scalar();
       bool ok = false;
       for (const char* a : allowed) ok = ok || key == a;
       if (!ok) Child(key).Fail("unknown key");

@@ -31,6 +31,21 @@ namespace zs::integration {
 namespace pb = ::zs::zone::v1;
 namespace fs = std::filesystem;
 
+// Sanitizer builds (scripts/test.sh --sanitize and --tsan; tests/CMakeLists.txt defines the
+// macros): ASan's quarantine and TSan's shadow memory make the server's RSS meaningless, and
+// under TSan it runs 5-15x slower, so tests skip their promises about memory in both and about
+// time under TSan.
+#if defined(ZS_SANITIZER_BUILD)
+inline constexpr bool kSanitizerBuild = true;
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+#if defined(ZS_TSAN_BUILD)
+inline constexpr bool kUnderTsan = true;
+#else
+inline constexpr bool kUnderTsan = false;
+#endif
+
 inline double NowS() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

@@ -27,6 +27,9 @@ TEST(Overload, BudgetsShrinkUnderACrowdAndGrowBackWhileTicksKeepComing) {
   ::waitpid(bots, &status, 0);
   EXPECT_GT(highest, 0) << "budgets shrank under load";
   EXPECT_FALSE(watch.gap) << "the observer saw every tick";
+  // Under TSan even an idle tick takes more than this world's 0.5 ms threshold and 150 bots hold
+  // the server below 100 Hz: the promises about time (tick count, recovery) do not hold there.
+  if (kUnderTsan) GTEST_SKIP() << "no timing promises under ThreadSanitizer";
   EXPECT_GT(watch.count, 300u) << "ticks kept coming";
   // The crowd has gone: the budgets grow back one step per quiet period.
   double level = -1;

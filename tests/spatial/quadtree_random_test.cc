@@ -251,7 +251,7 @@ class Sequence {
     return out;
   }
 
-  void Compare(const char* what, QueryOrder order, std::vector<EntityId> want) {
+  void Compare(const char* what, QueryOrder order, const std::vector<EntityId>& want) {
     std::vector<EntityId> got = results_.ids.ToVector();
     if (order == QueryOrder::kAny) {
       std::sort(got.begin(), got.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });

@@ -133,8 +133,9 @@ TEST(Quadtree, WorldEdgesAreInside) {
 TEST(Quadtree, SplitsAndCollapsesBack) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 200; ++i) {
-    const float x = static_cast<float>(i % 20) * 5.0f + 1.0f;
-    const float y = static_cast<float>(i / 20) * 10.0f + 1.0f;
+    const uint32_t column = i % 20, row = i / 20;
+    const float x = static_cast<float>(column) * 5.0f + 1.0f;
+    const float y = static_cast<float>(row) * 10.0f + 1.0f;
     ASSERT_TRUE(t.Insert(Id(i), {x, y}, 0.5f).ok());
   }
   const TreeStats grown = t.Stats();
@@ -200,6 +201,35 @@ TEST(Quadtree, CircleQueryWithFilterOrderAndStats) {
   t.QueryCircle({{22, 10}, 6}, {.mask = 2}, QueryOrder::kById, &r);
   EXPECT_EQ(Raw(r.ids), (std::vector<uint32_t>{3, 4, 5}));
   EXPECT_EQ(t.SetMask(Id(4, 1), 1).code(), StatusCode::kNotFound);
+}
+
+// Found by tests/fuzz/quadtree_fuzz: with the default filter (mask all ones, no exclusion) the
+// bulk path for covered subtrees and the leaf scan skipped the mask test, so an entity with mask
+// 0, which passes no filter, was returned.
+TEST(Quadtree, MaskZeroPassesNoFilterNotEvenTheDefault) {
+  Quadtree t(SmallConfig());
+  for (uint32_t i = 0; i < 12; ++i) {  // enough to split: covered subtrees and scanned leaves
+    ASSERT_TRUE(t.Insert(Id(i), {5.0f + 7.0f * static_cast<float>(i), 50}, 0.5f, 1).ok());
+  }
+  ASSERT_TRUE(t.Insert(Id(20), {50, 50}, 0.5f, 0).ok());
+  ASSERT_TRUE(t.SetMask(Id(3), 0).ok());
+  QueryResults r;
+  const auto has_masked = [&r] {
+    return std::any_of(r.ids.begin(), r.ids.end(),
+                       [](EntityId id) { return id == Id(20) || id == Id(3); });
+  };
+  t.QueryCircle({{50, 50}, 200}, {}, QueryOrder::kAny, &r);  // covers the whole tree
+  EXPECT_EQ(r.ids.size(), 11u);
+  EXPECT_FALSE(has_masked());
+  t.QueryCircle({{40, 50}, 15}, {}, QueryOrder::kAny, &r);  // leaf scans
+  EXPECT_FALSE(has_masked());
+  EXPECT_FALSE(r.ids.empty());
+  t.QueryAabb({{0, 0}, {100, 100}}, {}, QueryOrder::kById, &r);
+  EXPECT_EQ(r.ids.size(), 11u);
+  EXPECT_FALSE(has_masked());
+  t.QueryCapsule({{0, 50}, {100, 50}, 1}, {}, QueryOrder::kAny, &r);
+  EXPECT_EQ(r.ids.size(), 11u);
+  EXPECT_FALSE(has_masked());
 }
 
 TEST(Quadtree, SectorQueryIsASwordSwing) {
@@ -333,9 +363,9 @@ TEST(Quadtree, CircleKeysRankCentresByDistanceThenId) {
 TEST(Quadtree, QueriesDoNotAllocateOnceWarm) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 500; ++i) {
+    const uint32_t column = i % 25, row = i / 25;
     ASSERT_TRUE(
-        t.Insert(Id(i), {static_cast<float>(i % 25) * 4, static_cast<float>(i / 25) * 5}, 0.5f)
-            .ok());
+        t.Insert(Id(i), {static_cast<float>(column) * 4, static_cast<float>(row) * 5}, 0.5f).ok());
   }
   QueryResults r;
   t.QueryCircle({{50, 50}, 100}, {}, QueryOrder::kByDistance, &r);  // warm: the largest result

@@ -302,9 +302,7 @@ namespace {
 
 TEST(PlayerName, VisibleUnicodeIsAccepted) {
   for (const char* ok : {"ada", "Ada Lovelace", "\xc3\x89lodie", "\xe5\xb0\x8f\xe6\x98\x8e",
-                         "\xf0\x9f\x90\x89"
-                         "dragon",
-                         "x", "a  b"}) {
+                         "\U0001F409dragon", "x", "a  b"}) {
     EXPECT_EQ(CheckPlayerName(ok), NameProblem::kNone) << ok;
   }
   EXPECT_EQ(CheckPlayerName(std::string(32, 'x')), NameProblem::kNone);
@@ -345,9 +343,7 @@ TEST(PlayerName, EachProblemHasItsOwnReason) {
   }
   // Malformed UTF-8: truncated, overlong, surrogate, beyond U+10FFFF, stray continuation.
   for (const char* bad : {"a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
-                          "\x80"
-                          "a",
-                          "\xff"}) {
+                          "\200a" /* 0x80 then 'a' */, "\xff"}) {
     EXPECT_EQ(CheckPlayerName(bad), NameProblem::kInvalidUtf8) << bad;
   }
   EXPECT_EQ(CheckPlayerName(" ada"), NameProblem::kSpaces);

@@ -87,6 +87,18 @@ TEST_F(BrokenConfig, MissingKey) {
   ExpectError("zones/field.yaml", "view_radius", "missing");
 }
 
+// Found by tests/fuzz/config_fuzz: a key that is a list, a map or null escaped the loader as
+// YAML::BadConversion instead of a ConfigError (zone_server died in std::terminate).
+TEST_F(BrokenConfig, KeyThatIsNotAName) {
+  Edit("world.yaml", "tick_rate: 20", "? [tick, rate]\n: 20");
+  ExpectError("world.yaml", "(top level)", "keys must be plain names");
+  Edit("world.yaml", "? [tick, rate]\n: 20", "tick_rate: 20\n? {a: 1}\n: 2");
+  ExpectError("world.yaml", "(top level)", "keys must be plain names");
+  Edit("world.yaml", "tick_rate: 20\n? {a: 1}\n: 2", "tick_rate: 20");
+  Edit("skills.yaml", "{id: 2,", "{~: 1, id: 2,");
+  ExpectError("skills.yaml", "skills[1]", "keys must be plain names");
+}
+
 TEST_F(BrokenConfig, WrongType) {
   Edit("world.yaml", "tick_rate: 20", "tick_rate: fast");
   ExpectError("world.yaml", "tick_rate", "must be an integer in 1..120, got \"fast\"");

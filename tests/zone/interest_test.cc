@@ -211,7 +211,7 @@ class Watch {
 
 TEST(Interest, NearTierMatchesBruteForce) {
   Crowd crowd(SmallInterest(), 11);
-  Watch watch(/*oracle=*/true, /*clients=*/false);
+  Watch watch(/*use_oracle=*/true, /*use_clients=*/false);
   for (int t = 0; t < 1500; ++t) {
     crowd.Step(0);
     ASSERT_TRUE(watch.AfterStep(crowd, 0));
@@ -233,7 +233,7 @@ TEST(Interest, NearTierMatchesBruteForce) {
 
 TEST(Interest, ClientModelStaysConsistent) {
   Crowd crowd(SmallInterest(), 12);
-  Watch watch(/*oracle=*/false, /*clients=*/true);
+  Watch watch(/*use_oracle=*/false, /*use_clients=*/true);
   for (int t = 0; t < 1500; ++t) {
     crowd.Step(0);
     ASSERT_TRUE(watch.AfterStep(crowd, 0));
@@ -482,7 +482,7 @@ TEST(Interest, OverloadedWorldStaysConsistent) {
   ic.bytes_per_tick = 8;        // 2 moves a tick at level 0, none at level 3 ...
   ic.max_staleness_ticks = 40;  // ... but what falls due
   Crowd crowd(ic, 13, /*near_floor=*/2);
-  Watch watch(/*oracle=*/true, /*clients=*/true);
+  Watch watch(/*use_oracle=*/true, /*use_clients=*/true);
   const uint32_t schedule[] = {0, 3, 6, 8, 0};  // 200 ticks each
   for (int t = 0; t < 1000; ++t) {
     const size_t phase = static_cast<size_t>(t / 200);
