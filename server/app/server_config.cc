@@ -44,10 +44,9 @@ ServerConfig LoadServerConfig(const std::string& path) {
     const zone::YamlNode l = root["limits"];
     l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
                  "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "chat_rate",
-                 "send_queue_bytes",
-                 "stall_timeout_seconds", "send_queue_delay_seconds", "total_send_queue_bytes",
-                 "max_connections", "max_connections_per_ip", "shutdown_flush_seconds",
-                 "socket_send_buffer_bytes"});
+                 "send_queue_bytes", "stall_timeout_seconds", "send_queue_delay_seconds",
+                 "total_send_queue_bytes", "max_connections", "max_connections_per_ip",
+                 "shutdown_flush_seconds", "socket_send_buffer_bytes"});
     net::Limits& x = c.limits;
     const auto opt = [&l](const char* key, auto apply) {
       if (l.Has(key)) apply(l[key]);

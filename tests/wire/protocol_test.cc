@@ -241,7 +241,8 @@ TEST(ServerFrames, ControlMessages) {
   z.view_radius = 40;
   zone::WorldConfig world;
   world.tick_rate = 20;
-  world.player = {.radius = 0.5f, .max_hp = 100, .speed = 6, .skills = {1, 9}, .respawn_ticks = 100};
+  world.player = {
+      .radius = 0.5f, .max_hp = 100, .speed = 6, .skills = {1, 9}, .respawn_ticks = 100};
   world.skills = {{.id = 1,
                    .name = "sword",
                    .shape = zone::SkillShape::kArc,
