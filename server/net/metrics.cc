@@ -85,6 +85,14 @@ double Metrics::TickQuantile(double q) const {
 
 std::string Metrics::Render() const {
   std::vector<prometheus::MetricFamily> families;
+  RenderScalars(&families);
+  RenderTickTimes(&families);
+  RenderLabelled(&families);
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
   const auto counter = [&families](const char* name, const char* help, double v) {
     families.push_back(Family(name, help, prometheus::MetricType::Counter));
     families.back().metric.push_back(CounterValue(v));
@@ -120,6 +128,12 @@ std::string Metrics::Render() const {
           Num(interest_level_changes));
   gauge("zs_send_queue_bytes", "Memory held by all client send queues.",
         static_cast<double>(send_queue_bytes.load()));
+  counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
+          Num(tick_overruns));
+}
+
+void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
 
   families.push_back(Family("zs_tick_phase_seconds_total",
                             "Tick time by phase (world: inputs, simulation and views; encode: "
@@ -130,9 +144,6 @@ std::string Metrics::Render() const {
                                   {"deliver", &tick_deliver_us}}) {
     families.back().metric.push_back(CounterValue(Num(*us) / 1e6, "phase", phase));
   }
-  counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
-          Num(tick_overruns));
-
   // The histogram: buckets are stored per interval, exposed cumulative, ending with +Inf.
   families.push_back(Family("zs_tick_duration_seconds",
                             "Time to run one world tick and encode its frames.",
@@ -151,7 +162,10 @@ std::string Metrics::Render() const {
   tick.histogram.sample_count = cumulative;
   tick.histogram.sample_sum = Num(tick_sum_us_) / 1e6;
   families.back().metric.push_back(std::move(tick));
+}
 
+void Metrics::RenderLabelled(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
   {
     std::lock_guard lock(mu_);
     families.push_back(Family("zs_kicks_total", "Connections closed by the server, by reason.",
@@ -173,7 +187,6 @@ std::string Metrics::Render() const {
       families.back().metric.push_back(GaugeValue(static_cast<double>(n), "zone", zone));
     }
   }
-  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace zs::net

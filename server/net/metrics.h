@@ -9,6 +9,11 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
+
+namespace prometheus {
+struct MetricFamily;
+}  // namespace prometheus
 
 namespace zs::net {
 
@@ -61,6 +66,12 @@ class Metrics {
   [[nodiscard]] double TickQuantile(double q) const;
 
  private:
+  // The parts of Render: plain counters and gauges; tick phases, overruns and the histogram;
+  // the labelled families (kicks, rejected inputs, zone entities).
+  void RenderScalars(std::vector<prometheus::MetricFamily>* out) const;
+  void RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const;
+  void RenderLabelled(std::vector<prometheus::MetricFamily>* out) const;
+
   std::array<std::atomic<uint64_t>, kTickBuckets.size() + 1> tick_buckets_{};
   std::atomic<uint64_t> tick_count_{0};
   std::atomic<uint64_t> tick_sum_us_{0};

@@ -89,46 +89,53 @@ void Session::OnRead(const boost::system::error_code& ec, size_t n) {
   ReadMore();
 }
 
+void Session::FailParse(wire::ParseError err, const wire::ClientIntent& in) {
+  switch (err) {
+    case wire::ParseError::kUnparsable:
+      Fail(wire::ErrorCode::kBadFrame, "not a ClientMessage", "unparsable");
+      break;
+    case wire::ParseError::kEmpty:
+      Fail(wire::ErrorCode::kBadFrame, "unknown message", "unknown_message");
+      break;
+    case wire::ParseError::kBadName:
+      Fail(wire::ErrorCode::kBadName, wire::NameProblemText(in.name_problem), "bad_name");
+      break;
+    case wire::ParseError::kBadValue:
+      Fail(wire::ErrorCode::kBadValue, "NaN, infinite or out-of-range value", "bad_value");
+      break;
+    case wire::ParseError::kNone:
+      break;
+  }
+}
+
+bool Session::HandleHello(const wire::ClientIntent& in) {
+  if (state_ != State::kAwaitHello) {
+    Fail(wire::ErrorCode::kAlreadyLoggedIn, "a second Hello", "second_hello");
+    return false;
+  }
+  if (in.protocol_version != wire::kProtocolVersion) {
+    Fail(wire::ErrorCode::kProtocolVersion,
+         "protocol version " + std::to_string(in.protocol_version) +
+             " not supported; this server speaks " + std::to_string(wire::kProtocolVersion),
+         "protocol_version");
+    return false;
+  }
+  state_ = State::kJoining;
+  login_timer_.cancel();
+  server_->tick_loop().Join(id_, weak_from_this(), in.player_name);
+  NoteInput();
+  ArmIdle(limits_.idle_timeout_s);
+  return true;
+}
+
 bool Session::HandleFrame(const std::string& frame) {
   wire::ClientIntent in;
   const wire::ParseError err = wire::ParseClientMessage(frame, limits_.recursion_limit, &in);
-  if (err == wire::ParseError::kUnparsable) {
-    Fail(wire::ErrorCode::kBadFrame, "not a ClientMessage", "unparsable");
+  if (err != wire::ParseError::kNone) {
+    FailParse(err, in);
     return false;
   }
-  if (err == wire::ParseError::kEmpty) {
-    Fail(wire::ErrorCode::kBadFrame, "unknown message", "unknown_message");
-    return false;
-  }
-  if (err == wire::ParseError::kBadName) {
-    Fail(wire::ErrorCode::kBadName, wire::NameProblemText(in.name_problem), "bad_name");
-    return false;
-  }
-  if (err == wire::ParseError::kBadValue) {
-    Fail(wire::ErrorCode::kBadValue, "NaN, infinite or out-of-range value", "bad_value");
-    return false;
-  }
-  if (in.kind == wire::ClientKind::kHello) {
-    if (state_ != State::kAwaitHello) {
-      Fail(wire::ErrorCode::kAlreadyLoggedIn, "a second Hello", "second_hello");
-      return false;
-    }
-    if (in.protocol_version != wire::kProtocolVersion) {
-      Fail(wire::ErrorCode::kProtocolVersion,
-           "protocol version " + std::to_string(in.protocol_version) +
-               " not supported; this "
-               "server speaks " +
-               std::to_string(wire::kProtocolVersion),
-           "protocol_version");
-      return false;
-    }
-    state_ = State::kJoining;
-    login_timer_.cancel();
-    server_->tick_loop().Join(id_, weak_from_this(), in.player_name);
-    NoteInput();
-    ArmIdle(limits_.idle_timeout_s);
-    return true;
-  }
+  if (in.kind == wire::ClientKind::kHello) return HandleHello(in);
   if (state_ == State::kAwaitHello) {
     Fail(wire::ErrorCode::kNotLoggedIn, "send Hello first", "not_logged_in");
     return false;

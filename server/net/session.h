@@ -58,6 +58,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   void OnRead(const boost::system::error_code& ec, size_t n);
   // Returns false when the session is closing.
   bool HandleFrame(const std::string& frame);
+  bool HandleHello(const wire::ClientIntent& in);  // false when the session is closing
+  void FailParse(wire::ParseError err, const wire::ClientIntent& in);
   void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
   RateLimiter& LimiterFor(wire::ClientKind kind);
   void TellRateLimited(const wire::ClientIntent& in);  // the input's result: RATE_LIMITED

@@ -67,13 +67,7 @@ void Zone::ThinkMonsters(uint64_t tick) {
         if (skill != nullptr && Length(to) <= reach * 0.9f) {
           m.velocity = {};
           Face(m, facing);
-          if (tick >= m.ready_tick[0]) {
-            attacks_.push_back(Attack{.slot = slot,
-                                      .skill_index = 0,
-                                      .facing = facing,
-                                      .target = target->position,
-                                      .from_player = false});
-          }
+          if (tick >= m.ready_tick[0]) attacks_.push_back(MonsterAttack(slot, facing, *target));
         } else {
           StepToward(m, target->position, run, reach * 0.8f);
         }

@@ -156,6 +156,14 @@ class Zone {
     bool from_player;
     uint32_t seq = 0;  // the player's input (for its InputResult)
   };
+  static Attack MonsterAttack(uint32_t slot, float facing, const Entity& target) {
+    return {.slot = slot,
+            .skill_index = 0,
+            .facing = facing,
+            .target = target.position,
+            .from_player = false,
+            .seq = 0};
+  }
 
   template <typename AllocateId>
   void SpawnMonsters(AllocateId allocate_id);
