@@ -181,6 +181,19 @@ bool ValidName(std::string_view name) {
   return true;
 }
 
+// Chat: an unknown channel is BAD_VALUE; otherwise the text is judged (a bad one is a refusal
+// later, not a parse error) and a whisper name no player can have is dropped.
+void CheckChat(const pb::Chat& c, ParseError e, const ClientIntent& in) {
+  if (c.channel() < pb::CHAT_CHANNEL_SAY || c.channel() > pb::CHAT_CHANNEL_WHISPER) {
+    Require(e == ParseError::kBadValue);
+    return;
+  }
+  Require(e == ParseError::kNone && in.kind == ClientKind::kChat && in.chat.seq == c.seq());
+  Require(static_cast<int>(in.chat.channel) == static_cast<int>(c.channel()));
+  Require(in.chat_text == c.text() && in.chat_text_ok == IsChatText(c.text()));
+  Require(in.chat_to == (c.to().size() <= kMaxPlayerName ? c.to() : std::string()));
+}
+
 // The intent parsed from a frame that protobuf parses as `m`, with result `e`.
 void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& in) {
   if (m.kind_case() == pb::ClientMessage::KIND_NOT_SET) {
@@ -227,6 +240,9 @@ void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& i
     case pb::ClientMessage::kLogout:
       Require(e == ParseError::kNone && in.kind == ClientKind::kLogout);
       return;
+    case pb::ClientMessage::kChat:
+      CheckChat(m.chat(), e, in);
+      return;
     case pb::ClientMessage::KIND_NOT_SET:
       return;
   }
@@ -249,6 +265,9 @@ bool SameIntent(const ClientIntent& a, const ClientIntent& b) {
       return a.client_time == b.client_time;
     case ClientKind::kLogout:
       return true;
+    case ClientKind::kChat:
+      return a.chat.seq == b.chat.seq && a.chat.channel == b.chat.channel &&
+             a.chat_text == b.chat_text && a.chat_to == b.chat_to;
   }
   return false;
 }
@@ -259,7 +278,11 @@ void CheckMessage(const std::string& frame) {
   pb::ClientMessage m;
   const bool protobuf_ok = m.ParseFromString(frame);  // default (deeper) recursion limit
   if (!protobuf_ok) {
-    Require(e == ParseError::kUnparsable);
+    // Unparsable, or a Hello whose name is not UTF-8 (protobuf's own check fails): BAD_NAME with
+    // a problem the name really has.
+    Require(e == ParseError::kUnparsable ||
+            (e == ParseError::kBadName && intent.kind == ClientKind::kHello &&
+             intent.name_problem != NameProblem::kNone));
     return;
   }
   if (e == ParseError::kUnparsable) return;  // nesting beyond our limit (in unknown fields)
