@@ -68,6 +68,7 @@ void Quadtree::Clear() noexcept {
   free_slabs_.clear();
   std::fill(locs_.begin(), locs_.end(), Loc{kFree, -1, -1, 0});
   size_ = 0;
+  zero_masks_ = 0;
 }
 
 // ---- lookups ----
@@ -361,6 +362,7 @@ Status Quadtree::Insert(EntityId id, Vec2 center, float radius, uint32_t mask) n
   if (index >= locs_.size()) locs_.resize(static_cast<size_t>(index) + 1, Loc{kFree, -1, -1, 0});
   InsertBelow(0, true, ToRaw(id), center, radius, mask);
   ++size_;
+  zero_masks_ += mask == 0 ? 1 : 0;
   return Status::Ok();
 }
 
@@ -369,6 +371,7 @@ Status Quadtree::Remove(EntityId id) noexcept {
   if (found == nullptr) return {StatusCode::kNotFound, "unknown or stale entity id"};
   const Loc loc = *found;
   const float r = slabs_[loc.slab].r[loc.offset];
+  zero_masks_ -= slabs_[loc.slab].mask[loc.offset] == 0 ? 1 : 0;
   RemoveFromLeaf(loc);
   for (int32_t n = nodes_[loc.node].parent; n >= 0; n = nodes_[n].parent) nodes_[n].count--;
   --size_;
@@ -379,7 +382,9 @@ Status Quadtree::Remove(EntityId id) noexcept {
 Status Quadtree::SetMask(EntityId id, uint32_t mask) noexcept {
   const Loc* loc = Find(id);
   if (loc == nullptr) return {StatusCode::kNotFound, "unknown or stale entity id"};
-  slabs_[loc->slab].mask[loc->offset] = mask;
+  uint32_t& stored = slabs_[loc->slab].mask[loc->offset];
+  zero_masks_ = zero_masks_ - (stored == 0 ? 1 : 0) + (mask == 0 ? 1 : 0);
+  stored = mask;
   return Status::Ok();
 }
 

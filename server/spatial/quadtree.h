@@ -30,7 +30,8 @@
 //     points at its slot;
 //   - every node's count is the number of entities in its subtree; every internal node holds
 //     more than leaf_capacity / 2;
-//   - every node's max_radius >= each hitbox radius in its subtree.
+//   - every node's max_radius >= each hitbox radius in its subtree;
+//   - zero_masks_ is the number of stored entities whose mask is 0.
 //
 // Errors are values: bad positions (NaN, inf, outside the world), bad radii, unknown or stale
 // ids and duplicate inserts return a Status and leave the tree unchanged. Storage grows on
@@ -252,6 +253,9 @@ class Quadtree {
   QuadtreeConfig config_;
   uint32_t merge_threshold_;
   size_t size_ = 0;
+  // Entities whose mask is 0. They pass no filter, not even the default one, so the queries'
+  // shortcuts for the default filter (no per-entity mask test) are off while any exist.
+  size_t zero_masks_ = 0;
 
   std::vector<Node> nodes_;
   std::vector<int32_t> free_blocks_;

@@ -9,6 +9,7 @@ namespace zs::spatial {
 std::string Quadtree::CheckInvariants() const {
   std::ostringstream err;
   size_t seen = 0;
+  size_t zero_masks = 0;
   std::vector<int32_t> stack{0};
   while (!stack.empty() && err.tellp() == 0) {
     const int32_t index = stack.back();
@@ -60,6 +61,7 @@ std::string Quadtree::CheckInvariants() const {
         const Vec2 p{slab.x[off], slab.y[off]};
         if (LocateLeaf(0, p) != index) err << "entity " << raw << " is in the wrong leaf";
         if (slab.r[off] > n.max_radius) err << "entity " << raw << " radius above leaf max_radius";
+        zero_masks += slab.mask[off] == 0 ? 1 : 0;
         ++seen;
       }
     }
@@ -72,6 +74,9 @@ std::string Quadtree::CheckInvariants() const {
     for (const Loc& loc : locs_) live += loc.raw_id != kFree ? 1 : 0;
     if (live != size_) err << "id table has " << live << " live entries, size() says " << size_;
     if (nodes_[0].count != size_) err << "root count " << nodes_[0].count << " != " << size_;
+    if (zero_masks != zero_masks_) {
+      err << zero_masks << " entities have mask 0, zero_masks_ says " << zero_masks_;
+    }
   }
   return err.str();
 }

@@ -206,6 +206,9 @@ inline uint32_t SlabKeys(Vec2 c, float radius_sq, const QueryFilter& filter, con
 }  // namespace
 
 void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResults* out) const {
+  // The default filter passes everything, unless an entity has mask 0 (zero_masks_).
+  const bool all =
+      filter.mask == 0xFFFFFFFFu && filter.exclude == kInvalidEntity && zero_masks_ == 0;
   int32_t stack[kStackSize];
   int top = 0;
   stack[top++] = node;
@@ -225,14 +228,18 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
       left -= cnt;
       EntityId* dst = out->ids.Reserve(cnt);
       const uint32_t* ids = slab.id;
-      // Always filtered, even by the default filter: an entity whose mask is 0 never passes.
-      const uint32_t* masks = slab.mask;
-      size_t k = 0;
-      for (uint32_t i = 0; i < cnt; ++i) {
-        dst[k] = static_cast<EntityId>(ids[i]);
-        k += Passes(masks[i], ids[i], filter) ? 1 : 0;
+      if (all) {
+        for (uint32_t i = 0; i < cnt; ++i) dst[i] = static_cast<EntityId>(ids[i]);
+        out->ids.Commit(cnt);
+      } else {
+        const uint32_t* masks = slab.mask;
+        size_t k = 0;
+        for (uint32_t i = 0; i < cnt; ++i) {
+          dst[k] = static_cast<EntityId>(ids[i]);
+          k += Passes(masks[i], ids[i], filter) ? 1 : 0;
+        }
+        out->ids.Commit(k);
       }
-      out->ids.Commit(k);
     }
   }
 }
@@ -248,6 +255,9 @@ void Quadtree::PrefetchSlab(int32_t s) const noexcept {
 template <typename Shape>
 void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter& filter,
                         QueryResults* out) const {
+  // The default filter passes everything, unless an entity has mask 0 (zero_masks_).
+  const bool filtered =
+      filter.mask != 0xFFFFFFFFu || filter.exclude != kInvalidEntity || zero_masks_ != 0;
   const bool points = leaf.max_radius == 0.0f;  // every hitbox radius here is 0
   uint32_t left = leaf.count;
   out->stats.candidates += left;
@@ -258,10 +268,11 @@ void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter&
     // One mask for the whole slab, then a loop over its set bits only: the work after the
     // vector test is proportional to the hits, not to the slots.
     uint32_t bits = HitMask(shape, slab.x, slab.y, points ? nullptr : slab.r, cnt);
-    // Always filtered, even by the default filter: an entity whose mask is 0 never passes.
-    for (uint32_t b = bits; b != 0; b &= b - 1) {
-      const auto i = static_cast<uint32_t>(std::countr_zero(b));
-      if (!Passes(slab.mask[i], slab.id[i], filter)) bits &= ~(1u << i);
+    if (filtered) {
+      for (uint32_t b = bits; b != 0; b &= b - 1) {
+        const auto i = static_cast<uint32_t>(std::countr_zero(b));
+        if (!Passes(slab.mask[i], slab.id[i], filter)) bits &= ~(1u << i);
+      }
     }
     EntityId* dst = out->ids.Reserve(static_cast<size_t>(std::popcount(bits)));
     size_t k = 0;

@@ -205,7 +205,8 @@ TEST(Quadtree, CircleQueryWithFilterOrderAndStats) {
 
 // Found by tests/fuzz/quadtree_fuzz: with the default filter (mask all ones, no exclusion) the
 // bulk path for covered subtrees and the leaf scan skipped the mask test, so an entity with mask
-// 0, which passes no filter, was returned.
+// 0, which passes no filter, was returned. The shortcuts now apply only while no entity has
+// mask 0.
 TEST(Quadtree, MaskZeroPassesNoFilterNotEvenTheDefault) {
   Quadtree t(SmallConfig());
   for (uint32_t i = 0; i < 12; ++i) {  // enough to split: covered subtrees and scanned leaves
@@ -230,6 +231,12 @@ TEST(Quadtree, MaskZeroPassesNoFilterNotEvenTheDefault) {
   t.QueryCapsule({{0, 50}, {100, 50}, 1}, {}, QueryOrder::kAny, &r);
   EXPECT_EQ(r.ids.size(), 11u);
   EXPECT_FALSE(has_masked());
+  // Once no entity has mask 0 the default filter takes its shortcuts again, and sees everyone.
+  ASSERT_TRUE(t.SetMask(Id(3), 1).ok());
+  ASSERT_TRUE(t.Remove(Id(20)).ok());
+  EXPECT_EQ(t.CheckInvariants(), "");
+  t.QueryCircle({{50, 50}, 200}, {}, QueryOrder::kAny, &r);
+  EXPECT_EQ(r.ids.size(), 12u);
 }
 
 TEST(Quadtree, SectorQueryIsASwordSwing) {
