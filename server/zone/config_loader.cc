@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <ios>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -20,6 +21,8 @@ YamlNode LoadYamlFile(const std::string& path) {
     return YamlNode(YAML::LoadFile(path), path, "");
   } catch (const YAML::BadFile&) {
     throw ConfigError(path + ": cannot open the file");
+  } catch (const std::ios_base::failure& e) {  // opened but unreadable, e.g. a directory
+    throw ConfigError(path + ": cannot read the file: " + e.what());
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": line " + std::to_string(e.mark.line + 1) +
                       ": not valid YAML: " + e.msg);

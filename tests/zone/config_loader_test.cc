@@ -229,5 +229,12 @@ TEST_F(BrokenConfig, MissingFile) {
   ExpectError("zones/field.yaml", "", "cannot open");
 }
 
+// Found by tests/fuzz/config_fuzz: a directory where a file belongs opens, then fails to read
+// with std::ios_base::failure, which escaped the loader (zone_server died in std::terminate).
+TEST_F(BrokenConfig, DirectoryInsteadOfAFile) {
+  Edit("world.yaml", "skills: skills.yaml", "skills: zones");
+  ExpectError("zones", "", "cannot read the file");
+}
+
 }  // namespace
 }  // namespace zs::zone
