@@ -8,12 +8,13 @@
 //   2. How the stream is cut into reads does not matter: fed whole and fed in pieces, the
 //      decoder returns the same frames and ends the same way; once failed it stays failed.
 //   3. AppendFrame(body) decodes back to exactly body.
-//   4. ParseClientMessage never accepts what protobuf itself cannot parse; an accepted intent
+//   4. ParseClientMessage never accepts what protobuf itself cannot parse (a Hello whose name is
+//      not UTF-8 is refused as a bad name, anything else as unparsable); an accepted intent
 //      keeps its contract (finite direction, a name that passes the player-name rules, a facing
-//      of 0..65535 turn units in [-pi, pi]) and carries exactly the message's values; a refusal
-//      names the right reason (for a name, a problem it has by the rules of wire/player_name.h,
-//      written out again here); and the message re-serialised canonically parses to the same
-//      result.
+//      of 0..65535 turn units in [-pi, pi], a known chat channel and the chat text judged by the
+//      chat rules) and carries exactly the message's values; a refusal names the right reason
+//      (for a name, a problem it has; the name and chat rules of wire/player_name.h are written
+//      out again here); and the message re-serialised canonically parses to the same result.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -128,47 +129,62 @@ void CheckReframe(const std::string& body) {
 
 bool SameBits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
-// The player-name rules of wire/player_name.h, written out independently: whether `name` has
-// problem `p`.
+// ---- the text rules of wire/player_name.h, written out again as an oracle ----
+
+// Decodes the code point at s[i] into *cp (Unicode's Table 3-7: no overlong forms, no
+// surrogates, nothing above U+10FFFF); returns its length in bytes, 0 when malformed.
+size_t DecodeAt(std::string_view s, size_t i, uint32_t* cp) {
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  const auto b0 = static_cast<uint8_t>(s[i]);
+  size_t len = 0;
+  if (b0 < 0x80) {
+    len = 1;
+  } else if (b0 >= 0xC0 && b0 < 0xE0) {
+    len = 2;
+  } else if (b0 >= 0xE0 && b0 < 0xF0) {
+    len = 3;
+  } else if (b0 >= 0xF0 && b0 < 0xF8) {
+    len = 4;
+  }
+  if (len == 0 || i + len > s.size()) return 0;
+  *cp = len == 1 ? b0 : b0 & (0x7Fu >> len);
+  for (size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<uint8_t>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    *cp = *cp << 6 | (b & 0x3Fu);
+  }
+  const bool bad = *cp < kMin[len] || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF);
+  return bad ? 0 : len;
+}
+
+bool IsControlCp(uint32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029;
+}
+bool IsBidiCp(uint32_t cp) {
+  return cp == 0x61C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+bool IsInvisibleCp(uint32_t cp) {
+  return IsBidiCp(cp) || cp == 0xAD || cp == 0x34F || cp == 0x180E ||
+         (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2060 && cp <= 0x2064) || cp == 0xFEFF;
+}
+
+// Whether `name` has problem `p`. Code points are read in order up to the first malformed one
+// (what a scan can see).
 bool NameHas(std::string_view name, NameProblem p) {
   if (p == NameProblem::kNone) return false;
   if (p == NameProblem::kLength) return name.empty() || name.size() > kMaxPlayerName;
   if (p == NameProblem::kSpaces) {
     return !name.empty() && (name.front() == ' ' || name.back() == ' ');
   }
-  // Decode (Unicode's Table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  for (size_t i = 0; i < name.size();) {
-    const auto b0 = static_cast<uint8_t>(name[i]);
-    size_t len = 0;
-    if (b0 < 0x80) {
-      len = 1;
-    } else if (b0 >= 0xC0 && b0 < 0xE0) {
-      len = 2;
-    } else if (b0 >= 0xE0 && b0 < 0xF0) {
-      len = 3;
-    } else if (b0 >= 0xF0 && b0 < 0xF8) {
-      len = 4;
-    }
-    if (len == 0 || i + len > name.size()) return p == NameProblem::kInvalidUtf8;
-    uint32_t cp = len == 1 ? b0 : b0 & (0x7Fu >> len);
-    for (size_t k = 1; k < len; ++k) {
-      const auto b = static_cast<uint8_t>(name[i + k]);
-      if ((b & 0xC0) != 0x80) return p == NameProblem::kInvalidUtf8;
-      cp = cp << 6 | (b & 0x3Fu);
-    }
-    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return p == NameProblem::kInvalidUtf8;
-    }
-    const bool control = cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029;
-    const bool invisible = cp == 0xAD || cp == 0x34F || cp == 0x61C || cp == 0x180E ||
-                           (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
-                           (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) ||
-                           cp == 0xFEFF;
-    if ((p == NameProblem::kControl && control) || (p == NameProblem::kInvisible && invisible)) {
+  uint32_t cp = 0;
+  for (size_t i = 0, len = 0; i < name.size(); i += len) {
+    len = DecodeAt(name, i, &cp);
+    if (len == 0) return p == NameProblem::kInvalidUtf8;
+    if ((p == NameProblem::kControl && IsControlCp(cp)) ||
+        (p == NameProblem::kInvisible && IsInvisibleCp(cp))) {
       return true;
     }
-    i += len;
   }
   return false;
 }
@@ -181,16 +197,27 @@ bool ValidName(std::string_view name) {
   return true;
 }
 
-// Chat: an unknown channel is BAD_VALUE; otherwise the text is judged (a bad one is a refusal
-// later, not a parse error) and a whisper name no player can have is dropped.
-void CheckChat(const pb::Chat& c, ParseError e, const ClientIntent& in) {
-  if (c.channel() < pb::CHAT_CHANNEL_SAY || c.channel() > pb::CHAT_CHANNEL_WHISPER) {
-    Require(e == ParseError::kBadValue);
-    return;
+bool ValidChatText(std::string_view text) {
+  if (text.empty() || text.size() > kMaxChatText) return false;
+  uint32_t cp = 0;
+  for (size_t i = 0, len = 0; i < text.size(); i += len) {
+    len = DecodeAt(text, i, &cp);
+    if (len == 0 || IsControlCp(cp) || IsBidiCp(cp)) return false;
   }
-  Require(e == ParseError::kNone && in.kind == ClientKind::kChat && in.chat.seq == c.seq());
+  return true;
+}
+
+// A chat: an unknown channel is refused; otherwise the values are carried over, the text is
+// judged by the chat rules (a bad text is the caller's refusal, not a parse error) and a
+// recipient name longer than any player's is dropped.
+void CheckChat(const pb::Chat& c, ParseError e, const ClientIntent& in) {
+  const bool known = c.channel() >= pb::CHAT_CHANNEL_SAY && c.channel() <= pb::CHAT_CHANNEL_WHISPER;
+  Require(e == (known ? ParseError::kNone : ParseError::kBadValue));
+  if (e != ParseError::kNone) return;
+  Require(in.kind == ClientKind::kChat && in.chat.seq == c.seq());
   Require(static_cast<int>(in.chat.channel) == static_cast<int>(c.channel()));
-  Require(in.chat_text == c.text() && in.chat_text_ok == IsChatText(c.text()));
+  Require(in.chat.entity == kInvalidEntity && in.chat.to == kInvalidEntity);
+  Require(in.chat_text == c.text() && in.chat_text_ok == ValidChatText(c.text()));
   Require(in.chat_to == (c.to().size() <= kMaxPlayerName ? c.to() : std::string()));
 }
 
@@ -241,8 +268,7 @@ void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& i
       Require(e == ParseError::kNone && in.kind == ClientKind::kLogout);
       return;
     case pb::ClientMessage::kChat:
-      CheckChat(m.chat(), e, in);
-      return;
+      return CheckChat(m.chat(), e, in);
     case pb::ClientMessage::KIND_NOT_SET:
       return;
   }
@@ -267,7 +293,8 @@ bool SameIntent(const ClientIntent& a, const ClientIntent& b) {
       return true;
     case ClientKind::kChat:
       return a.chat.seq == b.chat.seq && a.chat.channel == b.chat.channel &&
-             a.chat_text == b.chat_text && a.chat_to == b.chat_to;
+             a.chat_text == b.chat_text && a.chat_text_ok == b.chat_text_ok &&
+             a.chat_to == b.chat_to;
   }
   return false;
 }
@@ -278,8 +305,8 @@ void CheckMessage(const std::string& frame) {
   pb::ClientMessage m;
   const bool protobuf_ok = m.ParseFromString(frame);  // default (deeper) recursion limit
   if (!protobuf_ok) {
-    // Unparsable, or a Hello whose name is not UTF-8 (protobuf's own check fails): BAD_NAME with
-    // a problem the name really has.
+    // Refused: unparsable, or a Hello whose name is not UTF-8 (which fails protobuf's own
+    // check) named as a bad name.
     Require(e == ParseError::kUnparsable ||
             (e == ParseError::kBadName && intent.kind == ClientKind::kHello &&
              intent.name_problem != NameProblem::kNone));
