@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -298,14 +299,23 @@ class Driver {
     return out;
   }
 
+  // The query about to run, for DumpMismatch.
+  __attribute__((format(printf, 2, 3))) void Describe(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(query_, sizeof query_, format, args);
+    va_end(args);
+  }
+
   // What a failing comparison prints before the trap, to make a finding readable.
   void DumpMismatch(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want) const {
-    std::fprintf(stderr, "query mismatch\n tree:");
+    std::fprintf(stderr, "query mismatch: %s\n tree:", query_);
     for (uint32_t id : got) std::fprintf(stderr, " %u", id);
     std::fprintf(stderr, "\n want:");
     for (uint32_t id : want) std::fprintf(stderr, " %u", id);
-    std::fprintf(stderr, "\n bounds (%.9g %.9g)-(%.9g %.9g)\n", bounds_.min.x, bounds_.min.y,
-                 bounds_.max.x, bounds_.max.y);
+    std::fprintf(stderr, "\n bounds (%.9g %.9g)-(%.9g %.9g) leaf_capacity %u max_depth %u\n",
+                 bounds_.min.x, bounds_.min.y, bounds_.max.x, bounds_.max.y,
+                 tree_->config().leaf_capacity, tree_->config().max_depth);
     for (const auto& e : oracle_.entities()) {
       std::fprintf(stderr, "  id %u at (%.9g, %.9g) r %.9g mask %x\n", ToRaw(e.id), e.center.x,
                    e.center.y, e.radius, e.mask);
@@ -329,6 +339,7 @@ class Driver {
     switch (in_.ConsumeIntegralInRange(0, 6)) {
       case 0: {
         const Circle c{Point(), Radius()};
+        Describe("circle (%.9g, %.9g) r %.9g", c.center.x, c.center.y, c.radius);
         tree_->QueryCircle(c, f, order, &results_);
         return Compare(order, oracle_.QueryCircle(c, f, oracle_order));
       }
@@ -336,11 +347,14 @@ class Driver {
         const Vec2 a = Point();
         const Vec2 b = in_.ConsumeBool() ? Point() : Vec2{a.x + Radius(), a.y + Radius()};
         const Aabb box{a, b};
+        Describe("aabb (%.9g, %.9g)-(%.9g, %.9g)", a.x, a.y, b.x, b.y);
         tree_->QueryAabb(box, f, order, &results_);
         return Compare(order, oracle_.QueryAabb(box, f, oracle_order));
       }
       case 2: {
         const Sector s{Point(), Angle(), Angle(), Radius()};
+        Describe("sector (%.9g, %.9g) facing %.9g half %.9g range %.9g", s.origin.x, s.origin.y,
+                 s.facing, s.half_angle, s.range);
         tree_->QuerySector(s, f, order, &results_);
         return Compare(order, oracle_.QuerySector(s, f, oracle_order));
       }
@@ -348,6 +362,7 @@ class Driver {
         const Vec2 a = Point();
         const Vec2 b = in_.ConsumeBool() ? a : Point();
         const Capsule c{a, b, Radius()};
+        Describe("capsule (%.9g, %.9g)-(%.9g, %.9g) r %.9g", a.x, a.y, b.x, b.y, c.radius);
         tree_->QueryCapsule(c, f, order, &results_);
         return Compare(order, oracle_.QueryCapsule(c, f, oracle_order));
       }
@@ -355,6 +370,7 @@ class Driver {
         const Vec2 p = Point();
         const auto k = in_.ConsumeIntegralInRange<uint32_t>(0, kSlots + 2);
         const float max_d = in_.ConsumeBool() ? kInf : Radius();
+        Describe("nearest (%.9g, %.9g) k %u max %.9g", p.x, p.y, k, max_d);
         tree_->QueryNearest(p, k, max_d, f, &results_);
         return Compare(QueryOrder::kByDistance, oracle_.QueryNearest(p, k, max_d, f));
       }
@@ -401,8 +417,10 @@ class Driver {
     const Vec2 centre{bounds_.min.x + bounds_.Width() * 0.5f,
                       bounds_.min.y + bounds_.Height() * 0.5f};
     const Circle all{centre, std::max(bounds_.Width(), bounds_.Height())};
+    Describe("everything: circle (%.9g, %.9g) r %.9g", all.center.x, all.center.y, all.radius);
     tree_->QueryCircle(all, {}, QueryOrder::kByDistance, &results_);
     Compare(QueryOrder::kByDistance, oracle_.QueryCircle(all, {}, QueryOrder::kByDistance));
+    Describe("everything: the world's rectangle");
     tree_->QueryAabb(bounds_, {}, QueryOrder::kById, &results_);
     Compare(QueryOrder::kById, oracle_.QueryAabb(bounds_, {}, QueryOrder::kById));
     ComparePairs();
@@ -417,6 +435,7 @@ class Driver {
   QueryResults results_;
   std::vector<RankKey> keys_;
   std::vector<std::pair<EntityId, EntityId>> pairs_;
+  char query_[200] = "";
 };
 
 }  // namespace

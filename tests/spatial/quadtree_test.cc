@@ -239,6 +239,25 @@ TEST(Quadtree, MaskZeroPassesNoFilterNotEvenTheDefault) {
   EXPECT_EQ(r.ids.size(), 12u);
 }
 
+// Found by tests/fuzz/quadtree_fuzz: a half-disc sector of range 1.4e6 facing -x, its origin
+// 0.004 left of the root's split line. Facing 3*pi rounds to a direction tilted by 9e-8, so over
+// 700 km the narrow test's rounding (0.06 at that scale) accepts an entity just right of the
+// line, while the node test, with a fixed slack of 0.005, dropped its leaf. The node tests'
+// slack now also grows with the shape's length.
+TEST(Quadtree, HugeSectorCullKeepsWhatTheNarrowTestHits) {
+  QuadtreeConfig c;
+  c.bounds = {{34779.4375f, -1000000.0f}, {41767.9805f, 454227.875f}};
+  c.leaf_capacity = 1;
+  Quadtree t(c);
+  ASSERT_TRUE(t.Insert(Id(0), {38273.7148f, -801433.812f}, 0.0f).ok());
+  ASSERT_TRUE(t.Insert(Id(1), {35000.0f, 0.0f}, 0.0f).ok());  // the root splits
+  const Sector s{{38273.707f, -106354.188f}, 3 * kPi, kPi / 2, 1420262.75f};
+  ASSERT_TRUE(SectorHitsCircle(s, {38273.7148f, -801433.812f}, 0.0f));  // the definition of hit
+  QueryResults r;
+  t.QuerySector(s, {}, QueryOrder::kById, &r);
+  EXPECT_EQ(Raw(r.ids), (std::vector<uint32_t>{0, 1}));
+}
+
 TEST(Quadtree, SectorQueryIsASwordSwing) {
   Quadtree t(SmallConfig());
   ASSERT_TRUE(t.Insert(Id(0), {50, 50}, 0.5f).ok());     // the attacker
