@@ -61,7 +61,10 @@ for target in "${run[@]}"; do
   fi
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   echo "   execs: ${runs:-?} total, ${rate:-?}/s; ${cov:-cov: ?}; corpus: $(ls "$corpus" | wc -l) inputs"
-  if ((rc != 0)); then
+  if ((rc != 0)) && grep -q 'libFuzzer: run interrupted' "$log"; then
+    echo "   INTERRUPTED (exit $rc): a signal stopped the run before its time" >&2
+    status=1
+  elif ((rc != 0)); then
     echo "   FINDING (exit $rc): $(ls "$findings")" >&2
     grep -m1 -A12 -E '^==[0-9]+==|runtime error|deadly signal|ERROR: libFuzzer' "$log" >&2 || true
     status=1
