@@ -60,22 +60,44 @@ std::optional<size_t> World::ZoneIndexOf(EntityId player) const {
   return z;
 }
 
-Status World::AddPlayer(std::optional<uint32_t> zone_id, EntityId* id, std::string name) {
-  const std::optional<size_t> z = zone_id ? ZoneIndexById(*zone_id) : std::optional<size_t>(0);
-  if (!z) return {StatusCode::kNotFound, "no such zone"};
+template <typename Place>
+Status World::Enter(size_t z, EntityId* id, std::string name, Place place) {
   const EntityId new_id = ids_.Allocate();
   if (new_id == kInvalidEntity) return {StatusCode::kOutOfBounds, "no entity ids left"};
-  if (Status s = zones_[*z].AddPlayer(new_id, zones_[*z].config().player_spawn); !s.ok()) {
+  if (Status s = place(zones_[z], new_id); !s.ok()) {
     ids_.Free(new_id);
     return s;
   }
   const uint32_t index = EntityIndex(new_id);
   if (index >= zone_of_.size()) zone_of_.resize(static_cast<size_t>(index) + 1, -1);
-  zone_of_[index] = static_cast<int32_t>(*z);
+  zone_of_[index] = static_cast<int32_t>(z);
   if (index >= names_.size()) names_.resize(static_cast<size_t>(index) + 1);
   names_[index] = std::move(name);
   *id = new_id;
   return Status::Ok();
+}
+
+Status World::AddPlayer(std::optional<uint32_t> zone_id, EntityId* id, std::string name) {
+  const std::optional<size_t> z = zone_id ? ZoneIndexById(*zone_id) : std::optional<size_t>(0);
+  if (!z) return {StatusCode::kNotFound, "no such zone"};
+  return Enter(*z, id, std::move(name), [](Zone& zone, EntityId new_id) {
+    return zone.AddPlayer(new_id, zone.config().player_spawn);
+  });
+}
+
+Status World::RestorePlayer(const PlayerSnapshot& saved, EntityId* id, std::string name) {
+  const std::optional<size_t> z = ZoneIndexById(saved.zone);
+  PlayerSnapshot where = saved;
+  if (!z) where.position = zones_[0].config().player_spawn;  // the zone is gone
+  return Enter(z.value_or(0), id, std::move(name), [&](Zone& zone, EntityId new_id) {
+    return zone.RestorePlayer(new_id, where, tick_);
+  });
+}
+
+Status World::SnapshotPlayer(EntityId id, PlayerSnapshot* out) const {
+  const std::optional<size_t> z = ZoneIndexOf(id);
+  if (!z) return {StatusCode::kNotFound, "no such player"};
+  return zones_[*z].SnapshotPlayer(id, tick_, out);
 }
 
 Status World::RemovePlayer(EntityId id) {

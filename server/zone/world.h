@@ -50,6 +50,11 @@ class World {
   // `name` (what other players are told; chat). kNotFound for an unknown zone; kOutOfBounds
   // when no more ids are left.
   Status AddPlayer(std::optional<uint32_t> zone_id, EntityId* id, std::string name = {});
+  // A saved player put back in its zone as it was (Zone::RestorePlayer); a zone the world no
+  // longer has puts them at the first zone's spawn point. kOutOfBounds as AddPlayer.
+  Status RestorePlayer(const PlayerSnapshot& saved, EntityId* id, std::string name);
+  // The lasting state of player `id` now (between ticks), or kNotFound.
+  Status SnapshotPlayer(EntityId id, PlayerSnapshot* out) const;
   Status RemovePlayer(EntityId id);
   // See Zone::ForgetKnown.
   Status ForgetKnown(EntityId id);
@@ -93,7 +98,10 @@ class World {
   void DeliverSay(size_t z, const ChatInput& c);
   void DeliverTo(size_t z, uint32_t line, EntityId recipient);
   void AddResults(std::span<const InputResult> results);
-  void ShareNames();  // the outputs point at names_ (the encoder reads players' names)
+  void ShareNames();
+  // Files a new player under zone index z (ids, zone_of_, names_) after `place` put it there.
+  template <typename Place>
+  Status Enter(size_t z, EntityId* id, std::string name, Place place);  // the outputs point at names_ (the encoder reads players' names)
 
   std::vector<int32_t> zone_of_;               // by EntityIndex, players only; -1 when none
   std::vector<std::string> names_;             // by EntityIndex, players only

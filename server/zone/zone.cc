@@ -173,7 +173,9 @@ void Zone::SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group) {
   Insert(std::move(m));
 }
 
-Status Zone::AddPlayer(EntityId id, Vec2 position) {
+Status Zone::AddPlayer(EntityId id, Vec2 position) { return AdoptPlayer(NewPlayer(id), position); }
+
+Entity Zone::NewPlayer(EntityId id) const {
   const PlayerTemplate& t = world_->player;
   Entity p;
   p.id = id;
@@ -186,7 +188,7 @@ Status Zone::AddPlayer(EntityId id, Vec2 position) {
       p.skills[p.num_skills++] = skill;
     }
   }
-  return AdoptPlayer(std::move(p), position);
+  return p;
 }
 
 Status Zone::AdoptPlayer(Entity player, Vec2 position) {

@@ -49,8 +49,6 @@ enum EntityMask : uint32_t {
 
 enum class MonsterState : uint8_t { kIdle, kChase, kReturn };
 
-inline constexpr size_t kMaxSkills = 4;
-
 struct Entity {
   EntityId id = kInvalidEntity;
   EntityKind kind = EntityKind::kPlayer;
@@ -108,6 +106,13 @@ class Zone {
   // existing player's state in (zone transfer). kAlreadyExists if the id is here already.
   Status AddPlayer(EntityId id, Vec2 position);
   Status AdoptPlayer(Entity player, Vec2 position);
+  // Puts a saved player back (player_state.cc): position (clamped into the zone), facing, hp
+  // (clamped to the template's range), dead or alive with its respawn timer, and the cooldowns
+  // of the skills the player still has, counted from tick `now`. Values that cannot be valid
+  // (NaN, a dead player with hp) are repaired, never trusted. kAlreadyExists as AddPlayer.
+  Status RestorePlayer(EntityId id, const PlayerSnapshot& saved, uint64_t now);
+  // The lasting state of player `id` as of tick `now`, or kNotFound.
+  Status SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) const;
   // Removes a player (disconnect). Viewers see it leave on the next tick.
   Status RemovePlayer(EntityId id);
   // Players who walked into a portal during the last Tick(), already removed from this zone,
@@ -147,6 +152,7 @@ class Zone {
 
  private:
   Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed);
+  [[nodiscard]] Entity NewPlayer(EntityId id) const;  // a fresh player from the template
 
   struct Attack {
     uint32_t slot;  // attacker

@@ -21,6 +21,30 @@ namespace zs::zone {
 
 enum class EntityKind : uint8_t { kPlayer = 0, kMonster = 1 };
 
+inline constexpr size_t kMaxSkills = 4;  // skills per entity
+
+// ---- a player's lasting state ----
+
+// What it takes to put a player back exactly as they were (persistence, zone hand-off): where,
+// how hurt, and how long their dead timer and skill cooldowns still run. Times are in
+// milliseconds, not ticks, so a saved player survives a change of tick rate.
+struct SkillCooldown {
+  uint32_t skill = 0;         // skill id
+  uint32_t remaining_ms = 0;  // until it may be used again
+  friend bool operator==(const SkillCooldown&, const SkillCooldown&) = default;
+};
+struct PlayerSnapshot {
+  uint32_t zone = 0;  // zone id
+  Vec2 position;
+  float facing = 0;
+  int32_t hp = 0;
+  bool alive = true;
+  uint32_t respawn_ms = 0;  // dead: until they respawn at the zone's spawn point
+  std::array<SkillCooldown, kMaxSkills> cooldowns{};  // the first num_cooldowns are used
+  uint32_t num_cooldowns = 0;
+  friend bool operator==(const PlayerSnapshot&, const PlayerSnapshot&) = default;
+};
+
 // ---- inputs ----
 
 // Input sequence numbers are serial numbers (RFC 1982): they wrap from 2^32-1 to 0, and `a` is
