@@ -15,9 +15,31 @@
 #include <optional>
 #include <string>
 
+#include "auth/authenticator.h"
 #include "net/limits.h"
 
 namespace zs::app {
+
+// auth: who a Hello logs in as (auth/authenticator.h). The secret is never in this file: it
+// comes from a file or an environment variable that the config names (ResolveAuthSecret).
+struct AuthConfig {
+  auth::AuthMode mode = auth::AuthMode::kNone;
+  std::string secret_file;  // absolute, or relative to the config file's directory
+  std::string secret_env;   // the name of an environment variable holding the secret
+  int64_t max_token_ttl_seconds = 3600;
+  size_t replay_cache_size = 262144;
+};
+
+// storage: where characters are kept (storage/).
+enum class StorageBackend : uint8_t { kSqlite, kPostgres };
+struct StorageConfig {
+  StorageBackend backend = StorageBackend::kSqlite;
+  std::string sqlite_path = "data/characters.db";  // relative to the config file's directory
+  std::string postgres;  // libpq connection string (passwords: PGPASSWORD / ~/.pgpass)
+  double checkpoint_seconds = 10;
+  double shutdown_timeout_seconds = 10;  // SIGTERM: the longest wait for the final save
+  size_t max_unsaved = 50000;  // characters waiting to be saved before logins are refused
+};
 
 struct ServerConfig {
   std::string listen_address = "0.0.0.0";
@@ -32,6 +54,8 @@ struct ServerConfig {
   double stats_interval_s = 10;
   std::optional<uint32_t> tick_rate;
   net::Limits limits;
+  AuthConfig auth;
+  StorageConfig storage;
 };
 
 // The environment variables read (names kept in one place for the Dockerfile and the docs).
@@ -47,5 +71,10 @@ ServerConfig LoadServerConfig(const std::string& path);
 // Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT (unset or empty: no change). Throws
 // zone::ConfigError naming the variable for a port that is not an integer in 0..65535.
 void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config);
+
+// Token mode: the secret from auth.secret_file (contents, one trailing newline dropped) or the
+// variable auth.secret_env names. Throws zone::ConfigError when neither gives one of at least
+// auth::kMinSecretBytes bytes. Mode none: "".
+std::string ResolveAuthSecret(const AuthConfig& auth, const GetEnvFn& getenv);
 
 }  // namespace zs::app
