@@ -13,7 +13,7 @@ namespace zs::app {
 namespace {
 
 std::string RelativeTo(const std::string& config_path, const std::string& file) {
-  return (std::filesystem::path(config_path).parent_path() / file).string();
+  return (std::filesystem::path(config_path).parent_path() / file).lexically_normal().string();
 }
 
 void LoadAuth(const zone::YamlNode& root, const std::string& path, AuthConfig* out) {

@@ -128,7 +128,7 @@ void TickLoop::Run() {
     Step();
     const auto end = Clock::now();
     const double work = std::chrono::duration<double>(end - start).count();
-    metrics_->ObserveTick(work, storage_ != nullptr && storage_->stats().flushing);
+    metrics_->ObserveTick(work, storage_ != nullptr && storage_->flushing());
     ObserveLoad(work / std::chrono::duration<double>(interval).count());
     if (end > next) {
       metrics_->tick_overruns.fetch_add(1, std::memory_order_relaxed);

@@ -35,14 +35,17 @@
 
 namespace zs::net {
 
+// Where the tick loop's characters are kept (CharacterKeeper): no storage means fresh
+// characters, never saved (tests, benchmarks).
+struct TickLoopPersistence {
+  storage::StorageWorker* storage = nullptr;
+  double checkpoint_seconds = 10;
+  bool token_mode = false;
+};
+
 class TickLoop {
  public:
-  // Where characters are kept (CharacterKeeper): no storage means fresh characters, unsaved.
-  struct Persistence {
-    storage::StorageWorker* storage = nullptr;
-    double checkpoint_seconds = 10;
-    bool token_mode = false;
-  };
+  using Persistence = TickLoopPersistence;
   // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
   // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
   TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
