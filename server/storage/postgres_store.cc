@@ -352,12 +352,11 @@ std::string DescribePostgres(const std::string& conninfo) {
     return "postgres (unparsable connection string)";
   }
   std::string out = "postgres";
-  for (const PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
-    const std::string_view key = o->keyword;
-    const bool shown =
-        key == "host" || key == "hostaddr" || key == "port" || key == "dbname" || key == "user";
-    if (shown && o->val != nullptr && *o->val != '\0') {
-      out += " " + std::string(key) + "=" + o->val;
+  for (const std::string_view key : {"host", "hostaddr", "port", "dbname", "user"}) {
+    for (const PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+      if (key == o->keyword && o->val != nullptr && *o->val != '\0') {
+        out += " " + std::string(key) + "=" + o->val;
+      }
     }
   }
   PQconninfoFree(options);

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
@@ -115,6 +117,7 @@ class SqliteStore final : public CharacterStore {
   std::optional<StoreError> Upsert(const CharacterRecord& record);
   std::optional<StoreError> ReadRow(const std::string& name, CharacterRecord* record);
   StoreError Error(int rc, std::string_view what) const;
+  Fault DiagnoseIoError(std::string* why) const;
   void Rollback();
   void Close();
 
@@ -133,7 +136,28 @@ StoreError SqliteStore::Error(int rc, std::string_view what) const {
                         " failed: " + detail + " (code " + std::to_string(rc);
   if (sys_errno != 0) message += ", " + std::generic_category().message(sys_errno);
   message += ")";
-  return StoreError{.fault = FaultOf(rc, sys_errno), .message = std::move(message)};
+  Fault fault = FaultOf(rc, sys_errno);
+  if ((rc & 0xff) == SQLITE_IOERR && fault == Fault::kOther) fault = DiagnoseIoError(&message);
+  return StoreError{.fault = fault, .message = std::move(message)};
+}
+
+// SQLite often reports an I/O error without its errno (later calls overwrite it): look at the
+// files and the disk for the usual causes, so the fault (and the operator) gets told which.
+Fault SqliteStore::DiagnoseIoError(std::string* why) const {
+  const std::string dir = file_.parent_path().string();
+  for (const std::string& path : {file_.string(), file_.string() + "-wal", dir}) {
+    if (::access(path.c_str(), W_OK) != 0 && errno != ENOENT) {
+      const int err = errno;
+      *why += "; " + path + " is not writable: " + std::generic_category().message(err);
+      return FaultOfErrno(err) == Fault::kOther ? Fault::kReadOnly : FaultOfErrno(err);
+    }
+  }
+  struct statvfs vfs {};
+  if (::statvfs(dir.c_str(), &vfs) == 0 && vfs.f_bavail == 0) {
+    *why += "; no space left on the disk of " + dir;
+    return Fault::kFull;
+  }
+  return Fault::kOther;
 }
 
 std::optional<StoreError> SqliteStore::Exec(const char* sql, std::string_view what) {

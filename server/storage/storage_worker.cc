@@ -199,13 +199,13 @@ void StorageWorker::OnFlushFailed(const StoreError& error, size_t rows) {
     last_failure_log_ = now;
     spdlog::error(
         "storage: saving {} characters to {} failed ({}): {}; keeping {} characters "
-        "in memory, retrying in {:.1f} s",
+        "in memory, retrying in {:.2f} s",
         rows, describe_, FaultName(error.fault), error.message, unsaved_.size(), retry_delay_);
   } else if (now - last_failure_log_ >= kFailureLogInterval) {
     last_failure_log_ = now;
     spdlog::error(
         "storage: still failing to save to {} ({} attempts in {:.0f} s; last: {}: {}); "
-        "keeping {} characters in memory, retrying in {:.1f} s",
+        "keeping {} characters in memory, retrying in {:.2f} s",
         describe_, failed_attempts_, SecondsSince(failing_since_), FaultName(error.fault),
         error.message, unsaved_.size(), retry_delay_);
   }
