@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include <charconv>
 
@@ -15,6 +16,15 @@ namespace {
 
 constexpr std::string_view kVersionPrefix = "zs1.";
 constexpr size_t kMacBytes = 32;  // SHA-256
+constexpr size_t kNonceBytes = 12;  // random bytes behind a new token's nonce (16 characters)
+constexpr size_t kMinNonceChars = 8;
+constexpr size_t kMaxNonceChars = 64;
+
+bool IsNonce(std::string_view s) {
+  if (s.size() < kMinNonceChars || s.size() > kMaxNonceChars) return false;
+  return s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") ==
+         std::string_view::npos;
+}
 
 // Parses all of `text` as a decimal number (no sign, no spaces, no leading zeros but "0").
 template <typename Int>
@@ -27,14 +37,17 @@ bool ParseDecimal(std::string_view text, Int* out) {
 Refusal ParsePayload(std::string_view payload, Identity* out) {
   const size_t a = payload.find('\n');
   const size_t b = a == std::string_view::npos ? a : payload.find('\n', a + 1);
-  if (b == std::string_view::npos) return Refusal::kBadPayload;
+  const size_t c = b == std::string_view::npos ? b : payload.find('\n', b + 1);
+  if (c == std::string_view::npos || !IsNonce(payload.substr(b + 1, c - b - 1))) {
+    return Refusal::kBadPayload;
+  }
   Identity id;
   if (!ParseDecimal(payload.substr(0, a), &id.account) || id.account == 0 ||
       id.account > static_cast<uint64_t>(INT64_MAX)) {
     return Refusal::kBadPayload;
   }
   if (!ParseDecimal(payload.substr(a + 1, b - a - 1), &id.expiry)) return Refusal::kBadPayload;
-  id.name = std::string(payload.substr(b + 1));
+  id.name = std::string(payload.substr(c + 1));
   if (wire::CheckPlayerName(id.name) != wire::NameProblem::kNone) return Refusal::kBadName;
   *out = std::move(id);
   return Refusal::kNone;
@@ -80,8 +93,12 @@ std::string TokenCodec::Mac(std::string_view signed_part) const {
 }
 
 std::string TokenCodec::Sign(const Identity& id) const {
-  const std::string payload =
-      std::to_string(id.account) + "\n" + std::to_string(id.expiry) + "\n" + id.name;
+  std::string nonce(kNonceBytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(nonce.data()), kNonceBytes) != 1) {
+    return {};  // no randomness: no token (never verifies)
+  }
+  const std::string payload = std::to_string(id.account) + "\n" + std::to_string(id.expiry) +
+                              "\n" + Base64UrlEncode(nonce) + "\n" + id.name;
   std::string token = std::string(kVersionPrefix) + Base64UrlEncode(payload);
   const std::string mac = Mac(token);
   return token + "." + Base64UrlEncode(mac);

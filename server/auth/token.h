@@ -48,6 +48,7 @@ class TokenCodec {
   // REQUIRES: secret.size() >= kMinSecretBytes (checked by the caller at start-up).
   explicit TokenCodec(std::string secret) : secret_(std::move(secret)) {}
 
+  // A new token for `id` with a random nonce.
   [[nodiscard]] std::string Sign(const Identity& id) const;
   // Checks the format and the MAC (constant time) and parses the payload. Does not look at
   // the clock or the replay cache (Authenticator does).

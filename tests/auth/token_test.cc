@@ -71,6 +71,11 @@ TEST(Token, ForgedWrongSecretTruncatedAndOversizedTokensAreRefused) {
   EXPECT_EQ(codec.Verify("zs2." + token.substr(4), &id), Refusal::kMalformed);
 }
 
+TEST(Token, EachTokenIsNewEvenForTheSameLoginInTheSameSecond) {
+  const TokenCodec codec(kSecret);
+  EXPECT_NE(codec.Sign(Aria()), codec.Sign(Aria())) << "the nonce: a token logs in once";
+}
+
 TEST(Token, ASignedButImpossiblePayloadIsRefused) {
   const TokenCodec codec(kSecret);
   Identity id;

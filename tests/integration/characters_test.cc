@@ -56,8 +56,8 @@ class Storage {
   [[nodiscard]] const fs::path& dir() const { return dir_; }
 
   static test::PostgresServer& Postgres() {
-    static test::PostgresServer* server = new test::PostgresServer();  // for the whole run
-    return *server;
+    static test::PostgresServer server;  // one for the whole run, stopped at exit
+    return server;
   }
 
  private:
