@@ -109,7 +109,7 @@ class SqliteFaultTest : public ::testing::Test {
   LoadOutcome LoadOutcomeOf(const std::string& name) {
     std::promise<LoadOutcome> promise;
     auto future = promise.get_future();
-    EXPECT_TRUE(worker_->Load(name, [&](LoadResult r) { promise.set_value(r.outcome); }));
+    EXPECT_TRUE(worker_->Load(name, [&](const LoadResult& r) { promise.set_value(r.outcome); }));
     return future.get();
   }
   // Stops the worker and reads every row back through a new store on the file.
