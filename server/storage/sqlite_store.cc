@@ -314,7 +314,8 @@ std::optional<StoreError> SqliteStore::Ready() {
                                  std::generic_category().message(err) +
                                  "); not creating a new one: restore it"};
   }
-  if (db_ && st.st_dev == dev_ && st.st_ino == ino_) return std::nullopt;
+  if (!db_) return Connect(SQLITE_OPEN_READWRITE);  // the last attempt to reopen failed
+  if (st.st_dev == dev_ && st.st_ino == ino_) return std::nullopt;
   spdlog::warn(
       "storage: database file {} is another file than the one opened (restored?): "
       "opening it",
