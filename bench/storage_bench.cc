@@ -178,7 +178,7 @@ void BM_Logins(benchmark::State& state, Backend backend) {
     answered = 0;
     for (uint32_t i = 0; i < kLoginsPerIteration; ++i) {
       next = (next + 7919) % kCharacters;  // a stride: no two neighbours in a row
-      worker.Load(characters[next].name, [&](storage::LoadResult r) {
+      worker.Load(characters[next].name, [&](const storage::LoadResult& r) {
         const std::lock_guard lock(mu);
         found += r.outcome == storage::LoadOutcome::kFound;
         ++answered;

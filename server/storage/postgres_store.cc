@@ -110,7 +110,7 @@ class PostgresStore final : public CharacterStore {
   PostgresStore(std::string conninfo, std::string describe)
       : conninfo_(std::move(conninfo)), describe_(std::move(describe)) {}
 
-  std::optional<StoreError> Connect();
+  std::optional<StoreError> Connect();  // a session, migrations, prepared statements
 
   std::optional<StoreError> Load(const std::string& name,
                                  std::optional<CharacterRecord>* out) override;
@@ -118,6 +118,7 @@ class PostgresStore final : public CharacterStore {
   std::string Describe() const override { return describe_; }
 
  private:
+  std::optional<StoreError> Reconnect();
   std::optional<StoreError> Ready();
   std::optional<StoreError> Prepare();
   std::optional<StoreError> MigrateStep(const Migration& step);
@@ -133,7 +134,7 @@ class PostgresStore final : public CharacterStore {
   const std::string conninfo_;
   const std::string describe_;
   ConnPtr conn_;
-  bool prepared_ = false;  // prepared statements live per session: lost on PQreset
+  bool prepared_ = false;  // prepared statements live per session: lost with it
 };
 
 StoreError PostgresStore::Error(const PGresult* res, std::string_view what) const {
@@ -164,7 +165,10 @@ void PostgresStore::RollbackIfOpen() {
   }
 }
 
-std::optional<StoreError> PostgresStore::Connect() {
+// A new session: a fresh PGconn (rather than PQreset on the old one, which may have broken in
+// the middle of a pipeline), notices silenced, statements to be prepared again.
+std::optional<StoreError> PostgresStore::Reconnect() {
+  prepared_ = false;
   conn_.reset(PQconnectdb(conninfo_.c_str()));
   if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK) {
     return StoreError{.fault = Fault::kConnection,
@@ -174,6 +178,11 @@ std::optional<StoreError> PostgresStore::Connect() {
   // Notices ("relation already exists, skipping") are not errors: no stderr noise.
   PQsetNoticeProcessor(
       conn_.get(), [](void*, const char*) {}, nullptr);
+  return std::nullopt;
+}
+
+std::optional<StoreError> PostgresStore::Connect() {
+  if (auto e = Reconnect()) return e;
   for (const Migration& step : kMigrations) {
     if (auto e = MigrateStep(step)) {
       RollbackIfOpen();
@@ -231,15 +240,13 @@ std::optional<StoreError> PostgresStore::Prepare() {
   return std::nullopt;
 }
 
-// Before each operation: a broken connection is reset (and the statements prepared again).
+// Before each operation: a broken (or dropped) connection is made again, and the statements
+// prepared again.
 std::optional<StoreError> PostgresStore::Ready() {
-  if (PQstatus(conn_.get()) != CONNECTION_OK) {
-    PQreset(conn_.get());
-    prepared_ = false;
-    if (PQstatus(conn_.get()) != CONNECTION_OK) {
-      return StoreError{.fault = Fault::kConnection,
-                        .message = describe_ + ": connection lost, reconnecting failed: " +
-                                   Trimmed(PQerrorMessage(conn_.get()))};
+  if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK) {
+    if (auto e = Reconnect()) {
+      e->message = describe_ + ": connection lost; " + e->message;
+      return e;
     }
     spdlog::warn("storage: reconnected to {}", describe_);
   }
@@ -286,12 +293,18 @@ std::optional<StoreError> PostgresStore::Save(std::span<const CharacterRecord> r
   if (auto e = Ready()) return e;
   if (PQenterPipelineMode(conn_.get()) != 1) return Error(nullptr, "enter pipeline mode");
   std::optional<StoreError> error = SendBatch(records);
-  if (!error || PQstatus(conn_.get()) == CONNECTION_OK) {
-    std::optional<StoreError> drained = DrainPipeline();
-    if (!error) error = std::move(drained);
+  if (error) {
+    // Part of the batch may be on its way, with no sync point after it: the session is in an
+    // unknown state. Drop it (the transaction never commits); the next operation reconnects.
+    conn_.reset();
+    return error;
   }
-  PQexitPipelineMode(conn_.get());
-  if (error) RollbackIfOpen();
+  error = DrainPipeline();
+  if (PQexitPipelineMode(conn_.get()) != 1) {
+    conn_.reset();  // still in a pipeline (the connection broke): start a clean session
+  } else if (error) {
+    RollbackIfOpen();
+  }
   return error;
 }
 

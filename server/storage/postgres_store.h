@@ -5,9 +5,10 @@
 // inside one transaction); a C++ wrapper would add a dependency for two statements.
 //
 // Connection: `conninfo` is libpq's ("host=/run/postgresql dbname=zone user=zone", or a URI).
-// When the connection breaks (a server restart, a network cut) the next operation calls
-// PQreset first, re-prepares the statements, and reports Fault::kConnection while the server
-// cannot be reached. Describe() lists host, port, dbname and user, never the password.
+// When the connection breaks (a server restart, a network cut) the next operation connects again
+// first (a fresh PGconn, not PQreset: a session that broke mid-pipeline may keep its pipeline
+// state), re-prepares the statements, and reports Fault::kConnection while the server cannot be
+// reached. Describe() lists host, port, dbname and user, never the password.
 //
 // Schema: `schema_version(version)` and `characters(name TEXT PRIMARY KEY, account BIGINT, zone
 // BIGINT, x, y, facing DOUBLE PRECISION, hp INTEGER, alive BOOLEAN, respawn_ms BIGINT, cooldowns

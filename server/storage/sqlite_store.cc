@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -19,6 +20,9 @@ namespace {
 // Long enough to ride out a checkpoint or a backup step by another connection, short enough
 // that a locked file shows up as an error (and a retry) well within one save interval.
 constexpr int kBusyTimeoutMs = 200;
+// A write that fails at a file size limit stops short of it by up to a WAL frame (a page and
+// its header; pages are 4 KiB unless someone changed page_size): this close to it is "full".
+constexpr uintmax_t kFileLimitSlack = 16 * 1024;
 
 // DO NOT EDIT a step once released: databases in the field have applied it. Add steps at the
 // end; a step's version is its position (1-based).
@@ -156,6 +160,18 @@ Fault SqliteStore::DiagnoseIoError(std::string* why) const {
   if (::statvfs(dir.c_str(), &vfs) == 0 && vfs.f_bavail == 0) {
     *why += "; no space left on the disk of " + dir;
     return Fault::kFull;
+  }
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    for (const std::string& path : {file_.string() + "-wal", file_.string()}) {
+      std::error_code ec;
+      const uintmax_t size = std::filesystem::file_size(path, ec);
+      if (!ec && size + kFileLimitSlack >= limit.rlim_cur) {
+        *why += "; " + path + " reached the process's file size limit (RLIMIT_FSIZE, " +
+                std::to_string(limit.rlim_cur) + " bytes)";
+        return Fault::kFull;
+      }
+    }
   }
   return Fault::kOther;
 }
@@ -298,7 +314,8 @@ std::optional<StoreError> SqliteStore::Ready() {
                                  std::generic_category().message(err) +
                                  "); not creating a new one: restore it"};
   }
-  if (db_ && st.st_dev == dev_ && st.st_ino == ino_) return std::nullopt;
+  if (!db_) return Connect(SQLITE_OPEN_READWRITE);  // the last attempt to reopen failed
+  if (st.st_dev == dev_ && st.st_ino == ino_) return std::nullopt;
   spdlog::warn(
       "storage: database file {} is another file than the one opened (restored?): "
       "opening it",

@@ -2,6 +2,7 @@
 // mid-run and comes back, a server that is not there at start-up, what Describe shows.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <vector>
 
 #include "storage/backends.h"
@@ -31,6 +32,9 @@ TEST(PostgresStore, ServerStoppedMidRunThenStartedAgain) {
   EXPECT_FALSE(worker.Flush(0.01));
   pg.server().Start();
   ASSERT_TRUE(worker.Flush(10));
+  std::promise<LoadOutcome> loaded;  // the worker's store is usable again for loads too
+  ASSERT_TRUE(worker.Load("Nobody", [&](const LoadResult& r) { loaded.set_value(r.outcome); }));
+  EXPECT_EQ(loaded.get_future().get(), LoadOutcome::kNotFound);
   worker.Stop();
   auto store = pg.Open();
   for (const CharacterRecord& r : {MakeRecord("A", 3), MakeRecord("B", 2)}) {

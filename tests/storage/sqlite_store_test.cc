@@ -2,6 +2,11 @@
 // through the StorageWorker: errors counted, nothing lost, everything saved once the fault
 // clears (checked by reopening the file).
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <fstream>
 #include <future>
@@ -109,7 +114,7 @@ class SqliteFaultTest : public ::testing::Test {
   LoadOutcome LoadOutcomeOf(const std::string& name) {
     std::promise<LoadOutcome> promise;
     auto future = promise.get_future();
-    EXPECT_TRUE(worker_->Load(name, [&](LoadResult r) { promise.set_value(r.outcome); }));
+    EXPECT_TRUE(worker_->Load(name, [&](const LoadResult& r) { promise.set_value(r.outcome); }));
     return future.get();
   }
   // Stops the worker and reads every row back through a new store on the file.
@@ -208,6 +213,49 @@ TEST_F(SqliteFaultTest, ReadOnlyMidRun) {
   ASSERT_TRUE(immutable.Set(false));
   ASSERT_TRUE(worker_->Flush(10));
   ExpectInFile({MakeRecord("A", 1), MakeRecord("B", 2)});
+}
+
+// Disk full, cheaply: a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored so writes fail with
+// EFBIG) in a forked child, which runs a worker, sees the errors, lifts the limit and flushes.
+// Exit codes say which step failed.
+int DiskFullChild(const fs::path& file, const std::vector<CharacterRecord>& rows) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit original{};
+  if (getrlimit(RLIMIT_FSIZE, &original) != 0) return 10;
+  rlimit small = original;
+  small.rlim_cur = 64 * 1024;  // the WAL cannot take the batch
+  if (setrlimit(RLIMIT_FSIZE, &small) != 0) return 11;
+  StorageWorker worker(OpenSqliteStore(file), kRetry);
+  worker.Start();
+  worker.Save(rows);
+  const auto full = [&] { return worker.stats().errors_by_fault[size_t(Fault::kFull)]; };
+  if (!WaitFor([&] { return full() >= 2; }, 10)) return 12;
+  if (worker.stats().unsaved != rows.size()) return 13;
+  if (setrlimit(RLIMIT_FSIZE, &original) != 0) return 14;
+  if (!worker.Flush(10)) return 15;
+  return 0;
+}
+
+TEST(SqliteDiskFull, FileSizeLimitMidRunThenLifted) {
+  TempDir dir;
+  const fs::path file = dir.path() / "characters.db";
+  const std::vector<CharacterRecord> first = {MakeRecord("A", 1)};
+  ASSERT_FALSE(OpenSqliteStore(file)->Save(first));
+  std::vector<CharacterRecord> rows;
+  for (uint32_t i = 0; i < 2000; ++i) rows.push_back(MakeRecord("b" + std::to_string(i), i));
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) _exit(DiskFullChild(file, rows));
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "child died: status " << status;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "DiskFullChild failed at step " << WEXITSTATUS(status);
+  auto store = OpenSqliteStore(file);
+  for (const CharacterRecord& r : {first[0], rows[0], rows[1999]}) {
+    std::optional<CharacterRecord> out;
+    ASSERT_FALSE(store->Load(r.name, &out));
+    EXPECT_EQ(out, r);
+  }
 }
 
 }  // namespace

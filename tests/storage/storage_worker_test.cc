@@ -216,10 +216,10 @@ TEST_F(StorageWorkerTest, RefusesLoadsAtMaxUnsaved) {
   Make(options);
   worker_->Start();
   worker_->Save({MakeRecord("A", 1), MakeRecord("B", 1)});
-  EXPECT_TRUE(worker_->Load("x", [](LoadResult) {}));
+  EXPECT_TRUE(worker_->Load("x", [](const LoadResult&) {}));
   worker_->Save({MakeRecord("C", 1)});
   bool called = false;
-  EXPECT_FALSE(worker_->Load("y", [&](LoadResult) { called = true; }));
+  EXPECT_FALSE(worker_->Load("y", [&](const LoadResult&) { called = true; }));
   worker_->Save({MakeRecord("D", 1)});  // Save never refuses
   EXPECT_EQ(worker_->stats().unsaved, 4u);
   EXPECT_EQ(worker_->stats().loads_refused_total, 1u);
@@ -234,7 +234,9 @@ TEST_F(StorageWorkerTest, RefusesLoadsWhenTheQueueIsFull) {
   options.max_pending_loads = 2;
   Make(options);  // not started: the queue only fills
   int unavailable = 0;
-  const auto count = [&](LoadResult r) { unavailable += r.outcome == LoadOutcome::kUnavailable; };
+  const auto count = [&](const LoadResult& r) {
+    unavailable += r.outcome == LoadOutcome::kUnavailable;
+  };
   EXPECT_TRUE(worker_->Load("a", count));
   EXPECT_TRUE(worker_->Load("b", count));
   EXPECT_FALSE(worker_->Load("c", count));
