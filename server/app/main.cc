@@ -130,7 +130,7 @@ void SaveOnShutdown(zs::net::TickLoop& tick_loop, zs::storage::StorageWorker& st
 int main(int argc, char** argv) {
   CLI::App cli{"zone_server " ZS_VERSION ": authoritative MMO zone server"};
   std::string config_path = "config/server.yaml";
-  std::optional<std::string> listen, admin_listen, world, log_level, port_file;
+  std::optional<std::string> listen, admin_listen, world, log_level, port_file, storage_path;
   std::optional<uint16_t> port, admin_port;
   std::optional<unsigned> io_threads;
   std::optional<unsigned> sim_threads;
@@ -153,6 +153,8 @@ int main(int argc, char** argv) {
   cli.add_option("--max-connections-per-ip", max_per_ip, "Connection cap per client address");
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  cli.add_option("--storage-path", storage_path,
+                 "SQLite file for characters (overrides storage.path; created on first run)");
   cli.add_option("--port-file", port_file,
                  "Write '<game port> <admin port>' here once listening (for scripts and tests)");
   zs::app::TokenToolArgs token_args;
@@ -176,6 +178,7 @@ int main(int argc, char** argv) {
     if (max_connections) config.limits.max_connections = *max_connections;
     if (max_per_ip) config.limits.max_connections_per_ip = *max_per_ip;
     if (tick_rate) config.tick_rate = *tick_rate;
+    if (storage_path) config.storage.sqlite_path = *storage_path;
     world_config = zs::zone::LoadWorldConfig(config.world_path);
     if (config.tick_rate) {  // durations in the world were converted at the world's rate
       const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
