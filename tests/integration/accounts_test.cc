@@ -168,25 +168,38 @@ TEST(Accounts, TokenModeWithoutASecretRefusesToStart) {
   EXPECT_NE(s.Log().find("no secret is configured"), std::string::npos) << s.Log();
 }
 
-TEST(Accounts, TheTokenToolMintsATokenTheServerAccepts) {
+// The first line `command` prints (its exit code must be 0).
+std::string FirstLineOf(const std::string& command) {
+  FILE* p = ::popen(command.c_str(), "r");
+  EXPECT_NE(p, nullptr) << command;
+  if (p == nullptr) return {};
+  char buf[1024] = {};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, p);
+  EXPECT_EQ(::pclose(p), 0) << command;
+  std::string line(buf, n);
+  return line.substr(0, line.find('\n'));
+}
+
+// `zone_server token` and examples/python/mint_token.py (what a login service would run) both
+// mint tokens the server accepts.
+TEST(Accounts, TheTokenToolAndThePythonExampleMintTokensTheServerAccepts) {
   TokenServer t;
   const fs::path secret = fs::temp_directory_path() / ("zs_tool_" + std::to_string(::getpid()));
   std::ofstream(secret) << kSecret << "\n";
-  const std::string cmd = std::string(ZS_SERVER_BIN) + " token --account 42 --name Aria --ttl 60 " +
-                          "--secret-file " + secret.string();
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[1024] = {};
-  const size_t n = std::fread(buf, 1, sizeof buf - 1, p);
-  EXPECT_EQ(::pclose(p), 0);
+  const std::string tool = FirstLineOf(std::string(ZS_SERVER_BIN) +
+                                       " token --account 42 --name Aria --ttl 60 --secret-file " +
+                                       secret.string());
+  const std::string python =
+      FirstLineOf("/usr/bin/python3 " ZS_PYTHON_MINT " --account 43 --name Brom --ttl 60 "
+                  "--secret-file " + secret.string());
   fs::remove(secret);
-  std::string token(buf, n);
-  while (!token.empty() && token.back() == '\n') token.pop_back();
-  ASSERT_TRUE(token.starts_with("zs1.")) << token;
-  TestClient c(t.s().port());
-  const auto w = LoginWith(c, token);
-  ASSERT_TRUE(w);
-  EXPECT_EQ(w->player_name(), "Aria");
+  for (const auto& [token, name] : {std::pair{tool, "Aria"}, std::pair{python, "Brom"}}) {
+    ASSERT_TRUE(token.starts_with("zs1.")) << token;
+    TestClient c(t.s().port());
+    const auto w = LoginWith(c, token);
+    ASSERT_TRUE(w) << name;
+    EXPECT_EQ(w->player_name(), name);
+  }
 }
 
 TEST(Accounts, ModeNoneTakesANameOverAndKeepsOneEntity) {
