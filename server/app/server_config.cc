@@ -154,6 +154,7 @@ void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config) {
     return std::string(v);
   };
   if (const auto address = value(kEnvAdminListen)) config->admin_address = *address;
+  if (const auto path = value(kEnvStoragePath)) config->storage.sqlite_path = *path;
   if (const auto port = value(kEnvAdminPort)) {
     unsigned parsed = 0;
     const char* end = port->data() + port->size();

@@ -3,9 +3,10 @@
 //
 // Where a setting comes from, highest first:
 //   1. the command line (zone_server's main applies each flag given after ApplyEnvironment);
-//   2. the environment, for the admin address only: ZS_ADMIN_LISTEN and ZS_ADMIN_PORT (a
+//   2. the environment, for the admin address: ZS_ADMIN_LISTEN and ZS_ADMIN_PORT (a
 //      container image sets them, so that `docker run IMAGE --port 7000` keeps the admin port
-//      reachable and its HEALTHCHECK knows where to look);
+//      reachable and its HEALTHCHECK knows where to look), and for the SQLite file:
+//      ZS_STORAGE_PATH (the image keeps characters on its volume, /var/lib/zone_server);
 //   3. the config file.
 // Everything here runs once at start-up, on the main thread; errors are ConfigError exceptions.
 #pragma once
@@ -61,6 +62,7 @@ struct ServerConfig {
 // The environment variables read (names kept in one place for the Dockerfile and the docs).
 inline constexpr const char* kEnvAdminListen = "ZS_ADMIN_LISTEN";
 inline constexpr const char* kEnvAdminPort = "ZS_ADMIN_PORT";
+inline constexpr const char* kEnvStoragePath = "ZS_STORAGE_PATH";
 
 // Returns the value of an environment variable, or nullptr when it is unset.
 using GetEnvFn = std::function<const char*(const char*)>;
@@ -68,7 +70,7 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // Throws zone::ConfigError naming the file, key and problem.
 ServerConfig LoadServerConfig(const std::string& path);
 
-// Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT (unset or empty: no change). Throws
+// Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT / ZS_STORAGE_PATH (unset or empty: no change). Throws
 // zone::ConfigError naming the variable for a port that is not an integer in 0..65535.
 void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config);
 
