@@ -10,55 +10,11 @@
 #include <mutex>
 #include <vector>
 
+#include "storage/fake_store.h"
 #include "storage/storage_test_util.h"
 
 namespace zs::storage::test {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// What the fake store holds and how it misbehaves; shared with the test (the worker owns the
-// store itself).
-struct FakeState {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::map<std::string, CharacterRecord> rows;
-  std::optional<Fault> fail_saves;
-  std::optional<Fault> fail_loads;
-  bool hold_saves = false;  // Save waits until cleared
-  bool in_save = false;
-  std::vector<size_t> batch_sizes;  // one per Save call
-  std::vector<Clock::time_point> save_times;
-};
-
-class FakeStore final : public CharacterStore {
- public:
-  explicit FakeStore(std::shared_ptr<FakeState> state) : s_(std::move(state)) {}
-  std::optional<StoreError> Load(const std::string& name,
-                                 std::optional<CharacterRecord>* out) override {
-    const std::lock_guard lock(s_->mu);
-    if (s_->fail_loads) return StoreError{.fault = *s_->fail_loads, .message = "fake load"};
-    const auto it = s_->rows.find(name);
-    *out = it == s_->rows.end() ? std::nullopt : std::optional(it->second);
-    return std::nullopt;
-  }
-  std::optional<StoreError> Save(std::span<const CharacterRecord> records) override {
-    std::unique_lock lock(s_->mu);
-    s_->batch_sizes.push_back(records.size());
-    s_->save_times.push_back(Clock::now());
-    s_->in_save = true;
-    s_->cv.notify_all();
-    s_->cv.wait(lock, [&] { return !s_->hold_saves; });
-    s_->in_save = false;
-    if (s_->fail_saves) return StoreError{.fault = *s_->fail_saves, .message = "fake save"};
-    for (const CharacterRecord& r : records) s_->rows[r.name] = r;
-    return std::nullopt;
-  }
-  std::string Describe() const override { return "fake store"; }
-
- private:
-  std::shared_ptr<FakeState> s_;
-};
 
 constexpr WorkerOptions kFastRetry{.max_unsaved = 50000,
                                    .max_pending_loads = 10000,
