@@ -4,6 +4,8 @@
 #include "storage/storage_worker.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <condition_variable>
 #include <map>
@@ -214,6 +216,44 @@ TEST_F(StorageWorkerTest, StopWaitsForTheRunningTransactionAndStartsNoOther) {
   worker_->Stop();  // waits for the running transaction, starts no other
   release.join();
   EXPECT_EQ(state_->batch_sizes.size(), 1u);
+}
+
+// What the default logger says while the test runs (restored afterwards).
+class LogCapture {
+ public:
+  LogCapture() : previous_(spdlog::default_logger()) {
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink_));
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+  std::vector<std::string> lines() const { return sink_->last_formatted(); }
+
+ private:
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_ =
+      std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1000);
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+// Loud once (what, where, the fault, how many kept, when the retry is), then quiet while
+// failing (at most a line per 10 s), and one line when it recovers.
+TEST_F(StorageWorkerTest, LogsTheFirstFailureLoudlyThenQuietlyThenTheRecovery) {
+  const LogCapture capture;
+  state_->fail_saves = Fault::kFull;
+  Make();
+  worker_->Start();
+  worker_->Save({MakeRecord("A", 1), MakeRecord("B", 2)});
+  ASSERT_TRUE(WaitFor([&] { return worker_->stats().errors_total >= 6; }, 5));
+  SetState([](FakeState& f) { f.fail_saves.reset(); });
+  ASSERT_TRUE(worker_->Flush(5));
+  const std::vector<std::string> lines = capture.lines();
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_NE(lines[0].find("saving 2 characters to fake store failed (full): fake save; keeping "
+                          "2 characters in memory, retrying in 0.02 s"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[1].find("recovered after"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("2 characters saved"), std::string::npos) << lines[1];
 }
 
 }  // namespace
