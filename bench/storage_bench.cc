@@ -14,6 +14,12 @@
 // BM_Logins/<backend>: loads of existing characters through the worker, 1,000 queued at once
 // and answered on the worker thread; items_per_second is logins per second with persistence on.
 // Wall-clock time throughout (UseRealTime): the work happens on the worker thread.
+//
+// Results (2026-11-22, RelWithDebInfo, 2 cores shared with two other builds, load ~2.8;
+// `build/s/bench/storage_bench --benchmark_min_time=2`): checkpoint of 5,000 characters,
+// storage thread 11.7 ms with SQLite (WAL, synchronous=NORMAL; goal <= 50 ms) and 60 ms with
+// PostgreSQL 15 over a unix socket (pipelined, one transaction); the Save call on the tick
+// thread 0.6 / 1.2 ms. Logins: 157k/s (SQLite), 33k/s (PostgreSQL, one round trip each).
 #include <benchmark/benchmark.h>
 
 #include <atomic>

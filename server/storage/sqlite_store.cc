@@ -320,6 +320,11 @@ std::optional<StoreError> SqliteStore::Ready() {
       "storage: database file {} is another file than the one opened (restored?): "
       "opening it",
       file_.string());
+  // The -wal beside the path holds pages of the file we had open: move them into that file
+  // (wherever it went) and empty the -wal, or SQLite would replay them onto the new one.
+  const int rc =
+      sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, "checkpoint the replaced file before reopening");
   return Connect(SQLITE_OPEN_READWRITE);
 }
 
@@ -425,6 +430,11 @@ std::unique_ptr<CharacterStore> OpenSqliteStore(const std::filesystem::path& fil
                        " for the character database " + path.string() + ": " + ec.message());
   }
   const bool existed = std::filesystem::exists(path, ec);
+  if (!existed && std::filesystem::exists(path.string() + "-wal", ec)) {
+    throw StartupError("the character database " + path.string() + " is missing but its " +
+                       path.string() + "-wal is there: restore the file, or move the -wal away " +
+                       "to start with an empty database");
+  }
   auto store = std::make_unique<SqliteStore>(path);
   if (auto e = store->Connect(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) {
     throw StartupError("cannot use the character database " + path.string() + ": " + e->message);

@@ -12,9 +12,13 @@
 // The file is created only at start-up. Before every transaction the store stat()s the path:
 //   - missing (deleted or moved away mid-run): Fault::kMissing, and no new empty file is created
 //     (that would later hand out fresh characters over existing ones);
-//   - another inode (restored from a backup, copied back): the store closes its connection and
-//     opens the file it finds (migrating it if older). Restore a backup together with its -wal
-//     file, or without one beside it: SQLite replays a -wal it finds next to the file.
+//   - another inode (restored from a backup, copied back): the store checkpoints what it wrote
+//     into the file it had open (wherever that went) and empties the -wal, so that none of the
+//     old file's pages are replayed onto the new one; then it opens the file it finds (migrating
+//     it if older). A restored backup must be whole by itself (sqlite3's .backup, VACUUM INTO,
+//     or a copy taken after a checkpoint): what was saved after it is gone, as with any backup.
+// At start-up, a missing file with a -wal beside it is a StartupError (SQLite would replay that
+// -wal onto the new empty file).
 //
 // Schema: `schema_version(version)` and `characters(name TEXT PRIMARY KEY, account, zone, x, y,
 // facing, hp, alive, respawn_ms, cooldowns, saved_at_ms)` with an index on account. Migrations

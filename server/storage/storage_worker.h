@@ -78,7 +78,8 @@ class StorageWorker {
   // flush everything stays in memory and is retried with back-off.
   void Save(std::vector<CharacterRecord> records);
   // Blocks until everything saved before the call is committed (true) or timeout (false).
-  // Cuts a running back-off short: the worker retries at once.
+  // Cuts a running back-off short: the worker retries at once. A worker not started (or
+  // stopped) commits nothing: the call times out.
   bool Flush(double timeout_seconds);
 
   struct Stats {

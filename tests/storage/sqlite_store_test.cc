@@ -42,6 +42,17 @@ TEST(SqliteStartup, FirstRunCreatesTheDirectoryAndTheFileInWalMode) {
   EXPECT_EQ(own.Scalar("PRAGMA journal_mode"), "wal");
 }
 
+TEST(SqliteStartup, MissingFileBesideItsWalIsAStartupError) {
+  TempDir dir;
+  const fs::path file = dir.path() / "characters.db";
+  std::ofstream(file.string() + "-wal") << "frames of a file that is gone";
+  const std::string message = StartupMessage(file);
+  EXPECT_NE(message.find(file.string() + " is missing but its " + file.string() + "-wal"),
+            std::string::npos)
+      << message;
+  EXPECT_FALSE(fs::exists(file));
+}
+
 TEST(SqliteStartup, RelativePathIsMadeAbsolute) {
   TempDir dir;
   const fs::path old = fs::current_path();
@@ -149,7 +160,8 @@ TEST_F(SqliteFaultTest, LockedByAnotherConnection) {
 TEST_F(SqliteFaultTest, DeletedMidRunThenRestoredFromACopy) {
   worker_->Save({MakeRecord("A", 1)});
   ASSERT_TRUE(worker_->Flush(10));
-  const fs::path copy = dir_.path() / "copy.db";
+  const fs::path copy = dir_.path() / "copy.db";  // a whole backup: checkpointed, then copied
+  SqliteConnection(file()).Exec("PRAGMA wal_checkpoint(TRUNCATE)");
   fs::copy_file(file(), copy);
   fs::remove(file());
   worker_->Save({MakeRecord("B", 2)});
@@ -160,6 +172,22 @@ TEST_F(SqliteFaultTest, DeletedMidRunThenRestoredFromACopy) {
   fs::copy_file(copy, file());
   ASSERT_TRUE(worker_->Flush(10));
   EXPECT_EQ(LoadOutcomeOf("A"), LoadOutcome::kFound);
+  ExpectInFile({MakeRecord("A", 1), MakeRecord("B", 2)});
+}
+
+// Something that is not a database put where the file was: errors (kCorrupt), nothing lost;
+// the real file put back: the records land.
+TEST_F(SqliteFaultTest, ReplacedByANonDatabaseThenByTheRealFile) {
+  worker_->Save({MakeRecord("A", 1)});
+  ASSERT_TRUE(worker_->Flush(10));
+  const fs::path away = dir_.path() / "away.db";
+  fs::rename(file(), away);
+  std::ofstream(file()) << std::string(8192, 'x');
+  worker_->Save({MakeRecord("B", 2)});
+  ASSERT_TRUE(WaitForErrors(Fault::kCorrupt, 2));
+  EXPECT_EQ(worker_->stats().unsaved, 1u);
+  fs::rename(away, file());  // replaces the impostor
+  ASSERT_TRUE(worker_->Flush(10));
   ExpectInFile({MakeRecord("A", 1), MakeRecord("B", 2)});
 }
 

@@ -6,11 +6,25 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "storage/character_record.h"
+
+namespace zs::storage {
+
+// How GoogleTest prints a record in a failure (found by ADL): the fields, not 112 bytes of hex.
+inline void PrintTo(const CharacterRecord& r, std::ostream* os) {
+  const zone::PlayerSnapshot& p = r.state;
+  *os << "{" << r.name << " account " << r.account << " zone " << p.zone << " at (" << p.position.x
+      << ", " << p.position.y << ") facing " << p.facing << " hp " << p.hp
+      << (p.alive ? " alive" : " dead") << " respawn_ms " << p.respawn_ms << " cooldowns '"
+      << EncodeCooldowns(p) << "' saved_at_ms " << r.saved_at_ms << "}";
+}
+
+}  // namespace zs::storage
 
 namespace zs::storage::test {
 

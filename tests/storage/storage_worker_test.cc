@@ -4,61 +4,19 @@
 #include "storage/storage_worker.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <vector>
 
+#include "storage/fake_store.h"
 #include "storage/storage_test_util.h"
 
 namespace zs::storage::test {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// What the fake store holds and how it misbehaves; shared with the test (the worker owns the
-// store itself).
-struct FakeState {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::map<std::string, CharacterRecord> rows;
-  std::optional<Fault> fail_saves;
-  std::optional<Fault> fail_loads;
-  bool hold_saves = false;  // Save waits until cleared
-  bool in_save = false;
-  std::vector<size_t> batch_sizes;  // one per Save call
-  std::vector<Clock::time_point> save_times;
-};
-
-class FakeStore final : public CharacterStore {
- public:
-  explicit FakeStore(std::shared_ptr<FakeState> state) : s_(std::move(state)) {}
-  std::optional<StoreError> Load(const std::string& name,
-                                 std::optional<CharacterRecord>* out) override {
-    const std::lock_guard lock(s_->mu);
-    if (s_->fail_loads) return StoreError{.fault = *s_->fail_loads, .message = "fake load"};
-    const auto it = s_->rows.find(name);
-    *out = it == s_->rows.end() ? std::nullopt : std::optional(it->second);
-    return std::nullopt;
-  }
-  std::optional<StoreError> Save(std::span<const CharacterRecord> records) override {
-    std::unique_lock lock(s_->mu);
-    s_->batch_sizes.push_back(records.size());
-    s_->save_times.push_back(Clock::now());
-    s_->in_save = true;
-    s_->cv.notify_all();
-    s_->cv.wait(lock, [&] { return !s_->hold_saves; });
-    s_->in_save = false;
-    if (s_->fail_saves) return StoreError{.fault = *s_->fail_saves, .message = "fake save"};
-    for (const CharacterRecord& r : records) s_->rows[r.name] = r;
-    return std::nullopt;
-  }
-  std::string Describe() const override { return "fake store"; }
-
- private:
-  std::shared_ptr<FakeState> s_;
-};
 
 constexpr WorkerOptions kFastRetry{.max_unsaved = 50000,
                                    .max_pending_loads = 10000,
@@ -258,6 +216,44 @@ TEST_F(StorageWorkerTest, StopWaitsForTheRunningTransactionAndStartsNoOther) {
   worker_->Stop();  // waits for the running transaction, starts no other
   release.join();
   EXPECT_EQ(state_->batch_sizes.size(), 1u);
+}
+
+// What the default logger says while the test runs (restored afterwards).
+class LogCapture {
+ public:
+  LogCapture() : previous_(spdlog::default_logger()) {
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink_));
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+  std::vector<std::string> lines() const { return sink_->last_formatted(); }
+
+ private:
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_ =
+      std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1000);
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+// Loud once (what, where, the fault, how many kept, when the retry is), then quiet while
+// failing (at most a line per 10 s), and one line when it recovers.
+TEST_F(StorageWorkerTest, LogsTheFirstFailureLoudlyThenQuietlyThenTheRecovery) {
+  const LogCapture capture;
+  state_->fail_saves = Fault::kFull;
+  Make();
+  worker_->Start();
+  worker_->Save({MakeRecord("A", 1), MakeRecord("B", 2)});
+  ASSERT_TRUE(WaitFor([&] { return worker_->stats().errors_total >= 6; }, 5));
+  SetState([](FakeState& f) { f.fail_saves.reset(); });
+  ASSERT_TRUE(worker_->Flush(5));
+  const std::vector<std::string> lines = capture.lines();
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_NE(lines[0].find("saving 2 characters to fake store failed (full): fake save; keeping "
+                          "2 characters in memory, retrying in 0.02 s"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[1].find("recovered after"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("2 characters saved"), std::string::npos) << lines[1];
 }
 
 }  // namespace
