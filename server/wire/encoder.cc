@@ -122,7 +122,8 @@ std::string WelcomeFrame(const WelcomeInfo& info) {
   return Frame(m);
 }
 
-std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival) {
+std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival,
+                             std::string_view server_address, std::string_view ticket) {
   pb::ServerMessage m;
   pb::ZoneChanged* z = m.mutable_zone_changed();
   z->set_zone_id(zone.id);
@@ -135,6 +136,15 @@ std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival) {
   z->set_view_radius(static_cast<uint32_t>(ToCentimetres(zone.view_radius)));
   z->set_x(ToCentimetres(arrival.x));
   z->set_y(ToCentimetres(arrival.y));
+  z->set_server_address(std::string(server_address));
+  z->set_ticket(std::string(ticket));
+  return Frame(m);
+}
+
+std::string NoticeFrame(NoticeCode code, std::string_view text) {
+  pb::ServerMessage m;
+  m.mutable_notice()->set_code(static_cast<pb::NoticeCode>(code));
+  m.mutable_notice()->set_text(std::string(text));
   return Frame(m);
 }
 

@@ -34,7 +34,10 @@ enum class ErrorCode : uint32_t {  // mirrors zone.proto ErrorCode; DO NOT RENUM
   kBadName = 8,
   kAuthFailed = 9,
   kStorageUnavailable = 10,
+  kBadTicket = 11,
+  kZoneUnavailable = 12,
 };
+enum class NoticeCode : uint32_t { kZoneUnavailable = 1 };  // mirrors zone.proto NoticeCode
 
 // What Welcome tells a player about itself and the world.
 struct WelcomeInfo {
@@ -48,7 +51,10 @@ struct WelcomeInfo {
   uint64_t server_time_ms = 0;  // wall clock, ms since the Unix epoch
 };
 std::string WelcomeFrame(const WelcomeInfo& info);
-std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival);
+// `server_address` and `ticket` (v5): the zone is hosted by that server; empty: by this one.
+std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival,
+                             std::string_view server_address = {}, std::string_view ticket = {});
+std::string NoticeFrame(NoticeCode code, std::string_view text);
 std::string PongFrame(uint64_t client_time, uint64_t server_tick, uint64_t server_time_ms);
 std::string ErrorFrame(ErrorCode code, std::string_view message);
 std::string KickFrame(std::string_view reason);

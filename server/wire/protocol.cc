@@ -95,8 +95,9 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
       out->protocol_version = msg.hello().protocol_version();
       out->player_name = msg.hello().player_name();
       out->auth_token = msg.hello().auth_token();
+      out->ticket = msg.hello().ticket();
       out->name_problem = CheckPlayerName(out->player_name);
-      const bool name_matters = out->auth_token.empty();
+      const bool name_matters = out->auth_token.empty() && out->ticket.empty();
       if (name_matters && out->name_problem != NameProblem::kNone) return ParseError::kBadName;
       return ParseError::kNone;
     }

@@ -15,7 +15,7 @@
 namespace zs::wire {
 
 // The version this server speaks (zone.proto's history), and the oldest it still accepts.
-inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kProtocolVersion = 5;
 inline constexpr uint32_t kMinProtocolVersion = 3;
 
 enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout, kChat };
@@ -39,6 +39,7 @@ struct ClientIntent {
   // The login token (token mode). A Hello that carries one is not refused for its
   // player_name here (token mode ignores it); name_problem still says what is wrong with it.
   std::string auth_token;
+  std::string ticket;  // v5: a hand-off ticket (a Hello with one is not refused for its name)
   // kMove / kSkill (entity is filled in by the server, which knows who sent it)
   zone::MoveInput move;
   zone::SkillInput skill;

@@ -20,13 +20,9 @@ uint32_t MillisFor(uint64_t ticks, uint32_t rate) {
 
 }  // namespace
 
-Status Zone::SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) const {
-  const Entity* e = Find(id);
-  if (e == nullptr || e->kind != EntityKind::kPlayer) {
-    return {StatusCode::kNotFound, "no such player in this zone"};
-  }
-  const uint32_t rate = world_->tick_rate;
-  PlayerSnapshot s{.zone = config_.id,
+PlayerSnapshot SnapshotOf(const Entity& player, uint32_t zone_id, uint64_t now, uint32_t rate) {
+  const Entity* e = &player;
+  PlayerSnapshot s{.zone = zone_id,
                    .position = e->position,
                    .facing = e->facing,
                    .hp = e->hp,
@@ -39,7 +35,15 @@ Status Zone::SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) cons
     s.cooldowns[s.num_cooldowns++] = {.skill = e->skills[i],
                                       .remaining_ms = MillisFor(e->ready_tick[i] - now, rate)};
   }
-  *out = s;
+  return s;
+}
+
+Status Zone::SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) const {
+  const Entity* e = Find(id);
+  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+    return {StatusCode::kNotFound, "no such player in this zone"};
+  }
+  *out = SnapshotOf(*e, config_.id, now, world_->tick_rate);
   return Status::Ok();
 }
 

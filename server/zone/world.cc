@@ -33,9 +33,13 @@ void EntityIdAllocator::Free(EntityId id) {
   --live_;
 }
 
-World::World(WorldConfig config) : config_(std::move(config)) {
+World::World(WorldConfig config, std::span<const uint32_t> hosted) : config_(std::move(config)) {
   zones_.reserve(config_.zones.size());
   for (size_t i = 0; i < config_.zones.size(); ++i) {
+    if (!hosted.empty() && std::find(hosted.begin(), hosted.end(), config_.zones[i].id) ==
+                               hosted.end()) {
+      continue;  // hosted by another server
+    }
     // Each zone's randomness derives from the world seed and its position: reproducible.
     const uint64_t seed = config_.seed * 0x9E3779B97F4A7C15ull + i + 1;
     zones_.emplace_back(config_, config_.zones[i], seed, [this] { return ids_.Allocate(); });
@@ -95,6 +99,13 @@ Status World::RestorePlayer(const PlayerSnapshot& saved, EntityId* id, std::stri
 }
 
 Status World::SnapshotPlayer(EntityId id, PlayerSnapshot* out) const {
+  if (const auto away = away_.find(EntityIndex(id));
+      away != away_.end() && away->second.entity.id == id) {
+    *out = SnapshotOf(away->second.entity, away->second.departure.to_zone, tick_,
+                      config_.tick_rate);
+    out->position = away->second.departure.arrival;
+    return Status::Ok();
+  }
   const std::optional<size_t> z = ZoneIndexOf(id);
   if (!z) return {StatusCode::kNotFound, "no such player"};
   return zones_[*z].SnapshotPlayer(id, tick_, out);
@@ -128,6 +139,7 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
   InlineRunner inline_runner;
   TaskRunner& r = runner != nullptr ? *runner : inline_runner;
   ++tick_;
+  new_departures_.clear();
   for (auto& m : moves_) m.clear();
   for (auto& s : skills_) s.clear();
   uint32_t unknown = 0;
@@ -168,7 +180,11 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
     const std::vector<Transfer>& transfers = outputs_[z].transfers;
     for (size_t k = 0; k < leaving.size(); ++k) {
       const std::optional<size_t> target = ZoneIndexById(transfers[k].target_zone);
-      const size_t dest = target ? *target : z;  // validated config: always found
+      if (!target) {  // hosted elsewhere
+        Depart(z, std::move(leaving[k]), transfers[k]);
+        continue;
+      }
+      const size_t dest = *target;
       const EntityId id = leaving[k].id;
       if (zones_[dest].AdoptPlayer(std::move(leaving[k]), transfers[k].target_position).ok()) {
         zone_of_[EntityIndex(id)] = static_cast<int32_t>(dest);
@@ -179,6 +195,52 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
     }
     leaving.clear();
   }
+}
+
+void World::Depart(size_t z, Entity leaving, const Transfer& t) {
+  const Departure d{.player = leaving.id,
+                    .from_zone = zones_[z].config().id,
+                    .to_zone = t.target_zone,
+                    .arrival = t.target_position};
+  zone_of_[EntityIndex(leaving.id)] = -1;
+  new_departures_.push_back(d);
+  away_[EntityIndex(leaving.id)] = {.entity = std::move(leaving), .departure = d};
+}
+
+Status World::SendOff(EntityId id) {
+  const auto it = away_.find(EntityIndex(id));
+  if (it == away_.end() || it->second.entity.id != id) {
+    return {StatusCode::kNotFound, "not departing"};
+  }
+  away_.erase(it);
+  names_[EntityIndex(id)].clear();
+  ids_.Free(id);
+  return Status::Ok();
+}
+
+Status World::TakeBack(EntityId id) {
+  const auto it = away_.find(EntityIndex(id));
+  if (it == away_.end() || it->second.entity.id != id) {
+    return {StatusCode::kNotFound, "not departing"};
+  }
+  const std::optional<size_t> z = ZoneIndexById(it->second.departure.from_zone);
+  Entity e = std::move(it->second.entity);
+  away_.erase(it);
+  const Vec2 way_back = e.prev_position;  // where it stood before it stepped into the portal
+  if (!z || !zones_[*z].AdoptPlayer(std::move(e), way_back).ok()) {
+    names_[EntityIndex(id)].clear();
+    ids_.Free(id);
+    return {StatusCode::kNotFound, "the zone it left is gone"};
+  }
+  zone_of_[EntityIndex(id)] = static_cast<int32_t>(*z);
+  return Status::Ok();
+}
+
+const ZoneConfig* World::FindZone(uint32_t zone_id) const {
+  for (const ZoneConfig& z : config_.zones) {
+    if (z.id == zone_id) return &z;
+  }
+  return nullptr;
 }
 
 const SkillDef* WorldConfig::FindSkill(uint32_t id) const {

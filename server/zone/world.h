@@ -2,7 +2,12 @@
 //
 // Pure like Zone: Tick() advances every zone by one tick with the inputs given, in zone order,
 // then moves the players who walked through portals into their target zones (they appear there
-// on the next tick; no entity is ever in two zones). Ids are unique across the world and keep
+// on the next tick; no entity is ever in two zones).
+//
+// A world may host only some of its zones (the others run on other servers): a player who walks
+// into a portal to a zone hosted elsewhere leaves every zone here and waits, with its id and
+// state kept, as a departure; the caller hands it over (SendOff) or, when the other side cannot
+// take it, puts it back beside the portal (TakeBack). The world never knows how or where. Ids are unique across the world and keep
 // their generation check: a player keeps its id when it changes zone.
 //
 // Thread: one at a time. The network layer calls AddPlayer/RemovePlayer/Tick from the thread
@@ -13,6 +18,7 @@
 #include <deque>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "core/entity_id.h"
@@ -41,8 +47,9 @@ class EntityIdAllocator {
 
 class World {
  public:
-  // REQUIRES: a validated config (LoadWorldConfig or equivalent) with at least one zone.
-  explicit World(WorldConfig config);
+  // REQUIRES: a validated config (LoadWorldConfig or equivalent) with at least one zone, and
+  // `hosted` (zone ids; empty: every zone) naming at least one of its zones.
+  explicit World(WorldConfig config, std::span<const uint32_t> hosted = {});
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
@@ -53,8 +60,27 @@ class World {
   // A saved player put back in its zone as it was (Zone::RestorePlayer); a zone the world no
   // longer has puts them at the first zone's spawn point. kOutOfBounds as AddPlayer.
   Status RestorePlayer(const PlayerSnapshot& saved, EntityId* id, std::string name);
-  // The lasting state of player `id` now (between ticks), or kNotFound.
+  // The lasting state of player `id` now (between ticks), departing or not, or kNotFound.
   Status SnapshotPlayer(EntityId id, PlayerSnapshot* out) const;
+
+  // A player who walked into a portal to a zone this world does not host.
+  struct Departure {
+    EntityId player = kInvalidEntity;
+    uint32_t from_zone = 0;  // zone id
+    uint32_t to_zone = 0;    // zone id
+    Vec2 arrival;            // where the portal puts it in to_zone
+  };
+  // This tick's new departures (cleared by the next Tick). Each stays out of every zone, id and
+  // state kept, until SendOff or TakeBack.
+  [[nodiscard]] const std::vector<Departure>& departures() const { return new_departures_; }
+  // The departing player now belongs elsewhere: its id is freed.
+  Status SendOff(EntityId id);
+  // The departing player could not be handed over: back in its zone where it stood the tick
+  // before it stepped into the portal, standing still.
+  Status TakeBack(EntityId id);
+  // Any zone of the world's config, hosted here or not (null: no such zone).
+  [[nodiscard]] const ZoneConfig* FindZone(uint32_t zone_id) const;
+  [[nodiscard]] bool Hosts(uint32_t zone_id) const { return ZoneIndexById(zone_id).has_value(); }
   Status RemovePlayer(EntityId id);
   // See Zone::ForgetKnown.
   Status ForgetKnown(EntityId id);
@@ -102,6 +128,14 @@ class World {
   // Files a new player under zone index z (ids, zone_of_, names_) after `place` put it there.
   template <typename Place>
   Status Enter(size_t z, EntityId* id, std::string name, Place place);  // the outputs point at names_ (the encoder reads players' names)
+
+  void Depart(size_t z, Entity leaving, const Transfer& t);
+  struct Away {
+    Entity entity;
+    Departure departure;
+  };
+  std::unordered_map<uint32_t, Away> away_;  // departing players, by EntityIndex
+  std::vector<Departure> new_departures_;
 
   std::vector<int32_t> zone_of_;               // by EntityIndex, players only; -1 when none
   std::vector<std::string> names_;             // by EntityIndex, players only

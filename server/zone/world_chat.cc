@@ -11,7 +11,9 @@ namespace zs::zone {
 const std::string& World::NameOf(EntityId player) const {
   static const std::string kNone;
   const uint32_t index = EntityIndex(player);
-  return ZoneIndexOf(player) && index < names_.size() ? names_[index] : kNone;
+  const auto away = away_.find(index);
+  const bool departing = away != away_.end() && away->second.entity.id == player;
+  return (departing || ZoneIndexOf(player)) && index < names_.size() ? names_[index] : kNone;
 }
 
 void World::DeliverTo(size_t z, uint32_t line, EntityId recipient) {

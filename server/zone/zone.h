@@ -88,6 +88,11 @@ struct Entity {
   const MonsterTemplate* monster = nullptr;  // its template (WorldConfig outlives the zone)
 };
 
+// The lasting state of `player` (a player entity, in a zone or between zones) as of tick `now`,
+// as if it stood in zone `zone_id` (player_state.cc).
+[[nodiscard]] PlayerSnapshot SnapshotOf(const Entity& player, uint32_t zone_id, uint64_t now,
+                                        uint32_t tick_rate);
+
 class Zone {
  public:
   // Spawns every monster of every spawn group, with ids from `allocate_id` (called only here).

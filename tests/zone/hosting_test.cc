@@ -1,0 +1,96 @@
+// A world that hosts only some of its zones (the rest run on other servers): a player who walks
+// into a portal to a zone hosted elsewhere departs (out of every zone, id and state kept), and
+// the caller either sends it off or takes it back beside the portal.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "zone/test_world.h"
+#include "zone/world.h"
+
+namespace zs::zone {
+namespace {
+
+using testing::TestWorld;
+
+// Walks `p` east until it departs; returns the departure.
+World::Departure WalkIntoThePortal(World& w, EntityId p) {
+  const MoveInput east{.entity = p, .seq = 1, .direction = {1, 0}};
+  for (int t = 0; t < 400; ++t) {
+    w.Tick({&east, 1}, {});
+    if (!w.departures().empty()) return w.departures()[0];
+  }
+  ADD_FAILURE() << "never reached the portal";
+  return {};
+}
+
+TEST(Hosting, OnlyTheHostedZonesExistHere) {
+  const std::vector<uint32_t> hosted = {2};
+  World w(TestWorld(/*two_zones=*/true), hosted);
+  ASSERT_EQ(w.zone_count(), 1u);
+  EXPECT_EQ(w.zone(0).config().id, 2u);
+  EXPECT_TRUE(w.Hosts(2));
+  EXPECT_FALSE(w.Hosts(1));
+  ASSERT_NE(w.FindZone(1), nullptr) << "its config is still known (bounds, name)";
+  EntityId p;
+  EXPECT_FALSE(w.AddPlayer(1, &p).ok()) << "zone 1 is not here";
+  EXPECT_TRUE(w.AddPlayer(2, &p).ok());
+}
+
+TEST(Hosting, APlayerWalkingIntoAZoneHostedElsewhereDepartsAndCanBeTakenBack) {
+  const std::vector<uint32_t> hosted = {1};
+  World w(TestWorld(/*two_zones=*/true), hosted);
+  EntityId p;
+  ASSERT_TRUE(w.AddPlayer(std::nullopt, &p, "Aria").ok());
+  const World::Departure d = WalkIntoThePortal(w, p);
+  EXPECT_EQ(d.player, p);
+  EXPECT_EQ(d.from_zone, 1u);
+  EXPECT_EQ(d.to_zone, 2u);
+  EXPECT_EQ(d.arrival, (Vec2{10, 10}));
+  EXPECT_FALSE(w.ZoneIndexOf(p).has_value()) << "in no zone while it departs";
+  EXPECT_EQ(w.zone(0).player_count(), 0u);
+  PlayerSnapshot s;
+  ASSERT_TRUE(w.SnapshotPlayer(p, &s).ok()) << "its state is kept";
+  EXPECT_EQ(s.zone, 2u);
+  EXPECT_EQ(s.position, (Vec2{10, 10}));
+  EXPECT_EQ(w.NameOf(p), "Aria");
+
+  w.Tick({}, {});
+  EXPECT_TRUE(w.departures().empty()) << "listed once, in the tick it left";
+  ASSERT_TRUE(w.TakeBack(p).ok());
+  const Entity* e = w.zone(0).Find(p);
+  ASSERT_NE(e, nullptr);
+  EXPECT_LT(e->position.x, 95.0f) << "beside the portal, not in it";
+  EXPECT_GT(e->position.x, 94.0f);
+  EXPECT_EQ(e->move_direction, (Vec2{})) << "standing still";
+  EXPECT_FALSE(w.TakeBack(p).ok()) << "only once";
+}
+
+TEST(Hosting, ASentOffPlayerIsForgottenAndItsIdFreed) {
+  const std::vector<uint32_t> hosted = {1};
+  World w(TestWorld(/*two_zones=*/true), hosted);
+  EntityId p;
+  ASSERT_TRUE(w.AddPlayer(std::nullopt, &p, "Bran").ok());
+  (void)WalkIntoThePortal(w, p);
+  ASSERT_TRUE(w.SendOff(p).ok());
+  PlayerSnapshot s;
+  EXPECT_FALSE(w.SnapshotPlayer(p, &s).ok());
+  EXPECT_EQ(w.NameOf(p), "");
+  EXPECT_FALSE(w.TakeBack(p).ok());
+  EXPECT_FALSE(w.SendOff(p).ok());
+}
+
+TEST(Hosting, PortalsBetweenHostedZonesWorkAsBefore) {
+  World w(TestWorld(/*two_zones=*/true));  // both here
+  EntityId p;
+  ASSERT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
+  const MoveInput east{.entity = p, .seq = 1, .direction = {1, 0}};
+  for (int t = 0; t < 400 && w.ZoneIndexOf(p) == std::optional<size_t>(0); ++t) {
+    w.Tick({&east, 1}, {});
+    EXPECT_TRUE(w.departures().empty());
+  }
+  EXPECT_EQ(w.ZoneIndexOf(p), std::optional<size_t>(1));
+}
+
+}  // namespace
+}  // namespace zs::zone
