@@ -92,13 +92,19 @@ std::string TokenCodec::Mac(std::string_view signed_part) const {
   return mac;
 }
 
-std::string TokenCodec::Sign(const Identity& id) const {
-  std::string nonce(kNonceBytes, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(nonce.data()), kNonceBytes) != 1) {
-    return {};  // no randomness: no token (never verifies)
+std::string RandomBase64Url(size_t bytes) {
+  std::string raw(bytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(bytes)) != 1) {
+    return {};
   }
+  return Base64UrlEncode(raw);
+}
+
+std::string TokenCodec::Sign(const Identity& id) const {
+  const std::string nonce = RandomBase64Url(kNonceBytes);
+  if (nonce.empty()) return {};  // no randomness: no token (never verifies)
   const std::string payload = std::to_string(id.account) + "\n" + std::to_string(id.expiry) +
-                              "\n" + Base64UrlEncode(nonce) + "\n" + id.name;
+                              "\n" + nonce + "\n" + id.name;
   std::string token = std::string(kVersionPrefix) + Base64UrlEncode(payload);
   const std::string mac = Mac(token);
   return token + "." + Base64UrlEncode(mac);

@@ -43,6 +43,10 @@ enum class Refusal : uint8_t {
 };
 [[nodiscard]] const char* RefusalName(Refusal r);
 
+// `bytes` random bytes from OpenSSL's CSPRNG, base64url-encoded (nonces, hand-off tickets).
+// Empty if the generator fails (a caller must refuse rather than use a guessable value).
+[[nodiscard]] std::string RandomBase64Url(size_t bytes);
+
 class TokenCodec {
  public:
   // REQUIRES: secret.size() >= kMinSecretBytes (checked by the caller at start-up).

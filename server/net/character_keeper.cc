@@ -106,6 +106,12 @@ void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
     Refuse(s, false, "name_of_another_account");
     return;
   }
+  const uint32_t zone = result.record.state.zone;
+  if (result.outcome == storage::LoadOutcome::kFound && options_.handoff != nullptr &&
+      !world_->Hosts(zone) && world_->FindZone(zone) != nullptr) {
+    RouteLogin(session, std::move(login), std::move(result.record));  // its zone is elsewhere
+    return;
+  }
   Enter(session, std::move(login), result);
 }
 
@@ -189,8 +195,15 @@ void CharacterKeeper::ForgetLoading(uint64_t session) {
 
 void CharacterKeeper::Logout(uint64_t session) {
   ForgetLoading(session);  // gone before its character was loaded: the load is ignored
+  routing_.erase(session);  // gone while its login was being routed: the answer is ignored
   PlayerDirectory::Player* p = players_->BySession(session);
   if (p == nullptr) return;
+  if (const auto d = departing_.find(ToRaw(p->entity)); d != departing_.end()) {
+    d->second.gone = true;  // the hand-off's answer decides who keeps the character
+    players_->Remove(session);
+    metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
   if (storage_ != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
     storage_->Save({RecordOf(*p, p->saved)});
   }
@@ -205,9 +218,15 @@ void CharacterKeeper::KickOut(PlayerDirectory::Player& player, const char* reaso
 }
 
 void CharacterKeeper::AfterTick() {
+  OfferDepartures();
+  if (++ticks_since_expiry_ >= options_.tick_rate) {
+    ticks_since_expiry_ = 0;
+    SaveExpiredTickets();
+  }
   if (storage_ == nullptr) return;
   for (size_t z = 0; z < world_->zone_count(); ++z) {
     for (const zone::Transfer& t : world_->output(z).transfers) {
+      if (!world_->Hosts(t.target_zone)) continue;  // a hand-off: the other server saves it
       PlayerDirectory::Player* p = players_->ByEntity(t.player);
       if (p != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
         storage_->Save({RecordOf(*p, p->saved)});  // a zone change is saved at once
@@ -223,6 +242,7 @@ void CharacterKeeper::AfterTick() {
 void CharacterKeeper::Checkpoint() {
   batch_.clear();
   players_->ForEach([this](uint64_t, PlayerDirectory::Player& p) {
+    if (departing_.contains(ToRaw(p.entity))) return;  // the hand-off decides
     zone::PlayerSnapshot now;
     if (!world_->SnapshotPlayer(p.entity, &now).ok() || now == p.saved) return;
     p.saved = now;

@@ -12,6 +12,14 @@
 // - Checkpoint: every checkpoint interval, every character whose state changed since it was last
 //   handed over goes to storage in one batch (one transaction). A crash loses at most that much.
 //
+// - Hand-off (character_keeper_handoff.cc), when this server hosts only some zones: a player who
+//   walks into a portal to a zone hosted elsewhere is offered to that zone's server through the
+//   HandoffPort; accepted: the client gets ZoneChanged{server_address, ticket} and is closed, and
+//   the character is this server's no more (the other one saves it); refused or unreachable:
+//   the player stands beside the portal again and gets a Notice. A login whose character is in
+//   a zone hosted elsewhere is routed the same way. A client arriving with a ticket (TicketBook)
+//   enters as the character handed over; tickets that expire are saved.
+//
 // Without a storage worker (tests, benchmarks) characters start fresh and nothing is saved.
 #pragma once
 
@@ -23,9 +31,11 @@
 #include <vector>
 
 #include "net/churn_log.h"
+#include "net/handoff_port.h"
 #include "net/metrics.h"
 #include "net/player_directory.h"
 #include "net/session_sink.h"
+#include "net/ticket_book.h"
 #include "storage/storage_worker.h"
 #include "zone/world.h"
 
@@ -41,9 +51,21 @@ class CharacterKeeper {
  public:
   // `loaded` hands a finished load back to the tick loop (called on the storage thread).
   using Loaded = std::function<void(uint64_t session, storage::LoadResult result)>;
+  // Which hand-off an answer belongs to: a departing player (by raw entity id) or a login being
+  // routed to another server (by session).
+  struct HandoffKey {
+    bool login = false;
+    uint64_t id = 0;
+  };
+  // `answered` hands a hand-off's answer back to the tick loop (called on any thread).
+  using Answered = std::function<void(HandoffKey key, HandoffAnswer answer)>;
   struct Options {
     uint32_t checkpoint_ticks = 200;  // ticks between checkpoints
+    uint32_t tick_rate = 20;
     bool token_mode = false;          // accounts are real: a name owned by another is refused
+    HandoffPort* handoff = nullptr;   // null: every zone is here
+    TicketBook* tickets = nullptr;    // null: nobody arrives from elsewhere
+    Answered answered;
   };
   CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics,
                   ChurnLog* churn, storage::StorageWorker* storage, Options options,
@@ -52,6 +74,9 @@ class CharacterKeeper {
   void Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   void OnLoaded(uint64_t session, storage::LoadResult result);
   void Logout(uint64_t session);
+  // A client arriving with a redeemed ticket, as `character` (its zone and arrival position).
+  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink, storage::CharacterRecord character);
+  void OnHandoffAnswer(HandoffKey key, HandoffAnswer answer);
   // After each tick: saves the players who changed zone, and checkpoints when due.
   void AfterTick();
   // Hands every online character to storage (shutdown, after the loop stopped).
@@ -76,6 +101,24 @@ class CharacterKeeper {
   [[nodiscard]] storage::CharacterRecord RecordOf(const PlayerDirectory::Player& p,
                                                   const zone::PlayerSnapshot& state) const;
   void Checkpoint();
+  // Hand-off (character_keeper_handoff.cc).
+  void OfferDepartures();
+  void Depart(uint64_t session, EntityId entity, HandoffAnswer answer);
+  void ComeBack(uint64_t session, EntityId entity, const HandoffAnswer& answer);
+  void RouteLogin(uint64_t session, PendingLogin login, storage::CharacterRecord character);
+  void FinishRoute(uint64_t session, const HandoffAnswer& answer);
+  void SaveExpiredTickets();
+  struct Departing {
+    uint64_t session = 0;
+    bool gone = false;  // the client left while the offer was out
+  };
+  std::unordered_map<uint64_t, Departing> departing_;  // by raw entity id
+  struct Routing {
+    PendingLogin login;
+    uint32_t zone = 0;
+  };
+  std::unordered_map<uint64_t, Routing> routing_;  // logins being routed, by session
+  uint64_t ticks_since_expiry_ = 0;
 
   zone::World* world_;
   PlayerDirectory* players_;

@@ -232,6 +232,14 @@ void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
       MetricType::Counter, Num(takeovers_total));
   add("zs_checkpoints_total", "Checkpoints that handed changed characters to storage.",
       MetricType::Counter, Num(checkpoints_total));
+  add("zs_handoffs_offered_total", "Players offered to the server of another zone.",
+      MetricType::Counter, Num(handoffs_offered));
+  add("zs_handoffs_accepted_total", "Hand-offs the other server accepted.", MetricType::Counter,
+      Num(handoffs_accepted));
+  add("zs_handoffs_failed_total", "Hand-offs refused or unanswered (the player stayed).",
+      MetricType::Counter, Num(handoffs_failed));
+  add("zs_handoffs_arrived_total", "Characters that arrived here with a ticket.",
+      MetricType::Counter, Num(handoffs_arrived));
   std::lock_guard lock(mu_);
   families.push_back(Family("zs_login_refusals_total", "Logins refused, by reason.",
                             MetricType::Counter));

@@ -97,6 +97,12 @@ class Metrics {
   std::atomic<uint64_t> logins_total{0};
   std::atomic<uint64_t> takeovers_total{0};
   std::atomic<uint64_t> checkpoints_total{0};
+  // Hand-offs to other servers (offered, accepted, failed: the player stayed) and characters
+  // that arrived here with a ticket.
+  std::atomic<uint64_t> handoffs_offered{0};
+  std::atomic<uint64_t> handoffs_accepted{0};
+  std::atomic<uint64_t> handoffs_failed{0};
+  std::atomic<uint64_t> handoffs_arrived{0};
   // A login refused (auth_failed reasons, storage_unavailable), by reason.
   void LoginRefused(const std::string& reason);
   void PublishStorage(const StorageFigures& figures);

@@ -13,13 +13,14 @@ namespace zs::net {
 namespace asio = boost::asio;
 
 Server::Server(asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
-               ChurnLog* churn, auth::Authenticator* auth)
+               ChurnLog* churn, auth::Authenticator* auth, TicketBook* tickets)
     : io_(io),
       limits_(limits),
       tick_loop_(tick_loop),
       metrics_(metrics),
       churn_(churn),
       auth_(auth),
+      tickets_(tickets),
       acceptor_(asio::make_strand(io)),
       accept_retry_(acceptor_.get_executor()),
       churn_timer_(acceptor_.get_executor()) {}

@@ -20,6 +20,7 @@
 #include "net/churn_log.h"
 #include "net/limits.h"
 #include "net/metrics.h"
+#include "net/ticket_book.h"
 #include "net/tick_loop.h"
 
 namespace zs::net {
@@ -30,8 +31,9 @@ class Server {
  public:
   // `churn`: where per-connection log lines are throttled (shared with the tick loop).
   // `auth`: who a Hello logs in as (mode none or token).
+  // `tickets`: characters handed to this server by others (null: none are).
   Server(boost::asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
-         ChurnLog* churn, auth::Authenticator* auth);
+         ChurnLog* churn, auth::Authenticator* auth, TicketBook* tickets = nullptr);
 
   // Binds and starts accepting. Throws on a bad address or a port in use (start-up error).
   void Listen(const std::string& address, uint16_t port);
@@ -46,6 +48,7 @@ class Server {
   [[nodiscard]] TickLoop& tick_loop() { return *tick_loop_; }
   [[nodiscard]] Metrics& metrics() { return *metrics_; }
   [[nodiscard]] auth::Authenticator& authenticator() { return *auth_; }
+  [[nodiscard]] TicketBook* tickets() { return tickets_; }
   void OnClosed(const Session& s, const std::string& reason);
   [[nodiscard]] size_t session_count() const;
 
@@ -64,6 +67,7 @@ class Server {
   Metrics* metrics_;
   ChurnLog* churn_;
   auth::Authenticator* auth_;
+  TicketBook* tickets_;
   boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand: accept and close never race
   boost::asio::steady_timer accept_retry_;   // on the acceptor's strand
   boost::asio::steady_timer churn_timer_;    // on the acceptor's strand

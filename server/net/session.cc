@@ -122,11 +122,29 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
          "protocol_version");
     return false;
   }
+  if (!in.ticket.empty()) return HandleTicket(in.ticket);
   const std::optional<LoginIdentity> who = Identify(in);
   if (!who) return false;
   state_ = State::kJoining;
   login_timer_.cancel();
   server_->tick_loop().Join(id_, weak_from_this(), *who);
+  NoteInput();
+  ArmIdle(limits_.idle_timeout_s);
+  return true;
+}
+
+bool Session::HandleTicket(const std::string& ticket) {
+  TicketBook* book = server_->tickets();
+  std::optional<storage::CharacterRecord> character =
+      book != nullptr ? book->Redeem(ticket, MonotonicSeconds()) : std::nullopt;
+  if (!character) {
+    server_->metrics().LoginRefused("bad_ticket");
+    Fail(wire::ErrorCode::kBadTicket, "unknown, used or expired ticket", "bad_ticket");
+    return false;
+  }
+  state_ = State::kJoining;
+  login_timer_.cancel();
+  server_->tick_loop().Arrive(id_, weak_from_this(), std::move(*character));
   NoteInput();
   ArmIdle(limits_.idle_timeout_s);
   return true;

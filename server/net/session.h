@@ -63,6 +63,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   // Who the Hello logs in as (auth mode none: its name; token: its token), or nullopt after
   // failing the session (BAD_NAME, AUTH_FAILED).
   std::optional<LoginIdentity> Identify(const wire::ClientIntent& in);
+  // A Hello with a hand-off ticket (v5): the character handed to this server, or BAD_TICKET.
+  bool HandleTicket(const std::string& ticket);
   void FailParse(wire::ParseError err, const wire::ClientIntent& in);
   void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
   RateLimiter& LimiterFor(wire::ClientKind kind);

@@ -31,8 +31,8 @@ const char* RejectName(zone::Reject r) {
 }  // namespace
 
 TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads, ChurnLog* churn,
-                   Persistence persistence)
-    : world_(std::move(config)),
+                   Persistence persistence, std::span<const uint32_t> hosted)
+    : world_(std::move(config), hosted),
       metrics_(metrics),
       churn_(churn),
       pool_(sim_threads),
@@ -44,7 +44,15 @@ TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_thread
       keeper_(&world_, &players_, metrics, churn, persistence.storage,
               {.checkpoint_ticks = static_cast<uint32_t>(
                    std::max(1.0, persistence.checkpoint_seconds * tick_rate_)),
-               .token_mode = persistence.token_mode},
+               .tick_rate = tick_rate_,
+               .token_mode = persistence.token_mode,
+               .handoff = persistence.handoff,
+               .tickets = persistence.tickets,
+               .answered =
+                   [this](CharacterKeeper::HandoffKey key, HandoffAnswer answer) {
+                     std::lock_guard lock(mu_);
+                     answers_.emplace_back(key, std::move(answer));
+                   }},
               [this](uint64_t session, storage::LoadResult r) { Loaded(session, std::move(r)); }) {
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
@@ -89,6 +97,15 @@ void TickLoop::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIden
         .sink = std::move(sink),
         .name = std::move(who.name),
         .account = who.account});
+}
+
+void TickLoop::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+                      storage::CharacterRecord character) {
+  {
+    std::lock_guard lock(mu_);
+    arriving_[session] = std::move(character);
+  }
+  Push({.kind = Request::kArrive, .session = session, .sink = std::move(sink)});
 }
 
 void TickLoop::Loaded(uint64_t session, storage::LoadResult result) {
@@ -158,6 +175,7 @@ void TickLoop::Drain() {
     std::lock_guard lock(mu_);
     draining_.swap(pending_);
     applying_.swap(loaded_);
+    answering_.swap(answers_);
   }
   moves_.clear();
   skills_.clear();
@@ -171,6 +189,8 @@ void TickLoop::Drain() {
   }
   for (auto& [session, result] : applying_) keeper_.OnLoaded(session, std::move(result));
   applying_.clear();
+  for (auto& [key, answer] : answering_) keeper_.OnHandoffAnswer(key, std::move(answer));
+  answering_.clear();
 }
 
 void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
@@ -182,6 +202,18 @@ void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
   }
   if (r.kind == Request::kLeave) {
     keeper_.Logout(r.session);  // also cancels a login still loading
+    return;
+  }
+  if (r.kind == Request::kArrive) {
+    std::optional<storage::CharacterRecord> character;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = arriving_.find(r.session); it != arriving_.end()) {
+        character = std::move(it->second);
+        arriving_.erase(it);
+      }
+    }
+    if (character && player == nullptr) keeper_.Arrive(r.session, std::move(r.sink), std::move(*character));
     return;
   }
   if (player == nullptr) return;  // not (or no longer) in the world
@@ -207,6 +239,7 @@ void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
       results_.push_back(r.result);
       break;
     case Request::kJoin:
+    case Request::kArrive:
       break;
   }
 }

@@ -17,6 +17,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -41,6 +42,8 @@ struct TickLoopPersistence {
   storage::StorageWorker* storage = nullptr;
   double checkpoint_seconds = 10;
   bool token_mode = false;
+  HandoffPort* handoff = nullptr;  // this server hosts some zones only (the cluster layer)
+  TicketBook* tickets = nullptr;   // characters handed to this server
 };
 
 class TickLoop {
@@ -48,8 +51,10 @@ class TickLoop {
   using Persistence = TickLoopPersistence;
   // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
   // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
+  // `hosted`: the zone ids this server runs (empty: all of them).
   TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
-           ChurnLog* churn = nullptr, Persistence persistence = {});
+           ChurnLog* churn = nullptr, Persistence persistence = {},
+           std::span<const uint32_t> hosted = {});
   ~TickLoop();
 
   void Start();
@@ -59,6 +64,8 @@ class TickLoop {
   void SaveEveryone();
 
   void Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
+  // A client with a redeemed hand-off ticket, as `character`.
+  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink, storage::CharacterRecord character);
   void Leave(uint64_t session);
   void Move(uint64_t session, const zone::MoveInput& in);
   void Skill(uint64_t session, const zone::SkillInput& in);
@@ -79,7 +86,7 @@ class TickLoop {
 
  private:
   struct Request {
-    enum Kind { kJoin, kLeave, kMove, kSkill, kResync, kChat, kRefused } kind;
+    enum Kind { kJoin, kLeave, kMove, kSkill, kResync, kChat, kRefused, kArrive } kind;
     uint64_t session = 0;
     std::weak_ptr<SessionSink> sink = {};
     std::string name = {};  // kJoin: the player's name; kChat: the whisper's recipient
@@ -118,6 +125,10 @@ class TickLoop {
   // Finished character loads (guarded by mu_), applied after the tick's requests.
   std::vector<std::pair<uint64_t, storage::LoadResult>> loaded_;
   std::vector<std::pair<uint64_t, storage::LoadResult>> applying_;
+  // Arrivals (kArrive: their characters) and hand-off answers, guarded by mu_ the same way.
+  std::unordered_map<uint64_t, storage::CharacterRecord> arriving_;
+  std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answers_;
+  std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answering_;
 
   // Loop thread only.
   PlayerDirectory players_;

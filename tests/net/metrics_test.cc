@@ -240,6 +240,10 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_login_takeovers_total", "counter"},
       {"zs_checkpoints_total", "counter"},
       {"zs_login_refusals_total", "counter"},
+      {"zs_handoffs_offered_total", "counter"},
+      {"zs_handoffs_accepted_total", "counter"},
+      {"zs_handoffs_failed_total", "counter"},
+      {"zs_handoffs_arrived_total", "counter"},
   };
   EXPECT_EQ(types, want);
 }
