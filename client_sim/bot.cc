@@ -68,8 +68,12 @@ void Bot::Connect() {
   in_world_ = false;
   out_.clear();
   writing_ = false;
+  if (host_.empty()) {
+    host_ = options_.host;
+    port_ = options_.port;
+  }
   boost::system::error_code ec;
-  const asio::ip::tcp::endpoint ep(asio::ip::make_address(options_.host, ec), options_.port);
+  const asio::ip::tcp::endpoint ep(asio::ip::make_address(host_, ec), port_);
   if (ec) {
     stats_->logins_failed.fetch_add(1);
     stats_->Error("bad_host");
@@ -94,6 +98,8 @@ void Bot::OnConnected(const boost::system::error_code& ec) {
   pb::ClientMessage hello;
   hello.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
   hello.mutable_hello()->set_player_name("bot" + std::to_string(index_));
+  if (!ticket_.empty()) hello.mutable_hello()->set_ticket(ticket_);
+  ticket_.clear();  // a ticket is good once
   SendFrame(hello.SerializeAsString());
   ReadMore();
 }
@@ -176,7 +182,15 @@ void Bot::OnMessage(const pb::ServerMessage& m) {
       AfterTick();
       break;
     case pb::ServerMessage::kZoneChanged:
+      if (!m.zone_changed().server_address().empty()) {
+        FollowHandoff(m.zone_changed());
+        break;
+      }
       model_.ZoneChanged(m.zone_changed());
+      has_goal_ = false;
+      break;
+    case pb::ServerMessage::kNotice:
+      stats_->Error("notice: " + m.notice().text());
       has_goal_ = false;
       break;
     case pb::ServerMessage::kPong: {
@@ -200,7 +214,7 @@ void Bot::OnWelcome() {
   in_world_ = true;
   has_goal_ = false;
   last_act_position_ = model_.position();
-  stats_->logins_ok.fetch_add(1);
+  if (!handing_off_) stats_->logins_ok.fetch_add(1);  // a hand-off is not a new login
   stats_->in_world.fetch_add(1);
   Act();
   SchedulePing();
@@ -214,7 +228,32 @@ void Bot::OnWelcome() {
 }
 
 void Bot::AfterTick() {
+  last_tick_at_ = Clock::now();
+  if (handing_off_) {
+    handing_off_ = false;
+    const double ms = std::chrono::duration<double, std::milli>(last_tick_at_ - handoff_from_).count();
+    std::lock_guard lock(stats_->mu);
+    stats_->handoff_ms.push_back(ms);
+  }
   if (rtt_batch_.size() + model_.intervals()->size() >= 64) FlushSamples();
+}
+
+void Bot::FollowHandoff(const pb::ZoneChanged& z) {
+  const std::string& address = z.server_address();
+  const size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon != std::string::npos) port = std::atoi(address.c_str() + colon + 1);
+  if (colon == std::string::npos || port <= 0 || port > 65535 || z.ticket().empty()) {
+    stats_->Violation("bad_handoff");
+    return;
+  }
+  host_ = address.substr(0, colon);
+  port_ = static_cast<uint16_t>(port);
+  ticket_ = z.ticket();
+  handoff_from_ = in_world_ ? last_tick_at_ : Clock::now();  // a routed login: from now
+  handing_off_ = true;
+  stats_->handoffs.fetch_add(1);
+  Disconnect("zone_handoff", true);
 }
 
 void Bot::FlushSamples() {
@@ -370,13 +409,22 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
   model_.FlushChat();  // what this connection heard goes to the end-of-run chat check
   stats_->connected.fetch_sub(1);
   if (in_world_) stats_->in_world.fetch_sub(1);
-  if (!in_world_ && !stopped_) stats_->logins_failed.fetch_add(1);
+  const bool handoff = reason == "zone_handoff";
+  if (!in_world_ && !stopped_ && !handoff) stats_->logins_failed.fetch_add(1);
+  if (!handoff && handing_off_) {  // the new server closed before its first tick
+    handing_off_ = false;
+    stats_->handoffs_failed.fetch_add(1);
+  }
   in_world_ = false;
-  if (reason != "stopped" && reason != "churn") {
+  if (reason != "stopped" && reason != "churn" && !handoff) {
     std::lock_guard lock(stats_->mu);
     ++stats_->disconnects[reason];
   }
   FlushSamples();
+  if (handoff && !stopped_) {
+    asio::post(strand_, [self = shared_from_this()] { self->Connect(); });
+    return;
+  }
   if (reconnect && !stopped_ && options_.scenario == Scenario::kChurn) {
     life_timer_.expires_after(Ms(rng_.Range(0.2f, 1.0f)));
     life_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {

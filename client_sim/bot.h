@@ -1,4 +1,8 @@
-// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 3).
+// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 5).
+//
+// A ZoneChanged with a server_address (a zone hosted by another server) is followed: the bot
+// closes, connects there and sends Hello{ticket}; the time from its last tick in the old zone to
+// its first tick from the new server is a hand-off latency sample.
 //
 // It logs in, then moves and swings according to its scenario, and pings once a second for RTT.
 // A verifying bot (index % verify_every == 0) parses every frame with protobuf and keeps a full
@@ -30,6 +34,7 @@
 
 namespace zs::zone::v1 {
 class ServerMessage;
+class ZoneChanged;
 }  // namespace zs::zone::v1
 
 namespace zs::sim {
@@ -77,6 +82,8 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void SendFrame(const std::string& body);
   void WriteMore();
   void Disconnect(const std::string& reason, bool reconnect);
+  // A ZoneChanged that names another server: go there with the ticket.
+  void FollowHandoff(const zone::v1::ZoneChanged& z);
   Vec2 Goal() const;
   Vec2 SpreadGoal();  // a random point in the zone, kept until the bot gets there
 
@@ -97,6 +104,14 @@ class Bot : public std::enable_shared_from_this<Bot> {
   bool stopped_ = false;
   bool in_world_ = false;
   uint32_t conn_ = 0;  // connection number: handlers from an older connection are ignored
+  // Where the next connection goes (the start: options_.host/port; then the server a hand-off
+  // names) and the ticket its Hello carries (empty: log in by name).
+  std::string host_;
+  uint16_t port_ = 0;
+  std::string ticket_;
+  std::chrono::steady_clock::time_point last_tick_at_{};  // the last TickUpdate's arrival
+  std::chrono::steady_clock::time_point handoff_from_{};  // while a hand-off waits for a tick
+  bool handing_off_ = false;
 
   WorldModel model_;    // the bot's model of the world
   InputLedger ledger_;  // verifying bots: inputs sent and their results

@@ -260,6 +260,14 @@ void PrintSummary(const Options& o, const zs::sim::Stats& stats, const Results& 
       static_cast<double>(stats.bytes_out.load()) / r.bot_seconds,
       Ull(stats.crowd_summaries.load()), r.cpu.total(), r.cpu.user_s, r.cpu.system_s,
       r.cpu_percent(), Ull(r.violations));
+  if (stats.handoffs.load() != 0) {
+    const std::vector<double>& h = stats.handoff_ms;
+    std::printf(
+        "  hand-offs to other servers: %llu followed, %llu failed | latency (last tick in the old "
+        "zone -> first tick from the new server) p50 %.1f p99 %.1f max %.1f ms\n",
+        Ull(stats.handoffs.load()), Ull(stats.handoffs_failed.load()), Quantile(h, 0.5),
+        Quantile(h, 0.99), h.empty() ? 0.0 : *std::max_element(h.begin(), h.end()));
+  }
   if (!r.stopped_by.empty()) {
     std::printf("  stopped early by %s after %.1f s\n", r.stopped_by.c_str(), r.run_s);
   }
