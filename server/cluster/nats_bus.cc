@@ -160,6 +160,13 @@ void NatsBus::Serve(const std::string& subject, Handler handler) {
   Check(natsConnection_Subscribe(&served->sub, nc_, subject.c_str(), &NatsBus::OnMessage,
                                  served.get()),
         "cannot serve '" + subject + "' on " + describe_);
+  // The subscription is sent to the server asynchronously: flush, so that a request made
+  // after Serve returns finds its responder (else: "no responders").
+  const natsStatus flushed = natsConnection_FlushTimeout(nc_, options_.connect_timeout_ms);
+  if (flushed != NATS_OK) {
+    spdlog::warn("cluster: serving '{}' on {}, not yet confirmed by the server: {}", subject,
+                 describe_, NatsErrorText(flushed));
+  }
   spdlog::info("cluster: serving '{}' on {}", subject, describe_);
   const std::lock_guard lock(served_mu_);
   served_.push_back(std::move(served));
