@@ -38,6 +38,9 @@ PACKAGES=(
   prometheus-cpp-dev    # /metrics text exposition (net links only its core library)
   nlohmann-json3-dev    # client_sim's JSON report
   jq                    # scripts/loadtest.sh and soak.sh read that report
+  # issue 9 (zones on many processes): the cluster joins zone servers through NATS
+  libnats-dev           # cluster: the NATS C client (request/reply, JetStream key-value)
+  nats-server           # the NATS server (with JetStream: -js); cluster tests start their own
   # the Python reference client (examples/python) and its integration test
   python3
   python3-protobuf

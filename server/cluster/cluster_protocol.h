@@ -1,0 +1,22 @@
+// The cluster protocol's constants: its version and the names it puts on NATS.
+//
+// proto/cluster.proto documents the messages; this header holds the facts both sides of a
+// subject or bucket must agree on, each in one place. Changing any of them is a protocol change:
+// bump kClusterProtocolVersion and say so in cluster.proto's version history.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace zs::cluster {
+
+// The version this build speaks (HandoffRequest.version, HandoffReply.version).
+inline constexpr uint32_t kClusterProtocolVersion = 1;
+
+// The JetStream key-value bucket of the zone directory (key: zone id in decimal).
+inline constexpr const char* kZoneBucket = "zs_zones";
+
+// Hand-off requests for zone `zone` go to this subject; its owner serves it.
+inline std::string HandoffSubject(uint32_t zone) { return "zs.v1.handoff." + std::to_string(zone); }
+
+}  // namespace zs::cluster

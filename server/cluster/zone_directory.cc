@@ -1,0 +1,323 @@
+// ZoneDirectory: claims (atomic create), CAS heartbeats, lookups and release on a JetStream KV.
+#include "cluster/zone_directory.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "cluster.pb.h"
+
+namespace zs::cluster {
+
+namespace {
+
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+// Claim: create, read, update can race with an expiry or another claimer; after this many
+// rounds the entry is "changing too fast" and the claim fails.
+constexpr int kClaimAttempts = 3;
+// The bucket keeps one revision per key: only "who owns it now" matters.
+constexpr uint8_t kHistory = 1;
+
+std::string Key(uint32_t zone_id) { return std::to_string(zone_id); }
+
+std::string ZoneLabel(uint32_t zone_id, const std::string& name) {
+  return "zone " + std::to_string(zone_id) + (name.empty() ? "" : " (" + name + ")");
+}
+
+std::string Encode(const ZoneOwner& owner) {
+  v1::ZoneOwner msg;
+  msg.set_node(owner.node);
+  msg.set_address(owner.address);
+  msg.set_zone_id(owner.zone_id);
+  msg.set_started_ms(owner.started_ms);
+  return msg.SerializeAsString();
+}
+
+bool Decode(const void* data, int len, ZoneOwner* out) {
+  v1::ZoneOwner msg;
+  if (!msg.ParseFromArray(data, len)) return false;
+  *out = ZoneOwner{.node = msg.node(),
+                   .address = msg.address(),
+                   .zone_id = msg.zone_id(),
+                   .started_ms = msg.started_ms()};
+  return true;
+}
+
+ClaimResult Fail(std::string error) { return ClaimResult{.ok = false, .error = std::move(error)}; }
+ClaimResult Claimed() { return ClaimResult{.ok = true, .error = {}}; }
+
+}  // namespace
+
+ZoneDirectory::ZoneDirectory(NatsBus& bus, DirectoryOptions options, LostFn on_lost)
+    : bus_(bus),
+      options_(std::move(options)),
+      on_lost_(std::move(on_lost)),
+      interval_(std::chrono::milliseconds(int64_t{options_.ttl_seconds} * 1000 / 3)) {
+  if (options_.ttl_seconds < 1) {
+    throw DirectoryError("zone directory: ttl_seconds must be at least 1, got " +
+                         std::to_string(options_.ttl_seconds));
+  }
+  OpenBucket();
+}
+
+ZoneDirectory::~ZoneDirectory() {
+  StopHeartbeat();
+  if (kv_ != nullptr) kvStore_Destroy(kv_);
+}
+
+void ZoneDirectory::OpenBucket() {
+  jsCtx* js = bus_.jetstream();
+  if (js == nullptr) throw DirectoryError("zone directory: the NATS bus is closed");
+  kvConfig config;
+  kvConfig_Init(&config);
+  config.Bucket = options_.bucket.c_str();
+  config.Description = "zone_server: which node hosts which zone (key: zone id)";
+  config.History = kHistory;
+  config.TTL = int64_t{options_.ttl_seconds} * kNanosPerSecond;  // JetStream MaxAge: ns
+  config.StorageType = options_.storage == KvStorage::kFile ? js_FileStorage : js_MemoryStorage;
+  config.Replicas = 1;
+  natsStatus s = js_CreateKeyValue(&kv_, js, &config);
+  if (s == NATS_OK) return;
+  // Exists with another configuration (another ttl or storage): use it as it is, loudly.
+  const std::string create_error = NatsErrorText(s);
+  kv_ = nullptr;
+  s = js_KeyValue(&kv_, js, options_.bucket.c_str());
+  if (s != NATS_OK) {
+    kv_ = nullptr;
+    throw DirectoryError("zone directory: cannot create the key-value bucket '" + options_.bucket +
+                         "' on " + bus_.describe() + ": " + create_error + "; nor bind to it: " +
+                         NatsErrorText(s) + " (is JetStream enabled: nats-server -js?)");
+  }
+  spdlog::warn(
+      "cluster: bucket '{}' exists with a configuration other than ours (ttl {} s): {}; "
+      "using it as it is",
+      options_.bucket, options_.ttl_seconds, create_error);
+}
+
+ZoneDirectory::Read ZoneDirectory::ReadKey(uint32_t zone_id) const {
+  if (!bus_.connected()) {
+    return Read{.found = Found::kError,
+                .owner = {},
+                .revision = 0,
+                .error = "not connected to " + bus_.describe() + " (reconnecting)"};
+  }
+  kvEntry* entry = nullptr;
+  const natsStatus s = kvStore_Get(&entry, kv_, Key(zone_id).c_str());
+  if (s == NATS_NOT_FOUND)
+    return Read{.found = Found::kNone, .owner = {}, .revision = 0, .error = {}};
+  if (s != NATS_OK) {
+    return Read{.found = Found::kError,
+                .owner = {},
+                .revision = 0,
+                .error = "reading zone " + Key(zone_id) + " from bucket '" + options_.bucket +
+                         "' on " + bus_.describe() + ": " + NatsErrorText(s)};
+  }
+  Read read{.found = Found::kOwner, .owner = {}, .revision = kvEntry_Revision(entry), .error = {}};
+  if (kvEntry_Operation(entry) != kvOp_Put) {
+    read.found = Found::kNone;
+  } else if (!Decode(kvEntry_Value(entry), kvEntry_ValueLen(entry), &read.owner)) {
+    read.found = Found::kError;
+    read.error = "zone " + Key(zone_id) + ": the entry in bucket '" + options_.bucket +
+                 "' is not a ZoneOwner";
+  }
+  kvEntry_Destroy(entry);
+  return read;
+}
+
+LookupResult ZoneDirectory::Lookup(uint32_t zone_id) const {
+  Read read = ReadKey(zone_id);
+  switch (read.found) {
+    case Found::kOwner:
+      return LookupResult{
+          .status = LookupStatus::kFound, .owner = std::move(read.owner), .error = {}};
+    case Found::kNone:
+      return LookupResult{.status = LookupStatus::kNone, .owner = {}, .error = {}};
+    case Found::kError:
+      break;
+  }
+  return LookupResult{.status = LookupStatus::kError, .owner = {}, .error = read.error};
+}
+
+ClaimResult ZoneDirectory::ClaimOne(const ZoneClaim& zone, const ZoneOwner& owner, Held* held) {
+  ZoneOwner mine = owner;
+  mine.zone_id = zone.zone_id;
+  *held = Held{.name = zone.name, .value = Encode(mine), .revision = 0};
+  const std::string key = Key(zone.zone_id);
+  const std::string label = ZoneLabel(zone.zone_id, zone.name);
+  const int len = static_cast<int>(held->value.size());
+  for (int attempt = 0; attempt < kClaimAttempts; ++attempt) {
+    natsStatus s = kvStore_Create(&held->revision, kv_, key.c_str(), held->value.data(), len);
+    if (s == NATS_OK) return Claimed();
+    const std::string create_error = NatsErrorText(s);
+    const Read read = ReadKey(zone.zone_id);
+    if (read.found == Found::kError) {
+      return Fail("cannot claim " + label + " on " + bus_.describe() + ": " + create_error + "; " +
+                  read.error);
+    }
+    if (read.found == Found::kNone) continue;  // expired or released meanwhile: create again
+    if (read.owner.node != owner.node) {
+      return Fail(label + " is already hosted by node '" + read.owner.node + "' at " +
+                  read.owner.address);
+    }
+    // This node's previous process (a restart within the ttl): take its entry over.
+    s = kvStore_Update(&held->revision, kv_, key.c_str(), held->value.data(), len, read.revision);
+    if (s == NATS_OK) {
+      spdlog::warn(
+          "cluster: {} was still held by this node's previous process (started at {} ms, "
+          "address {}); taken over",
+          label, read.owner.started_ms, read.owner.address);
+      return Claimed();
+    }
+  }
+  return Fail("cannot claim " + label + ": its directory entry kept changing");
+}
+
+ClaimResult ZoneDirectory::Claim(const std::vector<ZoneClaim>& zones, const ZoneOwner& owner) {
+  const std::lock_guard lock(mu_);
+  if (!node_.empty() && node_ != owner.node) {
+    return Fail("this directory already claims zones as node '" + node_ + "'");
+  }
+  std::vector<uint32_t> claimed_now;
+  for (const ZoneClaim& zone : zones) {
+    if (held_.contains(zone.zone_id)) continue;
+    Held held;
+    ClaimResult result = ClaimOne(zone, owner, &held);
+    if (!result.ok) {
+      for (const uint32_t z : claimed_now) {
+        DeleteIfOurs(z, owner.node);
+        held_.erase(z);
+      }
+      spdlog::error("cluster: claim refused: {}", result.error);
+      return result;
+    }
+    held_.emplace(zone.zone_id, std::move(held));
+    claimed_now.push_back(zone.zone_id);
+    spdlog::info("cluster: node '{}' hosts {} (clients: {})", owner.node,
+                 ZoneLabel(zone.zone_id, zone.name), owner.address);
+  }
+  node_ = owner.node;
+  StartHeartbeat();
+  return Claimed();
+}
+
+void ZoneDirectory::StartHeartbeat() {
+  if (heartbeat_.joinable()) return;
+  stop_ = false;
+  heartbeat_ = std::thread([this] { HeartbeatLoop(); });
+}
+
+void ZoneDirectory::StopHeartbeat() {
+  {
+    const std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+void ZoneDirectory::HeartbeatLoop() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    if (wake_.wait_for(lock, interval_, [&] { return stop_; })) break;
+    std::vector<std::pair<uint32_t, ZoneOwner>> lost = Beat();
+    if (lost.empty() || !on_lost_) continue;
+    lock.unlock();
+    for (const auto& [zone, now] : lost) on_lost_(zone, now);
+    lock.lock();
+  }
+}
+
+std::vector<std::pair<uint32_t, ZoneOwner>> ZoneDirectory::Beat() {
+  std::vector<std::pair<uint32_t, ZoneOwner>> lost;
+  if (!bus_.connected()) {
+    if (!outage_logged_) {
+      spdlog::error(
+          "cluster: cannot refresh {} zone claims: not connected to {}; they expire {} s after "
+          "the last refresh unless NATS comes back",
+          held_.size(), bus_.describe(), options_.ttl_seconds);
+      outage_logged_ = true;
+    }
+    return lost;
+  }
+  if (outage_logged_)
+    spdlog::info("cluster: NATS is back; refreshing {} zone claims", held_.size());
+  outage_logged_ = false;
+  for (auto it = held_.begin(); it != held_.end();) {
+    Held& held = it->second;
+    uint64_t revision = 0;  // libnats zeroes it on failure: keep held.revision until success
+    const natsStatus s = kvStore_Update(&revision, kv_, Key(it->first).c_str(), held.value.data(),
+                                        static_cast<int>(held.value.size()), held.revision);
+    if (s == NATS_OK) held.revision = revision;
+    ZoneOwner other;
+    if (s == NATS_OK || Recover(it->first, &held, &other)) {
+      ++it;
+      continue;
+    }
+    lost.emplace_back(it->first, std::move(other));
+    it = held_.erase(it);
+  }
+  return lost;
+}
+
+bool ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOwner* other) {
+  const std::string label = ZoneLabel(zone, held->name);
+  const std::string key = Key(zone);
+  const int len = static_cast<int>(held->value.size());
+  const Read read = ReadKey(zone);
+  uint64_t revision = 0;
+  natsStatus s = NATS_OK;
+  switch (read.found) {
+    case Found::kError:  // try again at the next beat; the entry may expire meanwhile
+      spdlog::warn("cluster: heartbeat of {} failed: {}", label, read.error);
+      return true;
+    case Found::kNone:  // expired (an outage longer than the ttl): nobody took it, take it back
+      s = kvStore_Create(&revision, kv_, key.c_str(), held->value.data(), len);
+      break;
+    case Found::kOwner:
+      if (read.owner.node != node_) {
+        *other = read.owner;
+        spdlog::error(
+            "cluster: LOST {}: node '{}' at {} holds it now (this node's heartbeat stopped "
+            "for longer than the {} s ttl?); no longer refreshing it",
+            label, read.owner.node, read.owner.address, options_.ttl_seconds);
+        return false;
+      }
+      s = kvStore_Update(&revision, kv_, key.c_str(), held->value.data(), len, read.revision);
+      break;
+  }
+  if (s == NATS_OK) {
+    held->revision = revision;
+    spdlog::warn("cluster: {}: directory entry re-established after a failed heartbeat", label);
+  } else {
+    spdlog::warn("cluster: heartbeat of {} failed: {}", label, NatsErrorText(s));
+  }
+  return true;
+}
+
+void ZoneDirectory::DeleteIfOurs(uint32_t zone, const std::string& node) {
+  const Read read = ReadKey(zone);
+  if (read.found != Found::kOwner || read.owner.node != node) return;
+  const natsStatus s = kvStore_Delete(kv_, Key(zone).c_str());
+  if (s != NATS_OK) {
+    spdlog::warn("cluster: cannot release zone {} (it expires within {} s): {}", zone,
+                 options_.ttl_seconds, NatsErrorText(s));
+  }
+}
+
+void ZoneDirectory::Release() {
+  StopHeartbeat();
+  const std::lock_guard lock(mu_);
+  for (const auto& [zone, held] : held_) DeleteIfOurs(zone, node_);
+  if (!held_.empty()) spdlog::info("cluster: node '{}' released {} zones", node_, held_.size());
+  held_.clear();
+}
+
+std::vector<uint32_t> ZoneDirectory::claimed() const {
+  const std::lock_guard lock(mu_);
+  std::vector<uint32_t> out;
+  out.reserve(held_.size());
+  for (const auto& [zone, held] : held_) out.push_back(zone);
+  return out;
+}
+
+}  // namespace zs::cluster
