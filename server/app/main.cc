@@ -23,9 +23,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <vector>
 
+#include "app/cluster_setup.h"
 #include "app/fd_budget.h"
 #include "app/server_config.h"
 #include "app/token_tool.h"
@@ -131,6 +133,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"zone_server " ZS_VERSION ": authoritative MMO zone server"};
   std::string config_path = "config/server.yaml";
   std::optional<std::string> listen, admin_listen, world, log_level, port_file, storage_path;
+  std::vector<std::string> zones;
   std::optional<uint16_t> port, admin_port;
   std::optional<unsigned> io_threads;
   std::optional<unsigned> sim_threads;
@@ -153,6 +156,9 @@ int main(int argc, char** argv) {
   cli.add_option("--max-connections-per-ip", max_per_ip, "Connection cap per client address");
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  cli.add_option("--zones", zones,
+                 "Zones this node hosts, by name (overrides cluster.zones), e.g. --zones field")
+      ->delimiter(',');
   cli.add_option("--storage-path", storage_path,
                  "SQLite file for characters (overrides storage.path; created on first run)");
   cli.add_option("--port-file", port_file,
@@ -179,6 +185,8 @@ int main(int argc, char** argv) {
     if (max_per_ip) config.limits.max_connections_per_ip = *max_per_ip;
     if (tick_rate) config.tick_rate = *tick_rate;
     if (storage_path) config.storage.sqlite_path = *storage_path;
+    if (!zones.empty()) config.cluster.zones = zones;
+    zs::app::CheckClusterConfig(config);
     world_config = zs::zone::LoadWorldConfig(config.world_path);
     if (config.tick_rate) {  // durations in the world were converted at the world's rate
       const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
@@ -228,12 +236,26 @@ int main(int argc, char** argv) {
                                          .secret = std::move(secret),
                                          .max_token_ttl_seconds = config.auth.max_token_ttl_seconds,
                                          .replay_cache_size = config.auth.replay_cache_size});
+  zs::net::TicketBook tickets({.ttl_seconds = config.cluster.ticket_seconds});
+  std::vector<zs::cluster::ZoneClaim> hosted;
+  std::unique_ptr<zs::cluster::ClusterNode> node;
+  try {
+    hosted = zs::app::HostedZones(config, world_config);
+  } catch (const zs::zone::ConfigError& e) {
+    std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
+    return 2;
+  }
+  const std::vector<uint32_t> hosted_ids = zs::app::ZoneIds(hosted);
   zs::net::TickLoop tick_loop(
       world_config, &metrics, workers, &churn,
       {.storage = &storage,
        .checkpoint_seconds = config.storage.checkpoint_seconds,
-       .token_mode = config.auth.mode == zs::auth::AuthMode::kToken});
-  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn, &authenticator);
+       .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
+       .handoff = nullptr,  // attached once listening (JoinCluster below)
+       .tickets = &tickets},
+      hosted_ids);
+  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn, &authenticator,
+                         &tickets);
   zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
   // Signals first: a SIGTERM that arrives as soon as the ports are open is still graceful.
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
@@ -258,8 +280,20 @@ int main(int argc, char** argv) {
     spdlog::error("cannot listen: {}", e.what());
     return 1;
   }
+  try {  // after listening: a public address with port 0 means the port just bound
+    node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage);
+  } catch (const std::exception& e) {  // cannot reach NATS, or a zone hosted by another node
+    spdlog::error("cluster: {}", e.what());
+    return 1;
+  }
+  tick_loop.AttachHandoff(node.get());
   std::string zone_names;
-  for (const auto& z : world_config.zones) zone_names += (zone_names.empty() ? "" : ", ") + z.name;
+  for (const auto& z : world_config.zones) {
+    if (hosted_ids.empty() || std::find(hosted_ids.begin(), hosted_ids.end(), z.id) != hosted_ids.end()) {
+      zone_names += (zone_names.empty() ? "" : ", ") + z.name;
+    }
+  }
+  if (node) zone_names += " (node '" + config.cluster.node + "' of a cluster)";
   spdlog::info(
       "zone_server {} listening on {}:{} (admin http://{}:{}/metrics); {} Hz; "
       "zones: {}; {} monsters",
@@ -276,6 +310,13 @@ int main(int argc, char** argv) {
   io.run();
   for (auto& t : threads) t.join();
   tick_loop.Stop();
+  if (node) {
+    node->Release();  // the directory forgets this node at once; no more arrivals
+    node.reset();
+    zs::cluster::NatsBus::ShutdownLibrary();
+  }
+  // Characters handed here whose clients never came are saved with everyone else.
+  storage.Save(tickets.Expire(std::numeric_limits<double>::infinity()));
   SaveOnShutdown(tick_loop, storage, config.storage.shutdown_timeout_seconds);
   spdlog::info("zone_server stopped");
   return 0;

@@ -62,12 +62,38 @@ void LoadStorage(const zone::YamlNode& root, const std::string& path, StorageCon
   }
 }
 
+void LoadCluster(const zone::YamlNode& root, ClusterConfig* out) {
+  if (!root.Has("cluster")) return;
+  const zone::YamlNode c = root["cluster"];
+  c.AllowOnly({"nats_url", "node", "public_address", "zones", "directory_ttl_seconds",
+               "handoff_timeout_ms", "ticket_seconds"});
+  out->enabled = true;
+  out->nats_url = c["nats_url"].String();
+  out->node = c["node"].String();
+  out->public_address = c["public_address"].String();
+  if (out->node.empty()) c["node"].Fail("must name this node (unique in the world)");
+  if (out->public_address.find(':') == std::string::npos) {
+    c["public_address"].Fail("must be host:port (what this node's clients connect to)");
+  }
+  if (c.Has("zones")) {
+    for (const zone::YamlNode& z : c["zones"].Seq(1)) out->zones.push_back(z.String());
+  }
+  if (c.Has("directory_ttl_seconds")) {
+    out->directory_ttl_seconds = static_cast<int>(c["directory_ttl_seconds"].Int(2, 300));
+  }
+  if (c.Has("ticket_seconds")) out->ticket_seconds = c["ticket_seconds"].Number(1, 3600);
+  if (c.Has("handoff_timeout_ms")) {
+    out->handoff_timeout_ms = static_cast<int>(c["handoff_timeout_ms"].Int(10, 60000));
+  }
+}
+
 }  // namespace
 
 ServerConfig LoadServerConfig(const std::string& path) {
   const zone::YamlNode root = zone::LoadYamlFile(path);
   root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level",
-                  "stats_interval_seconds", "tick_rate", "limits", "auth", "storage"});
+                  "stats_interval_seconds", "tick_rate", "limits", "auth", "storage",
+                  "cluster"});
   ServerConfig c;
   const zone::YamlNode listen = root["listen"];
   listen.AllowOnly({"address", "port"});
@@ -144,6 +170,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
   }
   LoadAuth(root, path, &c.auth);
   LoadStorage(root, path, &c.storage);
+  LoadCluster(root, &c.cluster);
   return c;
 }
 

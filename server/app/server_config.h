@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "auth/authenticator.h"
 #include "net/limits.h"
@@ -42,6 +43,19 @@ struct StorageConfig {
   size_t max_unsaved = 50000;  // characters waiting to be saved before logins are refused
 };
 
+// cluster: this server as one node of a world spread over many (docs/cluster.md). Absent: the
+// server hosts every zone and needs no NATS.
+struct ClusterConfig {
+  bool enabled = false;
+  std::string nats_url;          // e.g. nats://127.0.0.1:4222
+  std::string node;              // unique in the world
+  std::string public_address;    // "host:port" this node's clients connect to
+  std::vector<std::string> zones;  // zone names this node hosts (--zones overrides)
+  int directory_ttl_seconds = 5;
+  int handoff_timeout_ms = 500;
+  double ticket_seconds = 30;  // a hand-off ticket not used by then expires (character saved)
+};
+
 struct ServerConfig {
   std::string listen_address = "0.0.0.0";
   uint16_t port = 7777;
@@ -57,6 +71,7 @@ struct ServerConfig {
   net::Limits limits;
   AuthConfig auth;
   StorageConfig storage;
+  ClusterConfig cluster;
 };
 
 // The environment variables read (names kept in one place for the Dockerfile and the docs).

@@ -77,6 +77,7 @@ class CharacterKeeper {
   // A client arriving with a redeemed ticket, as `character` (its zone and arrival position).
   void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink, storage::CharacterRecord character);
   void OnHandoffAnswer(HandoffKey key, HandoffAnswer answer);
+  void AttachHandoff(HandoffPort* handoff) { options_.handoff = handoff; }
   // After each tick: saves the players who changed zone, and checkpoints when due.
   void AfterTick();
   // Hands every online character to storage (shutdown, after the loop stopped).
@@ -125,7 +126,7 @@ class CharacterKeeper {
   Metrics* metrics_;
   ChurnLog* churn_;
   storage::StorageWorker* storage_;
-  const Options options_;
+  Options options_;
   Loaded loaded_;
   std::unordered_map<uint64_t, PendingLogin> loading_;     // by session
   std::unordered_map<std::string, uint64_t> loading_name_;  // newest loading session by name

@@ -59,6 +59,9 @@ class TickLoop {
 
   void Start();
   void Stop();  // joins the thread; idempotent
+  // Joins the loop to a cluster once this server listens (its address is then known).
+  // REQUIRES: before Start.
+  void AttachHandoff(HandoffPort* handoff) { keeper_.AttachHandoff(handoff); }
   // After Stop: applies the requests still queued (logouts) and hands every character still
   // online to storage. The caller then flushes the storage worker.
   void SaveEveryone();

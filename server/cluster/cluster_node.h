@@ -1,0 +1,81 @@
+// ClusterNode: this zone_server as one node of a world spread over many (issue 9).
+//
+// Puts the cluster's parts together for the server: the NATS connection (NatsBus), the zone
+// directory (claims this node's zones at start: another node already hosting one of them stops
+// start-up with a clear error), the hand-off service for those zones (a request is accepted
+// with a one-time ticket from the TicketBook and the character saved at once, so storage knows
+// where it is), and the HandoffPort the tick loop uses to offer players to other nodes (a small
+// pool of threads does the blocking lookups and requests, off the tick thread).
+//
+// The tick loop and the sessions never see NATS: they see net::HandoffPort and net::TicketBook.
+// Threads: Offer may be called from any thread; `done` runs on a pool thread. Release() at a
+// graceful shutdown, before destruction (destruction alone looks like a crash to the others).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster/handoff.h"
+#include "cluster/nats_bus.h"
+#include "cluster/zone_directory.h"
+#include "net/handoff_port.h"
+#include "net/ticket_book.h"
+#include "storage/storage_worker.h"
+
+namespace zs::cluster {
+
+struct NodeOptions {
+  std::string nats_url;
+  std::string node;            // unique in the world
+  std::string public_address;  // "host:port" clients of this node connect to
+  int directory_ttl_seconds = 5;
+  int handoff_timeout_ms = 500;  // a hand-off not answered by then: the player stays
+  size_t handoff_threads = 4;    // requests in flight at once
+  size_t max_queued_offers = 10000;
+};
+
+class ClusterNode : public net::HandoffPort {
+ public:
+  // Connects, claims `zones` (id, name) and serves their hand-offs. Throws BusError or
+  // DirectoryError (start-up: cannot connect), or std::runtime_error with the claim's message
+  // (a zone hosted by another node).
+  ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones, net::TicketBook* tickets,
+              storage::StorageWorker* storage);
+  ~ClusterNode() override;
+  ClusterNode(const ClusterNode&) = delete;
+  ClusterNode& operator=(const ClusterNode&) = delete;
+
+  void Offer(net::HandoffOffer offer, std::function<void(net::HandoffAnswer)> done) override;
+  // Graceful shutdown: no more offers; the directory entries are deleted at once.
+  void Release();
+
+ private:
+  struct Job {
+    net::HandoffOffer offer;
+    std::function<void(net::HandoffAnswer)> done;
+  };
+  void Work();
+  net::HandoffAnswer Handle(const net::HandoffOffer& offer);
+  HandoffReply Decide(const HandoffRequest& request);
+
+  const NodeOptions options_;
+  std::vector<ZoneClaim> zones_;
+  net::TicketBook* tickets_;
+  storage::StorageWorker* storage_;
+  std::unique_ptr<NatsBus> bus_;
+  std::unique_ptr<ZoneDirectory> directory_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<Job> jobs_;  // guarded by mu_
+  bool stopping_ = false;  // guarded by mu_
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace zs::cluster
