@@ -151,8 +151,10 @@ ClaimResult ZoneDirectory::ClaimOne(const ZoneClaim& zone, const ZoneOwner& owne
     const std::string create_error = NatsErrorText(s);
     const Read read = ReadKey(zone.zone_id);
     if (read.found == Found::kError) {
-      return Fail("cannot claim " + label + " on " + bus_.describe() + ": " + create_error + "; " +
-                  read.error);
+      std::string error = "cannot claim " + label + " on " + bus_.describe();
+      error += ": " + create_error;
+      error += "; " + read.error;
+      return Fail(std::move(error));
     }
     if (read.found == Found::kNone) continue;  // expired or released meanwhile: create again
     if (read.owner.node != owner.node) {
