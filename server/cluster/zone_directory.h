@@ -146,8 +146,14 @@ class ZoneDirectory {
   // One refresh of every held entry; returns the zones lost to another node.
   std::vector<std::pair<uint32_t, ZoneOwner>> Beat();
   // The CAS update of `zone` failed: find out why and recover if it is still ours.
-  bool Recover(uint32_t zone, Held* held, ZoneOwner* other);  // false: lost to *other
-  void DeleteIfOurs(uint32_t zone, const std::string& node);
+  enum class Recovery : uint8_t {
+    kKept,         // still ours (refreshed, re-created, or to be retried at the next beat)
+    kLost,         // another node holds it: *other
+    kUnreachable,  // NATS did not answer: stop this round
+  };
+  Recovery Recover(uint32_t zone, Held* held, ZoneOwner* other);
+  // false: NATS did not answer (the entry then expires by itself).
+  bool DeleteIfOurs(uint32_t zone, const std::string& node);
 
   NatsBus& bus_;
   const DirectoryOptions options_;
