@@ -114,7 +114,8 @@ class ZoneDirectory {
   // says why. Starts the heartbeat. The server refuses to start on !ok.
   [[nodiscard]] ClaimResult Claim(const std::vector<ZoneClaim>& zones, const ZoneOwner& owner);
 
-  // The zone's owner now, read from NATS (no cache: see the report on its cost).
+  // The zone's owner now, read from NATS: one JetStream get, no cache (docs/cluster.md: its
+  // cost, and why no cache).
   LookupResult Lookup(uint32_t zone_id) const;
 
   // Stops the heartbeat and deletes this node's entries (those still held by this node).
