@@ -151,8 +151,10 @@ ClaimResult ZoneDirectory::ClaimOne(const ZoneClaim& zone, const ZoneOwner& owne
     const std::string create_error = NatsErrorText(s);
     const Read read = ReadKey(zone.zone_id);
     if (read.found == Found::kError) {
-      return Fail("cannot claim " + label + " on " + bus_.describe() + ": " + create_error + "; " +
-                  read.error);
+      std::string error = "cannot claim " + label + " on " + bus_.describe();
+      error += ": " + create_error;
+      error += "; " + read.error;
+      return Fail(std::move(error));
     }
     if (read.found == Found::kNone) continue;  // expired or released meanwhile: create again
     if (read.owner.node != owner.node) {
@@ -247,19 +249,27 @@ std::vector<std::pair<uint32_t, ZoneOwner>> ZoneDirectory::Beat() {
     uint64_t revision = 0;  // libnats zeroes it on failure: keep held.revision until success
     const natsStatus s = kvStore_Update(&revision, kv_, Key(it->first).c_str(), held.value.data(),
                                         static_cast<int>(held.value.size()), held.revision);
-    if (s == NATS_OK) held.revision = revision;
-    ZoneOwner other;
-    if (s == NATS_OK || Recover(it->first, &held, &other)) {
+    if (s == NATS_OK) {
+      held.revision = revision;
       ++it;
       continue;
     }
-    lost.emplace_back(it->first, std::move(other));
-    it = held_.erase(it);
+    ZoneOwner other;
+    const Recovery recovery = Recover(it->first, &held, &other);
+    if (recovery == Recovery::kLost) {
+      lost.emplace_back(it->first, std::move(other));
+      it = held_.erase(it);
+      continue;
+    }
+    // NATS does not answer (a hung server: each call waits its timeout): the other zones would
+    // only wait too, holding the lock. Next beat.
+    if (recovery == Recovery::kUnreachable) break;
+    ++it;
   }
   return lost;
 }
 
-bool ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOwner* other) {
+ZoneDirectory::Recovery ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOwner* other) {
   const std::string label = ZoneLabel(zone, held->name);
   const std::string key = Key(zone);
   const int len = static_cast<int>(held->value.size());
@@ -269,7 +279,7 @@ bool ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOwner* other) {
   switch (read.found) {
     case Found::kError:  // try again at the next beat; the entry may expire meanwhile
       spdlog::warn("cluster: heartbeat of {} failed: {}", label, read.error);
-      return true;
+      return Recovery::kUnreachable;
     case Found::kNone:  // expired (an outage longer than the ttl): nobody took it, take it back
       s = kvStore_Create(&revision, kv_, key.c_str(), held->value.data(), len);
       break;
@@ -280,7 +290,7 @@ bool ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOwner* other) {
             "cluster: LOST {}: node '{}' at {} holds it now (this node's heartbeat stopped "
             "for longer than the {} s ttl?); no longer refreshing it",
             label, read.owner.node, read.owner.address, options_.ttl_seconds);
-        return false;
+        return Recovery::kLost;
       }
       s = kvStore_Update(&revision, kv_, key.c_str(), held->value.data(), len, read.revision);
       break;
@@ -291,24 +301,38 @@ bool ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOwner* other) {
   } else {
     spdlog::warn("cluster: heartbeat of {} failed: {}", label, NatsErrorText(s));
   }
-  return true;
+  return Recovery::kKept;
 }
 
-void ZoneDirectory::DeleteIfOurs(uint32_t zone, const std::string& node) {
+bool ZoneDirectory::DeleteIfOurs(uint32_t zone, const std::string& node) {
   const Read read = ReadKey(zone);
-  if (read.found != Found::kOwner || read.owner.node != node) return;
+  if (read.found == Found::kError) {
+    spdlog::warn("cluster: cannot release zone {} (it expires within {} s): {}", zone,
+                 options_.ttl_seconds, read.error);
+    return false;
+  }
+  if (read.found == Found::kNone || read.owner.node != node) return true;
   const natsStatus s = kvStore_Delete(kv_, Key(zone).c_str());
   if (s != NATS_OK) {
     spdlog::warn("cluster: cannot release zone {} (it expires within {} s): {}", zone,
                  options_.ttl_seconds, NatsErrorText(s));
   }
+  return s == NATS_OK;
 }
 
 void ZoneDirectory::Release() {
   StopHeartbeat();
   const std::lock_guard lock(mu_);
-  for (const auto& [zone, held] : held_) DeleteIfOurs(zone, node_);
-  if (!held_.empty()) spdlog::info("cluster: node '{}' released {} zones", node_, held_.size());
+  size_t released = 0;
+  for (const auto& [zone, held] : held_) {
+    // On the first NATS error the rest are left to expire: each call would wait its timeout.
+    if (!DeleteIfOurs(zone, node_)) break;
+    ++released;
+  }
+  if (!held_.empty()) {
+    spdlog::info("cluster: node '{}' released {} of its {} zones (the rest expire within {} s)",
+                 node_, released, held_.size(), options_.ttl_seconds);
+  }
   held_.clear();
 }
 

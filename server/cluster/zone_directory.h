@@ -114,7 +114,8 @@ class ZoneDirectory {
   // says why. Starts the heartbeat. The server refuses to start on !ok.
   [[nodiscard]] ClaimResult Claim(const std::vector<ZoneClaim>& zones, const ZoneOwner& owner);
 
-  // The zone's owner now, read from NATS (no cache: see the report on its cost).
+  // The zone's owner now, read from NATS: one JetStream get, no cache (docs/cluster.md: its
+  // cost, and why no cache).
   LookupResult Lookup(uint32_t zone_id) const;
 
   // Stops the heartbeat and deletes this node's entries (those still held by this node).
@@ -146,8 +147,14 @@ class ZoneDirectory {
   // One refresh of every held entry; returns the zones lost to another node.
   std::vector<std::pair<uint32_t, ZoneOwner>> Beat();
   // The CAS update of `zone` failed: find out why and recover if it is still ours.
-  bool Recover(uint32_t zone, Held* held, ZoneOwner* other);  // false: lost to *other
-  void DeleteIfOurs(uint32_t zone, const std::string& node);
+  enum class Recovery : uint8_t {
+    kKept,         // still ours (refreshed, re-created, or to be retried at the next beat)
+    kLost,         // another node holds it: *other
+    kUnreachable,  // NATS did not answer: stop this round
+  };
+  Recovery Recover(uint32_t zone, Held* held, ZoneOwner* other);
+  // false: NATS did not answer (the entry then expires by itself).
+  bool DeleteIfOurs(uint32_t zone, const std::string& node);
 
   NatsBus& bus_;
   const DirectoryOptions options_;

@@ -85,7 +85,7 @@ TEST_F(HandoffTest, GarbageBytesAreABadRequest) {
                   ++decided;
                   return HandoffReply{};
                 }));
-  const std::string garbage("\xff\xff\xff\xff\x0f garbage", 14);
+  const std::string garbage = "\xff\xff\xff\xff\x0f garbage";
   const HandoffReply reply =
       Decode(source_.Request(HandoffSubject(kTargetZone), garbage, kTimeout));
   EXPECT_EQ(reply.outcome, HandoffOutcome::kBadRequest);

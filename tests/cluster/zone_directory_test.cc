@@ -193,6 +193,27 @@ TEST_F(ZoneDirectoryTest, ALookupWhileNatsIsDownFailsCleanlyThenWorksAgain) {
   EXPECT_EQ(a.claimed(), (std::vector<uint32_t>{1, 2}));
 }
 
+TEST_F(ZoneDirectoryTest, ALookupAgainstAHungServerFailsWithinItsTimeout) {
+  ZoneDirectory a(bus_a_, Short());
+  ASSERT_TRUE(a.Claim(kTownAndField, Owner("field-a", "10.0.0.5:7777")).ok);
+  server_.Pause();  // connected, but nothing answers
+  const auto start = std::chrono::steady_clock::now();
+  const LookupResult hung = a.Lookup(1);
+  const double seconds = SecondsSince(start);
+  server_.Resume();
+  EXPECT_EQ(hung.status, LookupStatus::kError);
+  EXPECT_LT(seconds, 1.5) << "jetstream_timeout_ms is 1000";
+  EXPECT_FALSE(hung.error.empty());
+  LookupResult up;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        up = a.Lookup(1);
+        return up.status == LookupStatus::kFound;
+      },
+      kReconnectTimeout))
+      << up.error;
+}
+
 // Not a check: the cost of one uncached Lookup on loopback, printed for the report.
 TEST_F(ZoneDirectoryTest, LookupCostOnLoopback) {
   ZoneDirectory a(bus_a_, Short());

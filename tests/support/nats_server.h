@@ -4,8 +4,8 @@
 // `nats-server -js -a 127.0.0.1 -p <port> -sd <dir>/store` with its log in <dir>/server.log;
 // returns once the port accepts connections. Stop() (SIGTERM) and Kill() (SIGKILL) end it, and
 // Start() runs it again on the same port and store dir, for fault tests (a NATS server that goes
-// away mid-run, with its JetStream data kept on disk). The destructor stops it and removes the
-// dir.
+// away mid-run, with its JetStream data kept on disk); Pause() and Resume() make it hang
+// (SIGSTOP, SIGCONT). The destructor stops it and removes the dir.
 //
 // Binary: $ZS_NATS_SERVER, else `nats-server` on PATH, /usr/sbin or /usr/bin (Debian's
 // `nats-server` package). Missing, it throws std::runtime_error saying what to install: a test
@@ -74,6 +74,13 @@ class NatsServer {
   }
   void Stop() { Signal(SIGTERM); }  // graceful: the server closes its clients and exits
   void Kill() { Signal(SIGKILL); }  // a crash: no goodbye to anyone
+  // A hung server (SIGSTOP): connections stay open, nothing is answered. Resume: SIGCONT.
+  void Pause() {
+    if (pid_ > 0) kill(pid_, SIGSTOP);
+  }
+  void Resume() {
+    if (pid_ > 0) kill(pid_, SIGCONT);
+  }
 
  private:
   static constexpr std::chrono::seconds kStartTimeout{10};
@@ -145,6 +152,7 @@ class NatsServer {
   void Signal(int sig) {
     if (pid_ <= 0) return;
     kill(pid_, sig);
+    if (sig != SIGKILL) kill(pid_, SIGCONT);  // a paused server must wake to see SIGTERM
     int status = 0;
     waitpid(pid_, &status, 0);
     pid_ = -1;
