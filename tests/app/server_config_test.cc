@@ -145,5 +145,18 @@ TEST(ServerConfig, TokenModeNeedsALongEnoughSecretFromAFileOrTheEnvironment) {
   EXPECT_EQ(ResolveAuthSecret({}, FakeEnv({})), "") << "mode none needs no secret";
 }
 
+// agones: (used only under Agones, cluster/agones_sdk.h): 2 s unless set; checked like the rest.
+TEST(ServerConfig, AgonesBlockIsReadAndChecked) {
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).agones.health_interval_seconds, 2);
+  EXPECT_EQ(LoadServerConfig(ConfigFile("agones: {health_interval_seconds: 0.5}\n").path())
+                .agones.health_interval_seconds,
+            0.5);
+  for (const char* bad : {"agones: {health_interval_seconds: 0}\n",
+                          "agones: {health_interval_seconds: 61}\n", "agones: {port: 9358}\n"}) {
+    const ConfigFile file(bad);
+    EXPECT_THROW((void)LoadServerConfig(file.path()), zone::ConfigError) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace zs::app
