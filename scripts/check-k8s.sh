@@ -22,10 +22,9 @@ server_pid=""
 cleanup() {
   [[ -n "$server_pid" ]] && kill -9 "$server_pid" 2>/dev/null || true
   [[ -n "$sidecar_pid" ]] && kill "$sidecar_pid" 2>/dev/null || true
-  rm -rf "$tmp"
+  if [[ -n "${KEEP_TMP:-}" ]]; then echo "kept: $tmp" >&2; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
-[[ -n "${KEEP_TMP:-}" ]] && trap - EXIT
 
 echo "== 1. manifests"
 python3 - "$tmp/server.yaml" <<'PY'
@@ -100,8 +99,8 @@ kill -TERM "$server_pid"
 status=0
 wait "$server_pid" || status=$?
 server_pid=""
-calls=$(cut -d' ' -f1 "$tmp/sidecar.log" | uniq | tr '\n' ' ')
-if [[ $status -ne 0 || "$calls" != "/ready /health /shutdown " ]] ||
+calls=$(cut -d' ' -f1 "$tmp/sidecar.log" | uniq | paste -sd' ')
+if [[ $status -ne 0 || "$calls" != "/ready /health /shutdown" ]] ||
    grep -qv ' application/json {}$' "$tmp/sidecar.log"; then
   cat "$tmp/server.log" "$tmp/sidecar.log" >&2
   echo "expected exit 0 and POST /ready /health... /shutdown with {}, got exit $status: $calls" >&2

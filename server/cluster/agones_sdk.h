@@ -73,7 +73,7 @@ class AgonesSdk {
   // it is not an integer in 1..65535 (a start-up error: better than never becoming Ready).
   static std::optional<AgonesSdkOptions> FromEnvironment(const AgonesGetEnv& getenv);
 
-  // Starts the SDK's thread; sends nothing yet.
+  // Starts the SDK's thread; sends nothing yet. Throws when options.host is not an IP address.
   explicit AgonesSdk(AgonesSdkOptions options);
   // Stops the thread; anything unsent is dropped (call Shutdown first for a clean exit).
   ~AgonesSdk();

@@ -116,7 +116,9 @@ TEST(AgonesRestContract, ReadyAfterListenHealthRepeatsShutdownLast) {
     EXPECT_GE(g, kHealthIntervalS * 0.5);
     sum += g;
   }
-  if (!kUnderTsan) EXPECT_LE(sum / static_cast<double>(gaps.size()), kHealthIntervalS * 2);
+  if (!kUnderTsan) {
+    EXPECT_LE(sum / static_cast<double>(gaps.size()), kHealthIntervalS * 2);
+  }
   const std::string log = server.Log();
   EXPECT_NE(log.find("agones: Ready acknowledged"), std::string::npos) << log;
   EXPECT_NE(log.find("agones: Shutdown acknowledged"), std::string::npos) << log;
@@ -146,7 +148,7 @@ TEST(AgonesRestContract, TheSidecarMayStartAfterTheServer) {
 // rather than a server that never becomes Ready.
 TEST(AgonesRestContract, ABadPortIsAConfigError) {
   ServerProcess server("  idle_timeout_seconds: 60\n", "", ZS_TEST_WORLD, 0,
-                       {.env = {{"AGONES_SDK_HTTP_PORT", "sidecar"}}});
+                       {.env = {{"AGONES_SDK_HTTP_PORT", "sidecar"}}, .args = {}});
   EXPECT_EQ(server.Wait(10), std::optional<int>(2));
   EXPECT_NE(server.Log().find("AGONES_SDK_HTTP_PORT"), std::string::npos) << server.Log();
 }
