@@ -32,6 +32,7 @@
 #include "app/server_config.h"
 #include "app/token_tool.h"
 #include "auth/authenticator.h"
+#include "cluster/agones_sdk.h"
 #include "net/admin_http.h"
 #include "net/churn_log.h"
 #include "net/metrics.h"
@@ -112,8 +113,7 @@ void SaveOnShutdown(zs::net::TickLoop& tick_loop, zs::storage::StorageWorker& st
   const auto start = std::chrono::steady_clock::now();
   if (storage.Flush(timeout_s)) {
     spdlog::info("characters saved ({:.0f} ms)",
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                           start)
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
   } else {
     spdlog::error(
@@ -123,6 +123,29 @@ void SaveOnShutdown(zs::net::TickLoop& tick_loop, zs::storage::StorageWorker& st
   }
   storage.Stop();
 }
+
+// AGONES_SDK_HTTP_PORT, read with the rest of the configuration: a bad value is a config error.
+std::optional<zs::cluster::AgonesSdkOptions> AgonesFromEnvironment() {
+  try {
+    return zs::cluster::AgonesSdk::FromEnvironment([](const char* n) { return std::getenv(n); });
+  } catch (const std::invalid_argument& e) {
+    throw zs::zone::ConfigError(e.what());
+  }
+}
+
+// Under Agones (cluster/agones_sdk.h): Ready now that both ports listen, then Health every
+// agones.health_interval_seconds. nullptr outside Agones. Neither call waits for the sidecar.
+std::unique_ptr<zs::cluster::AgonesSdk> StartAgones(
+    const std::optional<zs::cluster::AgonesSdkOptions>& options, const zs::app::AgonesConfig& c) {
+  if (!options) return nullptr;
+  auto sdk = std::make_unique<zs::cluster::AgonesSdk>(*options);
+  sdk->Ready();
+  sdk->StartHealth(std::chrono::milliseconds(std::lround(c.health_interval_seconds * 1000)));
+  return sdk;
+}
+
+// The longest wait for the sidecar to acknowledge Shutdown at exit (it may be gone already).
+constexpr std::chrono::seconds kAgonesShutdownTimeout{5};
 
 }  // namespace
 
@@ -170,6 +193,7 @@ int main(int argc, char** argv) {
 
   ServerConfig config;
   zs::zone::WorldConfig world_config;
+  std::optional<zs::cluster::AgonesSdkOptions> agones_options;
   try {
     config = zs::app::LoadServerConfig(config_path);
     zs::app::ApplyEnvironment([](const char* name) { return std::getenv(name); }, &config);
@@ -187,6 +211,7 @@ int main(int argc, char** argv) {
     if (storage_path) config.storage.sqlite_path = *storage_path;
     if (!zones.empty()) config.cluster.zones = zones;
     zs::app::CheckClusterConfig(config);
+    agones_options = AgonesFromEnvironment();
     world_config = zs::zone::LoadWorldConfig(config.world_path);
     if (config.tick_rate) {  // durations in the world were converted at the world's rate
       const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
@@ -302,6 +327,7 @@ int main(int argc, char** argv) {
   if (port_file) std::ofstream(*port_file) << server.port() << ' ' << admin.port() << '\n';
 
   tick_loop.Start();
+  const auto agones = StartAgones(agones_options, config.agones);
   boost::asio::steady_timer stats_timer(io);
   ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
 
@@ -318,6 +344,7 @@ int main(int argc, char** argv) {
   // Characters handed here whose clients never came are saved with everyone else.
   storage.Save(tickets.Expire(std::numeric_limits<double>::infinity()));
   SaveOnShutdown(tick_loop, storage, config.storage.shutdown_timeout_seconds);
+  if (agones) agones->Shutdown(kAgonesShutdownTimeout);
   spdlog::info("zone_server stopped");
   return 0;
 }

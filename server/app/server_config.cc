@@ -87,13 +87,22 @@ void LoadCluster(const zone::YamlNode& root, ClusterConfig* out) {
   }
 }
 
+void LoadAgones(const zone::YamlNode& root, AgonesConfig* out) {
+  if (!root.Has("agones")) return;
+  const zone::YamlNode a = root["agones"];
+  a.AllowOnly({"health_interval_seconds"});
+  if (a.Has("health_interval_seconds")) {
+    out->health_interval_seconds = a["health_interval_seconds"].Number(0.1, 60);
+  }
+}
+
 }  // namespace
 
 ServerConfig LoadServerConfig(const std::string& path) {
   const zone::YamlNode root = zone::LoadYamlFile(path);
   root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level",
                   "stats_interval_seconds", "tick_rate", "limits", "auth", "storage",
-                  "cluster"});
+                  "cluster", "agones"});
   ServerConfig c;
   const zone::YamlNode listen = root["listen"];
   listen.AllowOnly({"address", "port"});
@@ -171,6 +180,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
   LoadAuth(root, path, &c.auth);
   LoadStorage(root, path, &c.storage);
   LoadCluster(root, &c.cluster);
+  LoadAgones(root, &c.agones);
   return c;
 }
 

@@ -40,7 +40,14 @@ struct StorageConfig {
   std::string postgres;  // libpq connection string (passwords: PGPASSWORD / ~/.pgpass)
   double checkpoint_seconds = 10;
   double shutdown_timeout_seconds = 10;  // SIGTERM: the longest wait for the final save
-  size_t max_unsaved = 50000;  // characters waiting to be saved before logins are refused
+  size_t max_unsaved = 50000;            // characters waiting to be saved before logins are refused
+};
+
+// agones: used only when AGONES_SDK_HTTP_PORT is set (Agones sets it in the game server's pod;
+// cluster/agones_sdk.h). Health must reach the sidecar more often than the Fleet's
+// health.periodSeconds (5 s by default, docker/k8s/fleet.yaml), or the GameServer goes Unhealthy.
+struct AgonesConfig {
+  double health_interval_seconds = 2;
 };
 
 // cluster: this server as one node of a world spread over many (docs/cluster.md). Absent: the
@@ -72,6 +79,7 @@ struct ServerConfig {
   AuthConfig auth;
   StorageConfig storage;
   ClusterConfig cluster;
+  AgonesConfig agones;
 };
 
 // The environment variables read (names kept in one place for the Dockerfile and the docs).

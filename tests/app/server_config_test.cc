@@ -132,7 +132,7 @@ TEST(ServerConfig, StorageAndAuthBlocksAreReadAndCheckedByName) {
 
 TEST(ServerConfig, TokenModeNeedsALongEnoughSecretFromAFileOrTheEnvironment) {
   const ConfigFile file;
-  AuthConfig a;
+  AuthConfig a;  // not a designated initialiser: GCC 12 warns of the fields left out
   a.mode = auth::AuthMode::kToken;
   EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({})), zone::ConfigError) << "none configured";
   a.secret_env = "ZS_SECRET";
@@ -144,6 +144,19 @@ TEST(ServerConfig, TokenModeNeedsALongEnoughSecretFromAFileOrTheEnvironment) {
   std::ofstream(a.secret_file) << secret << "\n";
   EXPECT_EQ(ResolveAuthSecret(a, FakeEnv({})), secret) << "one trailing newline dropped";
   EXPECT_EQ(ResolveAuthSecret({}, FakeEnv({})), "") << "mode none needs no secret";
+}
+
+// agones: (used only under Agones, cluster/agones_sdk.h): 2 s unless set; checked like the rest.
+TEST(ServerConfig, AgonesBlockIsReadAndChecked) {
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).agones.health_interval_seconds, 2);
+  EXPECT_EQ(LoadServerConfig(ConfigFile("agones: {health_interval_seconds: 0.5}\n").path())
+                .agones.health_interval_seconds,
+            0.5);
+  for (const char* bad : {"agones: {health_interval_seconds: 0}\n",
+                          "agones: {health_interval_seconds: 61}\n", "agones: {port: 9358}\n"}) {
+    const ConfigFile file(bad);
+    EXPECT_THROW((void)LoadServerConfig(file.path()), zone::ConfigError) << bad;
+  }
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "wire/frame_codec.h"
@@ -50,6 +51,13 @@ inline double NowS() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// What a ServerProcess adds to its child beyond the config file (the Agones contract test:
+// AGONES_SDK_HTTP_PORT, and --port to know the game port before the server starts).
+struct ProcessExtras {
+  std::vector<std::pair<std::string, std::string>> env;  // set in the child before exec
+  std::vector<std::string> args;                         // after --config and --port-file
+};
+
 // A zone_server child process with its own config in a temporary directory.
 class ServerProcess {
  public:
@@ -59,7 +67,7 @@ class ServerProcess {
   // `nofile`: when > 0, the child's RLIMIT_NOFILE (soft and hard) before it starts.
   explicit ServerProcess(const std::string& limits_yaml = "  idle_timeout_seconds: 60\n",
                          const std::string& top_yaml = "", const std::string& world = ZS_TEST_WORLD,
-                         rlim_t nofile = 0) {
+                         rlim_t nofile = 0, const ProcessExtras& extras = {}) {
     dir_ = fs::temp_directory_path() /
            ("zs_it_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(dir_);
@@ -75,6 +83,11 @@ class ServerProcess {
     const std::string config = (dir_ / "server.yaml").string();
     const std::string port_file = (dir_ / "ports").string();
     const std::string log = (dir_ / "server.log").string();
+    std::vector<std::string> args = {ZS_SERVER_BIN, "--config", config, "--port-file", port_file};
+    args.insert(args.end(), extras.args.begin(), extras.args.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -84,8 +97,8 @@ class ServerProcess {
         const rlimit rl{nofile, nofile};
         ::setrlimit(RLIMIT_NOFILE, &rl);
       }
-      ::execl(ZS_SERVER_BIN, ZS_SERVER_BIN, "--config", config.c_str(), "--port-file",
-              port_file.c_str(), static_cast<char*>(nullptr));
+      for (const auto& [k, v] : extras.env) ::setenv(k.c_str(), v.c_str(), 1);
+      ::execv(ZS_SERVER_BIN, argv.data());
       ::_exit(127);
     }
     for (int i = 0; i < 200 && !fs::exists(port_file); ++i) {
