@@ -248,6 +248,7 @@ void TickLoop::Step() {
   }
   const auto t2 = Clock::now();
   for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z);
+  if (observer_ != nullptr) observer_->AfterTick(world_, fanout_);
   const auto micros = [](auto d) {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
   };
