@@ -23,7 +23,9 @@ const state = {
   ws: null,
   zones: [],
   zoneId: params.has('zone') ? Number(params.get('zone')) : null,
-  selected: params.has('select') ? Number(params.get('select')) : 0,
+  // ?select=<id> follows an entity from the start; ?select=auto the first living player seen.
+  selected: params.has('select') && params.get('select') !== 'auto' ? Number(params.get('select')) : 0,
+  autoSelect: params.get('select') === 'auto',
   paused: false,
   frame: null,         // the last decoded frame
   byId: new Map(),     // id -> entity of the last frame
@@ -163,7 +165,14 @@ function onFrame(buffer) {
   }
   state.frame = f;
   state.byId = new Map(f.entities.map((e) => [e.id, e]));
-  if (!state.fitted) fit();
+  if (!state.fitted) fit(params.get('fit') === 'entities');
+  if (state.autoSelect) {
+    const first = f.entities.find((e) => e.kind === 'player' && e.alive);
+    if (first) {
+      state.autoSelect = false;
+      select(first.id);
+    }
+  }
   updatePanel(f, buffer.byteLength);
   draw();
 }
@@ -209,8 +218,22 @@ function resize() {
   draw();
 }
 
-function fit() {
-  const b = state.frame ? state.frame.bounds : zoneBounds();
+// The box around every entity, with a margin (?fit=entities: start on the action).
+function entityBounds(f) {
+  if (!f.entities.length) return f.bounds;
+  const b = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+  for (const e of f.entities) {
+    b.minX = Math.min(b.minX, e.x); b.maxX = Math.max(b.maxX, e.x);
+    b.minY = Math.min(b.minY, e.y); b.maxY = Math.max(b.maxY, e.y);
+  }
+  const margin = Math.max(10, 0.1 * Math.max(b.maxX - b.minX, b.maxY - b.minY));
+  return { minX: b.minX - margin, minY: b.minY - margin, maxX: b.maxX + margin,
+           maxY: b.maxY + margin };
+}
+
+function fit(toEntities = false) {
+  const b = state.frame ? (toEntities ? entityBounds(state.frame) : state.frame.bounds)
+                        : zoneBounds();
   if (!b) return;
   const w = b.maxX - b.minX, h = b.maxY - b.minY;
   const scale = 0.95 * Math.min(canvas.width / w, canvas.height / h);
@@ -472,13 +495,14 @@ $('zone').addEventListener('change', () => {
   fit();
 });
 $('pause').addEventListener('click', togglePause);
-$('fit').addEventListener('click', fit);
+$('fit').addEventListener('click', () => fit());
 $('heat').addEventListener('change', draw);
 $('shade').addEventListener('change', draw);
 window.addEventListener('keydown', (e) => {
   if (e.target.tagName === 'SELECT') return;
   if (e.key === ' ') { e.preventDefault(); togglePause(); }
   if (e.key === 'f') fit();
+  if (e.key === 'e' && state.frame) fit(true);
   if (e.key === 'h') { $('heat').checked = !$('heat').checked; draw(); }
 });
 window.addEventListener('resize', resize);
@@ -488,6 +512,7 @@ function animate() {
   requestAnimationFrame(animate);
 }
 
+if (params.get('heat') === '1') $('heat').checked = true;
 setInterval(() => { $('painted').textContent = countPainted(); }, 500);
 resize();
 connect();
