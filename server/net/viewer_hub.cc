@@ -192,9 +192,29 @@ void ViewerHub::AfterTick(const zone::World& world, const FrameFanout& fanout) {
                                          std::memory_order_relaxed);
 }
 
+std::shared_ptr<ViewerSnapshot> ViewerHub::NewSnapshot() {
+  std::unique_ptr<ViewerSnapshot> s;
+  {
+    std::lock_guard lock(pool_->mu);
+    if (!pool_->free.empty()) {
+      s = std::move(pool_->free.back());
+      pool_->free.pop_back();
+    }
+  }
+  if (!s) s = std::make_unique<ViewerSnapshot>();
+  s->swings.clear();
+  s->hits.clear();
+  s->selections.clear();
+  return {s.release(), [pool = pool_](ViewerSnapshot* done) {
+            std::unique_ptr<ViewerSnapshot> owned(done);
+            std::lock_guard lock(pool->mu);
+            if (pool->free.size() < kMaxPooledSnapshots) pool->free.push_back(std::move(owned));
+          }};
+}
+
 std::shared_ptr<ViewerSnapshot> ViewerHub::Capture(const zone::World& world, size_t z,
                                                    uint64_t ticks) {
-  auto s = std::make_shared<ViewerSnapshot>();
+  std::shared_ptr<ViewerSnapshot> s = NewSnapshot();
   CaptureZone(world, z, s.get());
   ZoneBuffer& b = buffers_[z];
   s->swings.swap(b.swings);
