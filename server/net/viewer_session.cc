@@ -47,7 +47,8 @@ void ViewerSession::Start(beast::http::request<beast::http::string_body> request
   t.keep_alive_pings = true;
   ws_.set_option(t);
   ws_.read_message_max(kMaxViewerCommandBytes);
-  ws_.async_accept(request, [self = shared_from_this()](const boost::system::error_code& ec) {
+  request_ = std::move(request);  // kept until the handshake is done
+  ws_.async_accept(request_, [self = shared_from_this()](const boost::system::error_code& ec) {
     self->OnAccept(ec);
   });
 }

@@ -73,6 +73,7 @@ class ViewerSession : public std::enable_shared_from_this<ViewerSession> {
   Metrics* metrics_;
   Hooks hooks_;
   boost::beast::flat_buffer in_;
+  boost::beast::http::request<boost::beast::http::string_body> request_;  // the upgrade
   // Strand only.
   std::shared_ptr<const std::string> writing_;  // in flight
   std::shared_ptr<const std::string> pending_;  // the next frame (latest wins)

@@ -235,6 +235,11 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_kicks_total", "counter"},
       {"zs_rejected_inputs_total", "counter"},
       {"zs_zone_entities", "gauge"},
+      {"zs_viewers", "gauge"},
+      {"zs_viewer_frames_total", "counter"},
+      {"zs_viewer_frames_skipped_total", "counter"},
+      {"zs_viewers_refused_total", "counter"},
+      {"zs_viewer_snapshot_seconds_total", "counter"},
   };
   EXPECT_EQ(types, want);
 }
