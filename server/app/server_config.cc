@@ -11,7 +11,15 @@ namespace zs::app {
 
 namespace {
 
-void LoadViewerSettings(const zone::YamlNode& admin, const std::string& path, ServerConfig* c) {
+// admin: the address and port, the connection cap, and the zone viewer's settings.
+void LoadAdmin(const zone::YamlNode& admin, const std::string& path, ServerConfig* c) {
+  admin.AllowOnly({"address", "port", "max_connections", "token", "max_viewers",
+                   "viewer_stall_seconds", "web_dir"});
+  c->admin_address = admin["address"].String();
+  c->admin_port = static_cast<uint16_t>(admin["port"].Int(0, 65535));
+  if (admin.Has("max_connections")) {
+    c->admin_max_connections = static_cast<size_t>(admin["max_connections"].Int(1, 1024));
+  }
   if (admin.Has("token")) {
     c->admin_token = admin["token"].String();
     if (!net::IsTokenText(c->admin_token)) {
@@ -41,15 +49,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
   listen.AllowOnly({"address", "port"});
   c.listen_address = listen["address"].String();
   c.port = static_cast<uint16_t>(listen["port"].Int(0, 65535));
-  const zone::YamlNode admin = root["admin"];
-  admin.AllowOnly({"address", "port", "max_connections", "token", "max_viewers",
-                   "viewer_stall_seconds", "web_dir"});
-  c.admin_address = admin["address"].String();
-  c.admin_port = static_cast<uint16_t>(admin["port"].Int(0, 65535));
-  if (admin.Has("max_connections")) {
-    c.admin_max_connections = static_cast<size_t>(admin["max_connections"].Int(1, 1024));
-  }
-  LoadViewerSettings(admin, path, &c);
+  LoadAdmin(root["admin"], path, &c);
   c.world_path = (std::filesystem::path(path).parent_path() / root["world"].String()).string();
   if (root.Has("io_threads")) c.io_threads = static_cast<unsigned>(root["io_threads"].Int(1, 64));
   if (root.Has("sim_threads")) {
