@@ -101,6 +101,38 @@ TEST(ViewerBrowser, PageDrawsTheLiveZone) {
   EXPECT_EQ(head, "\x89PNG\r\n\x1a\n");
   EXPECT_GT(fs::file_size(png), 10000u);  // a blank 1280x800 PNG compresses to ~5 KB
 
+  // Interaction: a click on a monster selects it, the wheel zooms, the heat map and the
+  // occupancy shading draw, pause stops the frames and resume restarts them; no script error.
+  const nlohmann::json clicked = browser.Evaluate(R"((() => {
+      const e = state.frame.entities.find((x) => x.kind === 'monster');
+      const r = canvas.getBoundingClientRect();
+      const at = { clientX: r.left + sx(e.x), clientY: r.top + sy(e.y), bubbles: true };
+      canvas.dispatchEvent(new MouseEvent('mousedown', at));
+      canvas.dispatchEvent(new MouseEvent('mouseup', at));
+      return e.id; })())");
+  ASSERT_TRUE(clicked.is_number());
+  EXPECT_EQ(browser.Evaluate("Number(document.getElementById('sel-id').textContent)"), clicked);
+  EXPECT_EQ(browser.Evaluate("document.getElementById('sel-kind').textContent"), "monster");
+  EXPECT_EQ(browser.Evaluate(R"((() => {
+      const before = state.view.scale;
+      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, clientX: 300, clientY: 300,
+                                                     bubbles: true, cancelable: true }));
+      document.getElementById('heat').click();
+      const shade = document.getElementById('shade');
+      shade.value = 'occupancy';
+      shade.dispatchEvent(new Event('change'));
+      return state.view.scale > before; })())"),
+            true);
+  browser.Evaluate("document.getElementById('pause').click()");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const long paused = ReadPage(browser).frames;
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_LE(ReadPage(browser).frames, paused + 1) << "frames kept coming while paused";
+  browser.Evaluate("document.getElementById('pause').click()");
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  EXPECT_GT(ReadPage(browser).frames, paused + 2) << "no frames after resume";
+  EXPECT_EQ(browser.Evaluate("window.viewerErrors"), 0);
+
   ::kill(bots, SIGTERM);
   ::waitpid(bots, nullptr, 0);
 }

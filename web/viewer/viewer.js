@@ -14,6 +14,10 @@ const SWING_MS = 700;  // how long a swing stays on screen
 const FLASH_MS = 400;  // how long a hit entity flashes
 const HEAT_CELLS = 48;
 
+// Uncaught errors, counted for the browser test (tests/integration/viewer_browser_test.cc).
+window.viewerErrors = 0;
+window.addEventListener('error', () => { window.viewerErrors++; });
+
 const $ = (id) => document.getElementById(id);
 const canvas = $('canvas');
 const ctx = canvas.getContext('2d', { willReadFrequently: true });
