@@ -231,8 +231,8 @@ TEST_P(Characters, AfterKillNineEachCharacterIsWhereTheLastCheckpointPutIt) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, Characters,
                          ::testing::Values(Backend::kSqlite, Backend::kPostgres),
-                         [](const auto& info) {
-                           return info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
+                         [](const auto& backend) {
+                           return backend.param == Backend::kSqlite ? "Sqlite" : "Postgres";
                          });
 
 TEST(Characters, ACorruptDatabaseFileStopsStartupNamingTheFile) {
