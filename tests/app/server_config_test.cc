@@ -132,7 +132,8 @@ TEST(ServerConfig, StorageAndAuthBlocksAreReadAndCheckedByName) {
 
 TEST(ServerConfig, TokenModeNeedsALongEnoughSecretFromAFileOrTheEnvironment) {
   const ConfigFile file;
-  AuthConfig a{.mode = auth::AuthMode::kToken};
+  AuthConfig a;
+  a.mode = auth::AuthMode::kToken;
   EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({})), zone::ConfigError) << "none configured";
   a.secret_env = "ZS_SECRET";
   EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({{"ZS_SECRET", "short"}})), zone::ConfigError);

@@ -59,7 +59,9 @@ class StorageFaults : public ::testing::Test {
     const double ticks = MetricValue(during, "zs_tick_duration_seconds_count") - ticks_before;
     EXPECT_GT(MetricValue(during, "zs_storage_errors_total"), 0) << s->Log();
     EXPECT_GE(MetricValue(during, "zs_storage_unsaved"), 1) << "kept in memory";
-    if (!kUnderTsan) EXPECT_GE(ticks, 0.85 * 20 * 2.5) << "the tick kept its rate";
+    if (!kUnderTsan) {
+      EXPECT_GE(ticks, 0.85 * 20 * 2.5) << "the tick kept its rate";
+    }
     if (new_logins_refused) ExpectStorageUnavailable(s->port());
     pb::Welcome truth;
     {
