@@ -115,6 +115,12 @@ void AddOptions(CLI::App* cli, Options* o) {
       ->check(CLI::NonNegativeNumber);
   cli->add_option("--swing-rate", o->bot.swing_rate, "Swings per bot per second")
       ->capture_default_str();
+  cli->add_option("--churn-min", o->bot.churn_min_s, "churn: seconds a bot stays at least")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 3600.0));
+  cli->add_option("--churn-max", o->bot.churn_max_s, "churn: ... and at most")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 3600.0));
   cli->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cli->add_option("--report", o->report_path, "Write a JSON report here");
   cli->add_option("--max-violations", o->max_violations,

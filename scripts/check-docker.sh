@@ -4,7 +4,8 @@
 #      not leave it out of the context;
 #   2. the runtime stage's package list provides every shared library that `ldd` shows for the
 #      given binaries (mapped to packages with `dpkg -S`), apart from what debian:bookworm-slim
-#      already has.
+#      already has: the listed packages or what apt installs with them (their dependencies,
+#      from `apt-cache depends --recurse`: libpq5 brings its Kerberos and LDAP libraries).
 #
 #   scripts/check-docker.sh <zone_server binary> <client_sim binary>
 set -euo pipefail
@@ -38,6 +39,10 @@ runtime=$(sed -n '/runtime-packages-begin/,/runtime-packages-end/p' "$dockerfile
 [[ -n "$runtime" ]] || { echo "no runtime package list found in $dockerfile" >&2; exit 1; }
 # Packages every debian:bookworm-slim image has (priority required).
 base="libc6 libgcc-s1 libstdc++6 zlib1g libzstd1 liblzma5 libbz2-1.0 libcrypt1 libselinux1 libpcre2-8-0"
+# What apt installs with the listed packages (hard dependencies only, as --no-install-recommends).
+# shellcheck disable=SC2086
+closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+  --no-replaces --no-enhances $runtime 2>/dev/null | grep -E '^[a-z0-9]' | sed 's/:.*//' | sort -u)
 
 package_of() {  # the package that ships a library path (usrmerge: try with and without /usr)
   local p="$1" alt
@@ -56,7 +61,8 @@ for bin in "$@"; do
     if [[ -z "$pkg" ]]; then
       echo "$bin: cannot map $path to a Debian package" >&2
       fail=1
-    elif ! grep -qx "$pkg" <<<"$runtime" && ! grep -qw "$pkg" <<<"$base"; then
+    elif ! grep -qx "$pkg" <<<"$runtime" && ! grep -qx "$pkg" <<<"$closure" &&
+      ! grep -qw "$pkg" <<<"$base"; then
       echo "$bin needs $lib from package $pkg, missing from the runtime stage" >&2
       fail=1
     fi

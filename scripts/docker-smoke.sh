@@ -8,7 +8,8 @@
 #   - 20 client_sim bots from the same image play 10 s with 0 protocol violations;
 #   - the HEALTHCHECK follows ZS_ADMIN_PORT when it is changed;
 #   - client_sim as PID 1 stops on SIGTERM with its summary;
-#   - `podman stop` (SIGTERM) -> exit code 0 and the server's shutdown log line.
+#   - `podman stop` (SIGTERM) -> exit code 0, the server's shutdown log line and its final save;
+#   - started again, the server loads the bots' characters from its volume.
 #
 #   scripts/docker-smoke.sh             # last line: "docker-smoke: PASS", or FAIL and why
 #   scripts/docker-smoke.sh --no-cache  # the same from a cold build (every layer made again)
@@ -80,7 +81,7 @@ export CONTAINERS_CONF="$PWD/$work/containers.conf"
 containers=()
 cleanup() {
   local c
-  for c in "${containers[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
+  for c in "${containers[@]}"; do podman rm -f -v -t 0 "$c" >/dev/null 2>&1 || true; done
   rm -f "$work/podman.err"
 }
 trap cleanup EXIT
@@ -229,6 +230,28 @@ if ! grep -q 'shutting down' <<<"$logs" || ! grep -q 'zone_server stopped' <<<"$
   tail -20 <<<"$logs"
   fail "no shutdown log lines ('shutting down', 'zone_server stopped')"
 fi
+grep -q 'characters saved' <<<"$logs" || { tail -20 <<<"$logs"; fail "no 'characters saved' line on stop"; }
 say "podman stop: exit 0 in $(elapsed "$t"), log: $(grep -o 'signal [0-9]*: shutting down' <<<"$logs")"
+
+# --- characters outlive the container (SQLite on the image's volume) ----------------------------
+t=$SECONDS
+pm start "$server" >/dev/null
+game_port=$(podman port "$server" 7777/tcp | sed 's/.*://')
+for _ in $(seq 1 60); do
+  podman healthcheck run "$server" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+if ! run_container "$tag-again" --rm --network host --no-healthcheck \
+  --entrypoint /usr/local/bin/client_sim "$image" \
+  --host 127.0.0.1 --port "$game_port" --bots 5 --ramp 5 --duration 2 --scenario raid \
+  --max-violations 0 --max-failed-logins 0 >"$work/client_sim_again.log" 2>&1; then
+  cat "$work/client_sim_again.log"
+  fail "client_sim: 5 bots against the restarted server container failed"
+fi
+loaded=$(podman logs "$server" 2>&1 | grep -c "joined as 'bot[0-4]' (entity [0-9]*, loaded)" || true)
+[[ "$loaded" -ge 5 ]] ||
+  { podman logs "$server" 2>&1 | tail -20; fail "after a restart the bots' characters were not loaded ($loaded of 5)"; }
+pm stop -t 15 "$server" >/dev/null
+say "restarted: the 5 bots' characters were loaded from the volume ($(elapsed "$t"))"
 
 say "PASS ($(elapsed "$started") in all)"

@@ -30,6 +30,11 @@ PACKAGES=(
   protobuf-compiler
   libspdlog-dev         # logging (server, client_sim)
   libcli11-dev          # command-line flags
+  # issue 10 (characters that last): persistence through the C APIs, and login tokens
+  libsqlite3-dev        # storage: the default character database (a file, WAL mode)
+  libpq-dev             # storage: the PostgreSQL backend (libpq)
+  postgresql            # the PostgreSQL server: storage tests start their own (initdb, pg_ctl)
+  libssl-dev            # HMAC login tokens (OpenSSL's libcrypto)
   # issue 12 (hardening): formats written by the libraries made for them
   prometheus-cpp-dev    # /metrics text exposition (net links only its core library)
   nlohmann-json3-dev    # client_sim's JSON report

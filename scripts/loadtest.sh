@@ -2,7 +2,10 @@
 # Capacity test: starts a Release zone_server, steps client_sim through 250, 500, 1000, 2000 and
 # 5000 bots in the `crowd`, `wander` and `spread` scenarios, and writes a table of the server's
 # tick p99 (from /metrics), client_sim's RTT p99, bytes per bot per second, logins, the CPU each
-# process used and protocol violations to docs/performance.md (and stdout).
+# process used and protocol violations to docs/performance.md (and stdout). Characters are kept in
+# a SQLite file of the run's own (checkpoint every 10 s): the table also shows the tick p99 of the
+# ticks during which the storage thread was writing a checkpoint, and the last checkpoint's time
+# and size on the storage thread.
 #
 #   scripts/loadtest.sh [--steps "250 500 1000"] [--duration 20] [--scenarios "crowd spread"]
 #                       [--verify-every 10] [--spread-settle 45] [--build-dir DIR] [--out FILE]
@@ -148,6 +151,7 @@ world_of() {
 start_server() {
   rm -f "$work/ports"
   "$server_bin" --config config/server.yaml --world "$1" --port 0 --admin-port 0 \
+    --storage-path "$work/characters-$RANDOM.db" \
     --max-connections 20000 --max-connections-per-ip 20000 --port-file "$work/ports" \
     >>"$work/server.log" 2>&1 &
   server_pid=$!
@@ -169,8 +173,17 @@ metrics() {
   cat <&3
   exec 3<&-
 }
-# Tick-duration histogram: "le count" pairs, cumulative.
-buckets() { metrics | sed -n 's/^zs_tick_duration_seconds_bucket{le="\([^"]*\)"} \([0-9]*\)$/\1 \2/p'; }
+# Tick-duration histogram ($1: all ticks by default, or zs_tick_during_flush_seconds: the ticks
+# during which the storage thread was writing): "le count" pairs, cumulative.
+buckets() {
+  metrics | sed -n "s/^${1:-zs_tick_duration_seconds}_bucket{le=\"\([^\"]*\)\"} \([0-9]*\)\$/\1 \2/p"
+}
+# The last checkpoint on the storage thread: "ms (rows)".
+last_flush() {
+  metrics | awk '/^zs_storage_last_flush_seconds / { ms = $2 * 1000 }
+    /^zs_storage_last_flush_rows / { rows = $2 }
+    END { if (rows == "") print "n/a"; else printf "%.1f (%d)\n", ms, rows }'
+}
 # p99 in ms between two bucket snapshots (files), from the bucket bounds.
 p99_ms() {
   paste "$1" "$2" | awk '{ le[NR] = $1; d[NR] = $4 - $2 } END {
@@ -212,8 +225,8 @@ cpu_cols() {
 
 threads=$(nproc)
 {
-  echo "| scenario | bots | logged in | server tick p99 (ms) | RTT p99 (ms) | KB/s in per bot | KB/s out per bot | server CPU s | server CPU % | client_sim CPU s | client_sim CPU % | violations |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| scenario | bots | logged in | server tick p99 (ms) | tick p99 during checkpoint (ms) | checkpoint ms (rows) | RTT p99 (ms) | KB/s in per bot | KB/s out per bot | server CPU s | server CPU % | client_sim CPU s | client_sim CPU % | violations |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 } >"$work/table"
 for scenario in $scenarios; do
   world=$(world_of "$scenario")
@@ -232,9 +245,12 @@ for scenario in $scenarios; do
     sim_pid=$!
     sleep $(( ramp_s + settle + 2 ))
     buckets >"$work/b0"
+    buckets zs_tick_during_flush_seconds >"$work/f0"
     server0=$(cpu_ticks "$server_pid") sim0=$(cpu_ticks "$sim_pid") t0=$EPOCHREALTIME
     sleep $(( duration - 4 ))  # client_sim stops at least a second after this
     buckets >"$work/b1"
+    buckets zs_tick_during_flush_seconds >"$work/f1"
+    flush=$(last_flush)
     server1=$(cpu_ticks "$server_pid") sim1=$(cpu_ticks "$sim_pid") t1=$EPOCHREALTIME
     wait "$sim_pid" || true
     tail -3 "$work/sim.log" >&2
@@ -242,9 +258,10 @@ for scenario in $scenarios; do
     read -r server_s server_pct < <(cpu_cols "$server0" "$server1" "$wall")
     read -r sim_s sim_pct < <(cpu_cols "$sim0" "$sim1" "$wall")
     p99=$(p99_ms "$work/b0" "$work/b1")
+    p99_flush=$(p99_ms "$work/f0" "$work/f1")
     IFS=$'\t' read -r logins rtt_p99 kb_in kb_out violations < <(report_cols "$work/report.json")
-    printf '| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$scenario" \
-      "$bots" "$logins" "$p99" "$(num 1 "$rtt_p99")" "$(num 1 "$kb_in")" \
+    printf '| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$scenario" \
+      "$bots" "$logins" "$p99" "$p99_flush" "$flush" "$(num 1 "$rtt_p99")" "$(num 1 "$kb_in")" \
       "$(num 2 "$kb_out")" "$server_s" "$server_pct" "$sim_s" "$sim_pct" "$violations" \
       >>"$work/table"
     sleep 3  # let the server forget the bots

@@ -20,7 +20,7 @@ set(ZS_ALLOWED_spatial core spatial)
 set(ZS_ALLOWED_interest core spatial interest)
 set(ZS_ALLOWED_zone core spatial interest zone)
 # Project layers a quoted include can name (everything under server/, and client_sim).
-set(ZS_PROJECT_LAYERS core spatial interest zone wire net app storage cluster client_sim)
+set(ZS_PROJECT_LAYERS core spatial interest zone wire auth net app storage cluster client_sim)
 # Third-party and system headers no pure file may include.
 set(ZS_FORBIDDEN_INCLUDE
     "[<\"](boost/|google/protobuf|spdlog/|asio|sys/socket\\.h|sys/un\\.h|sys/epoll\\.h|poll\\.h|netinet/|arpa/|netdb\\.h)|\\.pb\\.h[>\"]")

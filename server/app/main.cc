@@ -1,6 +1,7 @@
 // zone_server: the authoritative MMO zone server.
 //
 //   zone_server [--config config/server.yaml] [--port N] [--admin-port N] ...   (--help)
+//   zone_server token --account 42 --name Aria --ttl 300 [--config ...]   (mints a login token)
 //
 // Settings: the command line wins over the environment (ZS_ADMIN_LISTEN, ZS_ADMIN_PORT), which
 // wins over the config file (server_config.h).
@@ -8,7 +9,8 @@
 // Loads config/server.yaml and the world it names, listens for game clients (protobuf frames
 // over TCP) and for the admin HTTP port, ticks the world at its tick rate, and shuts down
 // gracefully on SIGINT/SIGTERM: stop accepting, kick every client with reason "shutdown",
-// flush for at most limits.shutdown_flush_seconds, exit 0.
+// flush for at most limits.shutdown_flush_seconds, save every character (waiting at most
+// storage.shutdown_timeout_seconds for the storage worker), exit 0.
 #include <google/protobuf/stubs/logging.h>
 #include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
@@ -27,6 +29,8 @@
 
 #include "app/fd_budget.h"
 #include "app/server_config.h"
+#include "app/token_tool.h"
+#include "auth/authenticator.h"
 #include "net/admin_http.h"
 #include "net/churn_log.h"
 #include "net/metrics.h"
@@ -34,6 +38,9 @@
 #include "net/tick_loop.h"
 #include "net/viewer_hub.h"
 #include "net/web_assets.h"
+#include "storage/postgres_store.h"
+#include "storage/sqlite_store.h"
+#include "storage/storage_worker.h"
 #include "zone/config_loader.h"
 
 #ifndef ZS_VERSION
@@ -111,6 +118,35 @@ void EnableViewer(const ServerConfig& config, zs::net::ViewerHub* hub, zs::net::
       {.hub = hub, .assets = assets, .token = config.admin_token, .missing_assets = missing});
 }
 
+// The configured character store. Throws storage::StartupError (corrupt file, newer schema,
+// unreachable server), which ends start-up with its message.
+std::unique_ptr<zs::storage::CharacterStore> OpenStore(const zs::app::StorageConfig& c) {
+  if (c.backend == zs::app::StorageBackend::kPostgres) {
+    return zs::storage::OpenPostgresStore(c.postgres);
+  }
+  return zs::storage::OpenSqliteStore(c.sqlite_path);
+}
+
+// After the last connection closed and the loop stopped: every character still online goes to
+// storage, and the worker gets at most storage.shutdown_timeout_seconds to write it all.
+void SaveOnShutdown(zs::net::TickLoop& tick_loop, zs::storage::StorageWorker& storage,
+                    double timeout_s) {
+  tick_loop.SaveEveryone();
+  const auto start = std::chrono::steady_clock::now();
+  if (storage.Flush(timeout_s)) {
+    spdlog::info("characters saved ({:.0f} ms)",
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                           start)
+                     .count());
+  } else {
+    spdlog::error(
+        "storage: {} characters could not be saved within storage.shutdown_timeout_seconds "
+        "({} s); they keep their last checkpoint",
+        storage.stats().unsaved, timeout_s);
+  }
+  storage.Stop();
+}
+
 }  // namespace
 
 // Start-up, one step after another. An exception that gets this far ends the process with its
@@ -119,7 +155,7 @@ void EnableViewer(const ServerConfig& config, zs::net::ViewerHub* hub, zs::net::
 int main(int argc, char** argv) {
   CLI::App cli{"zone_server " ZS_VERSION ": authoritative MMO zone server"};
   std::string config_path = "config/server.yaml";
-  std::optional<std::string> listen, admin_listen, world, log_level, port_file;
+  std::optional<std::string> listen, admin_listen, world, log_level, port_file, storage_path;
   std::optional<uint16_t> port, admin_port;
   std::optional<unsigned> io_threads;
   std::optional<unsigned> sim_threads;
@@ -142,9 +178,14 @@ int main(int argc, char** argv) {
   cli.add_option("--max-connections-per-ip", max_per_ip, "Connection cap per client address");
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  cli.add_option("--storage-path", storage_path,
+                 "SQLite file for characters (overrides storage.path; created on first run)");
   cli.add_option("--port-file", port_file,
                  "Write '<game port> <admin port>' here once listening (for scripts and tests)");
+  zs::app::TokenToolArgs token_args;
+  CLI::App* token_cmd = zs::app::AddTokenTool(cli, &token_args);
   CLI11_PARSE(cli, argc, argv);
+  if (token_cmd->parsed()) return zs::app::RunTokenTool(token_args, config_path);
 
   ServerConfig config;
   zs::zone::WorldConfig world_config;
@@ -162,6 +203,7 @@ int main(int argc, char** argv) {
     if (max_connections) config.limits.max_connections = *max_connections;
     if (max_per_ip) config.limits.max_connections_per_ip = *max_per_ip;
     if (tick_rate) config.tick_rate = *tick_rate;
+    if (storage_path) config.storage.sqlite_path = *storage_path;
     world_config = zs::zone::LoadWorldConfig(config.world_path);
     if (config.tick_rate) {  // durations in the world were converted at the world's rate
       const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
@@ -190,8 +232,33 @@ int main(int argc, char** argv) {
                                ? config.sim_threads
                                : std::max(1u, std::thread::hardware_concurrency());
   zs::net::ChurnLog churn;
-  zs::net::TickLoop tick_loop(world_config, &metrics, workers, &churn);
-  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn);
+  std::string secret;
+  std::unique_ptr<zs::storage::CharacterStore> store;
+  try {
+    secret = zs::app::ResolveAuthSecret(config.auth, [](const char* n) { return std::getenv(n); });
+    store = OpenStore(config.storage);
+  } catch (const zs::zone::ConfigError& e) {
+    std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {  // storage::StartupError
+    spdlog::error("storage: {}", e.what());
+    return 1;
+  }
+  spdlog::info("characters kept in {} (checkpoint every {} s); auth mode {}", store->Describe(),
+               config.storage.checkpoint_seconds,
+               config.auth.mode == zs::auth::AuthMode::kToken ? "token" : "none");
+  zs::storage::StorageWorker storage(std::move(store), {.max_unsaved = config.storage.max_unsaved});
+  storage.Start();
+  zs::auth::Authenticator authenticator({.mode = config.auth.mode,
+                                         .secret = std::move(secret),
+                                         .max_token_ttl_seconds = config.auth.max_token_ttl_seconds,
+                                         .replay_cache_size = config.auth.replay_cache_size});
+  zs::net::TickLoop tick_loop(
+      world_config, &metrics, workers, &churn,
+      {.storage = &storage,
+       .checkpoint_seconds = config.storage.checkpoint_seconds,
+       .token_mode = config.auth.mode == zs::auth::AuthMode::kToken});
+  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn, &authenticator);
   zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
   zs::net::ViewerHub viewers(
       io, world_config, &metrics,
@@ -241,6 +308,7 @@ int main(int argc, char** argv) {
   io.run();
   for (auto& t : threads) t.join();
   tick_loop.Stop();
+  SaveOnShutdown(tick_loop, storage, config.storage.shutdown_timeout_seconds);
   spdlog::info("zone_server stopped");
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "net/admin_token.h"
 #include "zone/config_loader.h"
@@ -38,12 +40,62 @@ void LoadAdmin(const zone::YamlNode& admin, const std::string& path, ServerConfi
   }
 }
 
+std::string RelativeTo(const std::string& config_path, const std::string& file) {
+  return (std::filesystem::path(config_path).parent_path() / file).lexically_normal().string();
+}
+
+void LoadAuth(const zone::YamlNode& root, const std::string& path, AuthConfig* out) {
+  if (!root.Has("auth")) return;
+  const zone::YamlNode a = root["auth"];
+  a.AllowOnly({"mode", "secret_file", "secret_env", "max_token_ttl_seconds", "replay_cache_size"});
+  if (a.Has("mode")) {
+    const std::string mode = a["mode"].String();
+    if (mode != "none" && mode != "token") a["mode"].Fail("must be none or token");
+    out->mode = mode == "token" ? auth::AuthMode::kToken : auth::AuthMode::kNone;
+  }
+  if (a.Has("secret_file")) out->secret_file = RelativeTo(path, a["secret_file"].String());
+  if (a.Has("secret_env")) out->secret_env = a["secret_env"].String();
+  if (a.Has("max_token_ttl_seconds")) {
+    out->max_token_ttl_seconds = a["max_token_ttl_seconds"].Int(1, 7 * 24 * 3600);
+  }
+  if (a.Has("replay_cache_size")) {
+    out->replay_cache_size = static_cast<size_t>(a["replay_cache_size"].Int(1, 100'000'000));
+  }
+}
+
+void LoadStorage(const zone::YamlNode& root, const std::string& path, StorageConfig* out) {
+  out->sqlite_path = RelativeTo(path, out->sqlite_path);
+  if (!root.Has("storage")) return;
+  const zone::YamlNode st = root["storage"];
+  st.AllowOnly({"backend", "path", "postgres", "checkpoint_seconds", "shutdown_timeout_seconds",
+                "max_unsaved"});
+  if (st.Has("backend")) {
+    const std::string b = st["backend"].String();
+    if (b != "sqlite" && b != "postgres") st["backend"].Fail("must be sqlite or postgres");
+    out->backend = b == "postgres" ? StorageBackend::kPostgres : StorageBackend::kSqlite;
+  }
+  if (st.Has("path")) out->sqlite_path = RelativeTo(path, st["path"].String());
+  if (st.Has("postgres")) out->postgres = st["postgres"].String();
+  if (out->backend == StorageBackend::kPostgres && out->postgres.empty()) {
+    st.Fail("backend postgres needs `postgres`: a libpq connection string");
+  }
+  if (st.Has("checkpoint_seconds")) {
+    out->checkpoint_seconds = st["checkpoint_seconds"].Number(0.1, 3600);
+  }
+  if (st.Has("shutdown_timeout_seconds")) {
+    out->shutdown_timeout_seconds = st["shutdown_timeout_seconds"].Number(0, 600);
+  }
+  if (st.Has("max_unsaved")) {
+    out->max_unsaved = static_cast<size_t>(st["max_unsaved"].Int(1, 10'000'000));
+  }
+}
+
 }  // namespace
 
 ServerConfig LoadServerConfig(const std::string& path) {
   const zone::YamlNode root = zone::LoadYamlFile(path);
   root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level",
-                  "stats_interval_seconds", "tick_rate", "limits"});
+                  "stats_interval_seconds", "tick_rate", "limits", "auth", "storage"});
   ServerConfig c;
   const zone::YamlNode listen = root["listen"];
   listen.AllowOnly({"address", "port"});
@@ -112,6 +164,8 @@ ServerConfig LoadServerConfig(const std::string& path) {
     opt("shutdown_flush_seconds",
         [&](const zone::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });
   }
+  LoadAuth(root, path, &c.auth);
+  LoadStorage(root, path, &c.storage);
   return c;
 }
 
@@ -122,6 +176,7 @@ void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config) {
     return std::string(v);
   };
   if (const auto address = value(kEnvAdminListen)) config->admin_address = *address;
+  if (const auto path = value(kEnvStoragePath)) config->storage.sqlite_path = *path;
   if (const auto port = value(kEnvAdminPort)) {
     unsigned parsed = 0;
     const char* end = port->data() + port->size();
@@ -132,6 +187,33 @@ void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config) {
     }
     config->admin_port = static_cast<uint16_t>(parsed);
   }
+}
+
+std::string ResolveAuthSecret(const AuthConfig& auth, const GetEnvFn& getenv) {
+  if (auth.mode != auth::AuthMode::kToken) return {};
+  std::string secret;
+  std::string source;
+  if (!auth.secret_file.empty()) {
+    source = "auth.secret_file " + auth.secret_file;
+    std::ifstream in(auth.secret_file, std::ios::binary);
+    if (!in) throw zone::ConfigError(source + ": cannot be read");
+    secret.assign(std::istreambuf_iterator<char>(in), {});
+    if (secret.ends_with('\n')) secret.pop_back();
+  } else if (!auth.secret_env.empty()) {
+    source = "auth.secret_env " + auth.secret_env;
+    const char* v = getenv(auth.secret_env.c_str());
+    if (v != nullptr) secret = v;
+  } else {
+    throw zone::ConfigError(
+        "auth.mode is token but no secret is configured: set auth.secret_file or "
+        "auth.secret_env (never put the secret itself in the config)");
+  }
+  if (secret.size() < auth::kMinSecretBytes) {
+    throw zone::ConfigError(source + ": the secret must be at least " +
+                            std::to_string(auth::kMinSecretBytes) + " bytes (got " +
+                            std::to_string(secret.size()) + ")");
+  }
+  return secret;
 }
 
 }  // namespace zs::app

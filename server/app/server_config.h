@@ -3,9 +3,10 @@
 //
 // Where a setting comes from, highest first:
 //   1. the command line (zone_server's main applies each flag given after ApplyEnvironment);
-//   2. the environment, for the admin address only: ZS_ADMIN_LISTEN and ZS_ADMIN_PORT (a
+//   2. the environment, for the admin address: ZS_ADMIN_LISTEN and ZS_ADMIN_PORT (a
 //      container image sets them, so that `docker run IMAGE --port 7000` keeps the admin port
-//      reachable and its HEALTHCHECK knows where to look);
+//      reachable and its HEALTHCHECK knows where to look), and for the SQLite file:
+//      ZS_STORAGE_PATH (the image keeps characters on its volume, /var/lib/zone_server);
 //   3. the config file.
 // Everything here runs once at start-up, on the main thread; errors are ConfigError exceptions.
 #pragma once
@@ -15,9 +16,31 @@
 #include <optional>
 #include <string>
 
+#include "auth/authenticator.h"
 #include "net/limits.h"
 
 namespace zs::app {
+
+// auth: who a Hello logs in as (auth/authenticator.h). The secret is never in this file: it
+// comes from a file or an environment variable that the config names (ResolveAuthSecret).
+struct AuthConfig {
+  auth::AuthMode mode = auth::AuthMode::kNone;
+  std::string secret_file;  // absolute, or relative to the config file's directory
+  std::string secret_env;   // the name of an environment variable holding the secret
+  int64_t max_token_ttl_seconds = 3600;
+  size_t replay_cache_size = 262144;
+};
+
+// storage: where characters are kept (storage/).
+enum class StorageBackend : uint8_t { kSqlite, kPostgres };
+struct StorageConfig {
+  StorageBackend backend = StorageBackend::kSqlite;
+  std::string sqlite_path = "data/characters.db";  // relative to the config file's directory
+  std::string postgres;  // libpq connection string (passwords: PGPASSWORD / ~/.pgpass)
+  double checkpoint_seconds = 10;
+  double shutdown_timeout_seconds = 10;  // SIGTERM: the longest wait for the final save
+  size_t max_unsaved = 50000;  // characters waiting to be saved before logins are refused
+};
 
 struct ServerConfig {
   std::string listen_address = "0.0.0.0";
@@ -40,11 +63,14 @@ struct ServerConfig {
   double stats_interval_s = 10;
   std::optional<uint32_t> tick_rate;
   net::Limits limits;
+  AuthConfig auth;
+  StorageConfig storage;
 };
 
 // The environment variables read (names kept in one place for the Dockerfile and the docs).
 inline constexpr const char* kEnvAdminListen = "ZS_ADMIN_LISTEN";
 inline constexpr const char* kEnvAdminPort = "ZS_ADMIN_PORT";
+inline constexpr const char* kEnvStoragePath = "ZS_STORAGE_PATH";
 
 // Returns the value of an environment variable, or nullptr when it is unset.
 using GetEnvFn = std::function<const char*(const char*)>;
@@ -52,8 +78,13 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // Throws zone::ConfigError naming the file, key and problem.
 ServerConfig LoadServerConfig(const std::string& path);
 
-// Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT (unset or empty: no change). Throws
+// Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT / ZS_STORAGE_PATH (unset or empty: no change). Throws
 // zone::ConfigError naming the variable for a port that is not an integer in 0..65535.
 void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config);
+
+// Token mode: the secret from auth.secret_file (contents, one trailing newline dropped) or the
+// variable auth.secret_env names. Throws zone::ConfigError when neither gives one of at least
+// auth::kMinSecretBytes bytes. Mode none: "".
+std::string ResolveAuthSecret(const AuthConfig& auth, const GetEnvFn& getenv);
 
 }  // namespace zs::app

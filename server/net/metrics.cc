@@ -47,13 +47,56 @@ double Num(const std::atomic<T>& v) {
 
 }  // namespace
 
-void Metrics::ObserveTick(double seconds) {
+void TickHistogram::Observe(double seconds) {
   size_t b = 0;
   while (b < kTickBuckets.size() && seconds > kTickBuckets[b]) ++b;
-  tick_buckets_[b].fetch_add(1, std::memory_order_relaxed);
-  tick_count_.fetch_add(1, std::memory_order_relaxed);
-  tick_sum_us_.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+  buckets_[b].fetch_add(1, std::memory_order_relaxed);
+  count_.fetch_add(1, std::memory_order_relaxed);
+  sum_us_.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+}
+
+double TickHistogram::Quantile(double q) const {
+  const uint64_t total = count_.load();
+  if (total == 0) return 0;
+  const auto want = static_cast<uint64_t>(q * static_cast<double>(total));
+  uint64_t seen = 0;
+  for (size_t b = 0; b < kTickBuckets.size(); ++b) {
+    seen += buckets_[b].load();
+    if (seen > want) return kTickBuckets[b];
+  }
+  return kTickBuckets.back() * 2;
+}
+
+void TickHistogram::Fill(prometheus::ClientMetric* out) const {
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    cumulative += buckets_[b].load();
+    out->histogram.bucket.push_back({.cumulative_count = cumulative,
+                                     .upper_bound = b < kTickBuckets.size()
+                                                        ? kTickBuckets[b]
+                                                        : std::numeric_limits<double>::infinity()});
+  }
+  // _count equals the +Inf bucket, as the format requires (count_ is read separately and may
+  // already include a tick observed while the buckets were being read).
+  out->histogram.sample_count = cumulative;
+  out->histogram.sample_sum = Num(sum_us_) / 1e6;
+}
+
+void Metrics::ObserveTick(double seconds, bool flushing) {
+  ticks_all_.Observe(seconds);
   last_tick_us.store(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+  if (flushing) ticks_flushing_.Observe(seconds);
+}
+
+void Metrics::LoginRefused(const std::string& reason) {
+  std::lock_guard lock(mu_);
+  ++login_refusals_[reason];
+}
+
+void Metrics::PublishStorage(const StorageFigures& figures) {
+  std::lock_guard lock(mu_);
+  storage_ = figures;
+  has_storage_ = true;
 }
 
 void Metrics::Kick(const std::string& reason) {
@@ -72,23 +115,12 @@ void Metrics::SetZoneEntities(const std::string& zone, uint64_t n) {
   zone_entities_[zone] = n;
 }
 
-double Metrics::TickQuantile(double q) const {
-  const uint64_t total = tick_count_.load();
-  if (total == 0) return 0;
-  const auto want = static_cast<uint64_t>(q * static_cast<double>(total));
-  uint64_t seen = 0;
-  for (size_t b = 0; b < kTickBuckets.size(); ++b) {
-    seen += tick_buckets_[b].load();
-    if (seen > want) return kTickBuckets[b];
-  }
-  return kTickBuckets.back() * 2;
-}
-
 std::string Metrics::Render() const {
   std::vector<prometheus::MetricFamily> families;
   RenderScalars(&families);
   RenderTickTimes(&families);
   RenderLabelled(&families);
+  RenderStorage(&families);
   return prometheus::TextSerializer().Serialize(families);
 }
 
@@ -155,24 +187,20 @@ void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const 
                                   {"deliver", &tick_deliver_us}}) {
     families.back().metric.push_back(CounterValue(Num(*us) / 1e6, "phase", phase));
   }
-  // The histogram: buckets are stored per interval, exposed cumulative, ending with +Inf.
+  // The histograms: buckets are stored per interval, exposed cumulative, ending with +Inf.
   families.push_back(Family("zs_tick_duration_seconds",
                             "Time to run one world tick and encode its frames.",
                             prometheus::MetricType::Histogram));
   prometheus::ClientMetric tick;
-  uint64_t cumulative = 0;
-  for (size_t b = 0; b < tick_buckets_.size(); ++b) {
-    cumulative += tick_buckets_[b].load();
-    tick.histogram.bucket.push_back({.cumulative_count = cumulative,
-                                     .upper_bound = b < kTickBuckets.size()
-                                                        ? kTickBuckets[b]
-                                                        : std::numeric_limits<double>::infinity()});
-  }
-  // _count equals the +Inf bucket, as the format requires (tick_count_ is read separately and
-  // may already include a tick observed while the buckets were being read).
-  tick.histogram.sample_count = cumulative;
-  tick.histogram.sample_sum = Num(tick_sum_us_) / 1e6;
+  ticks_all_.Fill(&tick);
   families.back().metric.push_back(std::move(tick));
+  families.push_back(Family("zs_tick_during_flush_seconds",
+                            "The same, for the ticks during which the storage worker was writing "
+                            "a batch (checkpoints).",
+                            prometheus::MetricType::Histogram));
+  prometheus::ClientMetric flushing;
+  ticks_flushing_.Fill(&flushing);
+  families.back().metric.push_back(std::move(flushing));
 }
 
 void Metrics::RenderLabelled(std::vector<prometheus::MetricFamily>* out) const {
@@ -198,6 +226,48 @@ void Metrics::RenderLabelled(std::vector<prometheus::MetricFamily>* out) const {
       families.back().metric.push_back(GaugeValue(static_cast<double>(n), "zone", zone));
     }
   }
+}
+
+void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
+  const auto add = [&families](const char* name, const char* help, prometheus::MetricType type,
+                               double v) {
+    families.push_back(Family(name, help, type));
+    families.back().metric.push_back(type == prometheus::MetricType::Counter ? CounterValue(v)
+                                                                              : GaugeValue(v));
+  };
+  using prometheus::MetricType;
+  add("zs_logins_total", "Logins admitted (loaded, new or taken over).", MetricType::Counter,
+      Num(logins_total));
+  add("zs_login_takeovers_total", "Logins that took a character over from another connection.",
+      MetricType::Counter, Num(takeovers_total));
+  add("zs_checkpoints_total", "Checkpoints that handed changed characters to storage.",
+      MetricType::Counter, Num(checkpoints_total));
+  std::lock_guard lock(mu_);
+  families.push_back(Family("zs_login_refusals_total", "Logins refused, by reason.",
+                            MetricType::Counter));
+  for (const auto& [reason, n] : login_refusals_) {
+    families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+  }
+  if (!has_storage_) return;
+  const StorageFigures& st = storage_;
+  const auto d = [](auto v) { return static_cast<double>(v); };
+  add("zs_storage_errors_total", "Failed storage operations (each is retried).",
+      MetricType::Counter, d(st.errors));
+  add("zs_storage_flushes_total", "Batches written to storage.", MetricType::Counter,
+      d(st.flushes));
+  add("zs_storage_rows_saved_total", "Characters written to storage.", MetricType::Counter,
+      d(st.rows_saved));
+  add("zs_storage_unsaved", "Characters waiting in memory to be saved.", MetricType::Gauge,
+      d(st.unsaved));
+  add("zs_storage_pending_loads", "Character loads queued.", MetricType::Gauge,
+      d(st.pending_loads));
+  add("zs_storage_last_flush_seconds", "Time the last batch took on the storage thread.",
+      MetricType::Gauge, st.last_flush_seconds);
+  add("zs_storage_last_flush_rows", "Characters in the last batch.", MetricType::Gauge,
+      d(st.last_flush_rows));
+  add("zs_storage_load_failures_total", "Character loads that failed (login refused).",
+      MetricType::Counter, d(st.load_failures));
 }
 
 }  // namespace zs::net

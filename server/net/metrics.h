@@ -13,18 +13,51 @@
 
 namespace prometheus {
 struct MetricFamily;
+struct ClientMetric;
 }  // namespace prometheus
 
 namespace zs::net {
 
+// Tick duration histogram buckets, in seconds.
+inline constexpr std::array<double, 18> kTickBuckets = {
+    0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015,
+    0.02,    0.025,  0.035, 0.05,  0.075, 0.1,   0.25,   0.5,  1.0};
+
+// A lock-free histogram of tick durations (kTickBuckets).
+class TickHistogram {
+ public:
+  void Observe(double seconds);
+  // The upper bound of the bucket holding quantile q (0 when empty).
+  [[nodiscard]] double Quantile(double q) const;
+  [[nodiscard]] uint64_t count() const { return count_.load(); }
+  // Cumulative buckets ending with +Inf, count and sum, for the text exposition.
+  void Fill(prometheus::ClientMetric* out) const;
+
+ private:
+  std::array<std::atomic<uint64_t>, kTickBuckets.size() + 1> buckets_{};
+  std::atomic<uint64_t> count_{0};
+  std::atomic<uint64_t> sum_us_{0};
+};
+
+// The storage worker's figures, copied in by the tick loop about once a second.
+struct StorageFigures {
+  uint64_t errors = 0;
+  uint64_t flushes = 0;
+  uint64_t rows_saved = 0;
+  size_t unsaved = 0;
+  size_t pending_loads = 0;
+  double last_flush_seconds = 0;
+  size_t last_flush_rows = 0;
+  uint64_t load_failures = 0;
+};
+
 class Metrics {
  public:
-  // Tick duration histogram buckets, in seconds.
-  static constexpr std::array<double, 18> kTickBuckets = {
-      0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015,
-      0.02,    0.025,  0.035, 0.05,  0.075, 0.1,   0.25,   0.5,  1.0};
+  static constexpr const std::array<double, 18>& kTickBuckets = net::kTickBuckets;
 
-  void ObserveTick(double seconds);
+  // `flushing`: the storage worker was writing a batch meanwhile (its own histogram too, so a
+  // checkpoint's effect on the tick shows; scripts/loadtest.sh reports both p99s).
+  void ObserveTick(double seconds, bool flushing = false);
   void Kick(const std::string& reason);
   void RejectInput(const std::string& reason, uint64_t n = 1);
   void SetZoneEntities(const std::string& zone, uint64_t n);
@@ -59,6 +92,14 @@ class Metrics {
   std::atomic<uint64_t> interest_level{0};
   std::atomic<uint64_t> interest_scale_milli{1000};
   std::atomic<uint64_t> interest_level_changes{0};
+  // Logins: admitted (loaded, new or taken over), of those taken over from another connection,
+  // and checkpoints handed to storage.
+  std::atomic<uint64_t> logins_total{0};
+  std::atomic<uint64_t> takeovers_total{0};
+  std::atomic<uint64_t> checkpoints_total{0};
+  // A login refused (auth_failed reasons, storage_unavailable), by reason.
+  void LoginRefused(const std::string& reason);
+  void PublishStorage(const StorageFigures& figures);
   // The last tick's duration (the zone viewer's panel), microseconds.
   std::atomic<uint64_t> last_tick_us{0};
   // Zone viewer (/viewer): WebSocket viewers connected, frames sent and skipped (a slow viewer
@@ -73,7 +114,7 @@ class Metrics {
   // Prometheus text exposition.
   [[nodiscard]] std::string Render() const;
   // Tick duration quantile from the histogram (upper bucket bound), for the periodic log.
-  [[nodiscard]] double TickQuantile(double q) const;
+  [[nodiscard]] double TickQuantile(double q) const { return ticks_all_.Quantile(q); }
 
  private:
   // The parts of Render: plain counters and gauges; tick phases, overruns and the histogram;
@@ -81,11 +122,14 @@ class Metrics {
   void RenderScalars(std::vector<prometheus::MetricFamily>* out) const;
   void RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const;
   void RenderLabelled(std::vector<prometheus::MetricFamily>* out) const;
+  void RenderStorage(std::vector<prometheus::MetricFamily>* out) const;
 
-  std::array<std::atomic<uint64_t>, kTickBuckets.size() + 1> tick_buckets_{};
-  std::atomic<uint64_t> tick_count_{0};
-  std::atomic<uint64_t> tick_sum_us_{0};
-  mutable std::mutex mu_;  // guards the labelled maps below (rare updates)
+  TickHistogram ticks_all_;
+  TickHistogram ticks_flushing_;
+  mutable std::mutex mu_;  // guards the labelled maps and storage figures below (rare updates)
+  std::map<std::string, uint64_t> login_refusals_;
+  StorageFigures storage_;
+  bool has_storage_ = false;
   std::map<std::string, uint64_t> kicks_;
   std::map<std::string, uint64_t> rejected_;
   std::map<std::string, uint64_t> zone_entities_;

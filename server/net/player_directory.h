@@ -1,5 +1,8 @@
-// PlayerDirectory: which session plays which entity. Sessions and the world speak through ids
-// (session id, EntityId), never pointers into each other; this is the one map between them.
+// PlayerDirectory: which session plays which character. Sessions and the world speak through
+// ids (session id, EntityId), never pointers into each other; this is the one map between them.
+// A character's name is unique among the players online, and so is an account (other than 0,
+// "no account"): the login path (CharacterKeeper) takes a character over rather than adding a
+// second one.
 // Thread: the tick loop's only.
 #pragma once
 
@@ -10,6 +13,7 @@
 
 #include "core/entity_id.h"
 #include "net/session_sink.h"
+#include "zone/zone_types.h"
 
 namespace zs::net {
 
@@ -19,44 +23,66 @@ class PlayerDirectory {
     EntityId entity = kInvalidEntity;
     std::weak_ptr<SessionSink> sink;
     std::string name;
-    bool resync = false;  // the next frame restarts the client's picture
+    uint64_t account = 0;      // 0: no account (auth mode none)
+    bool resync = false;       // the next frame restarts the client's picture
+    zone::PlayerSnapshot saved;  // the state last handed to storage (checkpoints skip equal ones)
   };
 
-  // REQUIRES: neither the session nor the entity is listed.
+  // REQUIRES: neither the session, the entity, the name nor the account (unless 0) is listed.
   void Add(uint64_t session, Player player) {
     session_of_[ToRaw(player.entity)] = session;
-    by_name_.emplace(player.name, session);  // the first one online keeps a shared name
+    by_name_[player.name] = session;
+    if (player.account != 0) by_account_[player.account] = session;
     players_[session] = std::move(player);
   }
   void Remove(uint64_t session) {
     const auto it = players_.find(session);
     if (it == players_.end()) return;
     session_of_.erase(ToRaw(it->second.entity));
-    if (const auto n = by_name_.find(it->second.name);
-        n != by_name_.end() && n->second == session) {
-      by_name_.erase(n);
-    }
+    by_name_.erase(it->second.name);
+    if (it->second.account != 0) by_account_.erase(it->second.account);
     players_.erase(it);
   }
-  // The online player called `name` (whispers), or null.
-  [[nodiscard]] Player* ByName(const std::string& name) {
-    const auto it = by_name_.find(name);
-    return it == by_name_.end() ? nullptr : BySession(it->second);
+  // The character of `from` is now played through `to` (a second login took it over).
+  // REQUIRES: `from` is listed, `to` is not.
+  Player& Rebind(uint64_t from, uint64_t to, std::weak_ptr<SessionSink> sink) {
+    Player player = std::move(players_.at(from));
+    Remove(from);
+    player.sink = std::move(sink);
+    Add(to, std::move(player));
+    return players_.at(to);
+  }
+  // The online player called `name` (whispers, logins), or null.
+  [[nodiscard]] Player* ByName(const std::string& name) { return Find(by_name_, name); }
+  [[nodiscard]] Player* ByAccount(uint64_t account) {
+    return account == 0 ? nullptr : Find(by_account_, account);
   }
   [[nodiscard]] Player* BySession(uint64_t session) {
     const auto it = players_.find(session);
     return it == players_.end() ? nullptr : &it->second;
   }
-  [[nodiscard]] Player* ByEntity(EntityId entity) {
-    const auto it = session_of_.find(ToRaw(entity));
-    return it == session_of_.end() ? nullptr : BySession(it->second);
+  [[nodiscard]] Player* ByEntity(EntityId entity) { return Find(session_of_, ToRaw(entity)); }
+  // The session playing `player` (REQUIRES: a pointer this directory returned).
+  [[nodiscard]] uint64_t SessionOf(const Player& player) const {
+    return session_of_.at(ToRaw(player.entity));
+  }
+  template <typename Fn>  // fn(uint64_t session, Player&)
+  void ForEach(Fn fn) {
+    for (auto& [session, player] : players_) fn(session, player);
   }
   [[nodiscard]] size_t size() const { return players_.size(); }
 
  private:
-  std::unordered_map<uint64_t, Player> players_;       // by session id
-  std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
-  std::unordered_map<std::string, uint64_t> by_name_;  // session by player name
+  template <typename Map, typename Key>
+  Player* Find(const Map& map, const Key& key) {
+    const auto it = map.find(key);
+    return it == map.end() ? nullptr : BySession(it->second);
+  }
+
+  std::unordered_map<uint64_t, Player> players_;        // by session id
+  std::unordered_map<uint32_t, uint64_t> session_of_;   // by raw entity id
+  std::unordered_map<std::string, uint64_t> by_name_;   // session by character name
+  std::unordered_map<uint64_t, uint64_t> by_account_;   // session by account (not 0)
 };
 
 }  // namespace zs::net

@@ -13,12 +13,13 @@ namespace zs::net {
 namespace asio = boost::asio;
 
 Server::Server(asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
-               ChurnLog* churn)
+               ChurnLog* churn, auth::Authenticator* auth)
     : io_(io),
       limits_(limits),
       tick_loop_(tick_loop),
       metrics_(metrics),
       churn_(churn),
+      auth_(auth),
       acceptor_(asio::make_strand(io)),
       accept_retry_(acceptor_.get_executor()),
       churn_timer_(acceptor_.get_executor()) {}

@@ -16,6 +16,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "auth/authenticator.h"
 #include "net/churn_log.h"
 #include "net/limits.h"
 #include "net/metrics.h"
@@ -28,8 +29,9 @@ class Session;
 class Server {
  public:
   // `churn`: where per-connection log lines are throttled (shared with the tick loop).
+  // `auth`: who a Hello logs in as (mode none or token).
   Server(boost::asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
-         ChurnLog* churn);
+         ChurnLog* churn, auth::Authenticator* auth);
 
   // Binds and starts accepting. Throws on a bad address or a port in use (start-up error).
   void Listen(const std::string& address, uint16_t port);
@@ -43,6 +45,7 @@ class Server {
   [[nodiscard]] const Limits& limits() const { return limits_; }
   [[nodiscard]] TickLoop& tick_loop() { return *tick_loop_; }
   [[nodiscard]] Metrics& metrics() { return *metrics_; }
+  [[nodiscard]] auth::Authenticator& authenticator() { return *auth_; }
   void OnClosed(const Session& s, const std::string& reason);
   [[nodiscard]] size_t session_count() const;
 
@@ -60,6 +63,7 @@ class Server {
   TickLoop* tick_loop_;
   Metrics* metrics_;
   ChurnLog* churn_;
+  auth::Authenticator* auth_;
   boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand: accept and close never race
   boost::asio::steady_timer accept_retry_;   // on the acceptor's strand
   boost::asio::steady_timer churn_timer_;    // on the acceptor's strand

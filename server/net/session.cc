@@ -113,19 +113,45 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
     Fail(wire::ErrorCode::kAlreadyLoggedIn, "a second Hello", "second_hello");
     return false;
   }
-  if (in.protocol_version != wire::kProtocolVersion) {
+  if (in.protocol_version < wire::kMinProtocolVersion ||
+      in.protocol_version > wire::kProtocolVersion) {
     Fail(wire::ErrorCode::kProtocolVersion,
          "protocol version " + std::to_string(in.protocol_version) +
-             " not supported; this server speaks " + std::to_string(wire::kProtocolVersion),
+             " not supported; this server speaks " + std::to_string(wire::kMinProtocolVersion) +
+             " to " + std::to_string(wire::kProtocolVersion),
          "protocol_version");
     return false;
   }
+  const std::optional<LoginIdentity> who = Identify(in);
+  if (!who) return false;
   state_ = State::kJoining;
   login_timer_.cancel();
-  server_->tick_loop().Join(id_, weak_from_this(), in.player_name);
+  server_->tick_loop().Join(id_, weak_from_this(), *who);
   NoteInput();
   ArmIdle(limits_.idle_timeout_s);
   return true;
+}
+
+std::optional<LoginIdentity> Session::Identify(const wire::ClientIntent& in) {
+  auth::Authenticator& auth = server_->authenticator();
+  if (auth.mode() == auth::AuthMode::kNone) {
+    if (in.name_problem != wire::NameProblem::kNone) {  // a token came with it: not refused yet
+      Fail(wire::ErrorCode::kBadName, wire::NameProblemText(in.name_problem), "bad_name");
+      return std::nullopt;
+    }
+    return LoginIdentity{.account = 0, .name = in.player_name};
+  }
+  auth::Identity id;
+  const auth::Refusal refusal =
+      auth.Check(in.auth_token, static_cast<int64_t>(WallClockMs() / 1000), &id);
+  if (refusal != auth::Refusal::kNone) {
+    // The client learns only that it failed; the log and the metric say why.
+    const std::string why = std::string("auth_") + auth::RefusalName(refusal);
+    server_->metrics().LoginRefused(why);
+    Fail(wire::ErrorCode::kAuthFailed, "authentication failed", why);
+    return std::nullopt;
+  }
+  return LoginIdentity{.account = id.account, .name = std::move(id.name)};
 }
 
 bool Session::HandleFrame(const std::string& frame) {

@@ -25,6 +25,7 @@
 #include <array>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "net/limits.h"
@@ -59,6 +60,9 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   // Returns false when the session is closing.
   bool HandleFrame(const std::string& frame);
   bool HandleHello(const wire::ClientIntent& in);  // false when the session is closing
+  // Who the Hello logs in as (auth mode none: its name; token: its token), or nullopt after
+  // failing the session (BAD_NAME, AUTH_FAILED).
+  std::optional<LoginIdentity> Identify(const wire::ClientIntent& in);
   void FailParse(wire::ParseError err, const wire::ClientIntent& in);
   void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
   RateLimiter& LimiterFor(wire::ClientKind kind);

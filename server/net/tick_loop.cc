@@ -30,7 +30,8 @@ const char* RejectName(zone::Reject r) {
 
 }  // namespace
 
-TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads, ChurnLog* churn)
+TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads, ChurnLog* churn,
+                   Persistence persistence)
     : world_(std::move(config)),
       metrics_(metrics),
       churn_(churn),
@@ -38,7 +39,13 @@ TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_thread
       governor_(world_.config().overload),
       tick_rate_(world_.config().tick_rate),
       zone_count_(world_.zone_count()),
-      fanout_(zone_count_) {
+      fanout_(zone_count_),
+      storage_(persistence.storage),
+      keeper_(&world_, &players_, metrics, churn, persistence.storage,
+              {.checkpoint_ticks = static_cast<uint32_t>(
+                   std::max(1.0, persistence.checkpoint_seconds * tick_rate_)),
+               .token_mode = persistence.token_mode},
+              [this](uint64_t session, storage::LoadResult r) { Loaded(session, std::move(r)); }) {
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
       monsters_ += e.kind == zone::EntityKind::kMonster ? 1 : 0;
@@ -71,11 +78,22 @@ void TickLoop::Push(Request r) {
   pending_.push_back(std::move(r));
 }
 
-void TickLoop::Join(uint64_t session, std::weak_ptr<SessionSink> sink, std::string name) {
+void TickLoop::SaveEveryone() {
+  Drain();  // logouts queued while the loop stopped
+  keeper_.SaveEveryone();
+}
+
+void TickLoop::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
   Push({.kind = Request::kJoin,
         .session = session,
         .sink = std::move(sink),
-        .name = std::move(name)});
+        .name = std::move(who.name),
+        .account = who.account});
+}
+
+void TickLoop::Loaded(uint64_t session, storage::LoadResult result) {
+  std::lock_guard lock(mu_);
+  loaded_.emplace_back(session, std::move(result));
 }
 void TickLoop::Leave(uint64_t session) { Push({.kind = Request::kLeave, .session = session}); }
 void TickLoop::Move(uint64_t session, const zone::MoveInput& in) {
@@ -110,7 +128,7 @@ void TickLoop::Run() {
     Step();
     const auto end = Clock::now();
     const double work = std::chrono::duration<double>(end - start).count();
-    metrics_->ObserveTick(work);
+    metrics_->ObserveTick(work, storage_ != nullptr && storage_->flushing());
     ObserveLoad(work / std::chrono::duration<double>(interval).count());
     if (end > next) {
       metrics_->tick_overruns.fetch_add(1, std::memory_order_relaxed);
@@ -139,6 +157,7 @@ void TickLoop::Drain() {
   {
     std::lock_guard lock(mu_);
     draining_.swap(pending_);
+    applying_.swap(loaded_);
   }
   moves_.clear();
   skills_.clear();
@@ -150,19 +169,24 @@ void TickLoop::Drain() {
   if (draining_.capacity() > 4 * kMaxPendingRequests / 100) {
     draining_.shrink_to_fit();  // do not keep a spike's memory forever
   }
+  for (auto& [session, result] : applying_) keeper_.OnLoaded(session, std::move(result));
+  applying_.clear();
 }
 
 void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
   if (r.kind == Request::kJoin) {
-    if (player == nullptr) AdmitJoin(r);
+    if (player == nullptr) {
+      keeper_.Login(r.session, std::move(r.sink), {.account = r.account, .name = std::move(r.name)});
+    }
+    return;
+  }
+  if (r.kind == Request::kLeave) {
+    keeper_.Logout(r.session);  // also cancels a login still loading
     return;
   }
   if (player == nullptr) return;  // not (or no longer) in the world
   switch (r.kind) {
     case Request::kLeave:
-      (void)world_.RemovePlayer(player->entity);
-      players_.Remove(r.session);
-      metrics_->players.fetch_sub(1, std::memory_order_relaxed);
       break;
     case Request::kMove:
       r.move.entity = player->entity;
@@ -185,33 +209,6 @@ void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
     case Request::kJoin:
       break;
   }
-}
-
-void TickLoop::AdmitJoin(Request& r) {
-  auto sink = r.sink.lock();
-  if (!sink) return;
-  EntityId id = kInvalidEntity;
-  if (Status s = world_.AddPlayer(std::nullopt, &id, r.name); !s.ok()) {
-    sink->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, s.message()), "world_full");
-    return;
-  }
-  const size_t z = *world_.ZoneIndexOf(id);
-  const zone::Entity& e = *world_.zone(z).Find(id);
-  sink->DeliverFrame(wire::WelcomeFrame({.player = id,
-                                         .name = r.name,
-                                         .position = e.position,
-                                         .hp = e.hp,
-                                         .zone = &world_.zone(z).config(),
-                                         .world = &world_.config(),
-                                         .server_tick = world_.tick(),
-                                         .server_time_ms = WallClockMs()}),
-                     FrameKind::kControl);
-  metrics_->players.fetch_add(1, std::memory_order_relaxed);
-  if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
-    spdlog::info("session {} joined as '{}' (entity {}) in zone {}", r.session, r.name, ToRaw(id),
-                 world_.zone(z).config().name);
-  }
-  players_.Add(r.session, {.entity = id, .sink = r.sink, .name = std::move(r.name)});
 }
 
 void TickLoop::AdmitChat(Request& r, const PlayerDirectory::Player& player) {
@@ -248,6 +245,8 @@ void TickLoop::Step() {
   }
   const auto t2 = Clock::now();
   for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z);
+  keeper_.AfterTick();
+  if (world_.tick() % tick_rate_ == 0) PublishStorageStats();
   if (observer_ != nullptr) observer_->AfterTick(world_, fanout_);
   const auto micros = [](auto d) {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
@@ -255,6 +254,19 @@ void TickLoop::Step() {
   metrics_->tick_world_us.fetch_add(micros(t1 - t0), std::memory_order_relaxed);
   metrics_->tick_encode_us.fetch_add(micros(t2 - t1), std::memory_order_relaxed);
   metrics_->tick_deliver_us.fetch_add(micros(Clock::now() - t2), std::memory_order_relaxed);
+}
+
+void TickLoop::PublishStorageStats() {
+  if (storage_ == nullptr) return;
+  const storage::StorageWorker::Stats st = storage_->stats();
+  metrics_->PublishStorage({.errors = st.errors_total,
+                            .flushes = st.flushes_total,
+                            .rows_saved = st.rows_saved_total,
+                            .unsaved = st.unsaved,
+                            .pending_loads = st.pending_loads,
+                            .last_flush_seconds = st.last_flush_seconds,
+                            .last_flush_rows = st.last_flush_rows,
+                            .load_failures = st.load_failures_total});
 }
 
 }  // namespace zs::net

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "interest/overload.h"
+#include "net/character_keeper.h"
 #include "net/churn_log.h"
 #include "net/frame_fanout.h"
 #include "net/metrics.h"
@@ -35,18 +36,30 @@
 
 namespace zs::net {
 
+// Where the tick loop's characters are kept (CharacterKeeper): no storage means fresh
+// characters, never saved (tests, benchmarks).
+struct TickLoopPersistence {
+  storage::StorageWorker* storage = nullptr;
+  double checkpoint_seconds = 10;
+  bool token_mode = false;
+};
+
 class TickLoop {
  public:
+  using Persistence = TickLoopPersistence;
   // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
   // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
   TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
-           ChurnLog* churn = nullptr);
+           ChurnLog* churn = nullptr, Persistence persistence = {});
   ~TickLoop();
 
   void Start();
   void Stop();  // joins the thread; idempotent
+  // After Stop: applies the requests still queued (logouts) and hands every character still
+  // online to storage. The caller then flushes the storage worker.
+  void SaveEveryone();
 
-  void Join(uint64_t session, std::weak_ptr<SessionSink> sink, std::string name);
+  void Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   void Leave(uint64_t session);
   void Move(uint64_t session, const zone::MoveInput& in);
   void Skill(uint64_t session, const zone::SkillInput& in);
@@ -73,6 +86,7 @@ class TickLoop {
     uint64_t session = 0;
     std::weak_ptr<SessionSink> sink = {};
     std::string name = {};  // kJoin: the player's name; kChat: the whisper's recipient
+    uint64_t account = 0;   // kJoin
     zone::MoveInput move = {};
     zone::SkillInput skill = {};
     zone::ChatInput chat = {};
@@ -85,7 +99,8 @@ class TickLoop {
   void Push(Request r);
   void Drain();
   void Admit(Request& r, PlayerDirectory::Player* player);
-  void AdmitJoin(Request& r);
+  void Loaded(uint64_t session, storage::LoadResult result);  // from the storage thread
+  void PublishStorageStats();
   void AdmitChat(Request& r, const PlayerDirectory::Player& player);
 
   zone::World world_;
@@ -103,9 +118,14 @@ class TickLoop {
   std::mutex mu_;
   std::vector<Request> pending_;  // guarded by mu_
   std::vector<Request> draining_;
+  // Finished character loads (guarded by mu_), applied after the tick's requests.
+  std::vector<std::pair<uint64_t, storage::LoadResult>> loaded_;
+  std::vector<std::pair<uint64_t, storage::LoadResult>> applying_;
 
   // Loop thread only.
   PlayerDirectory players_;
+  storage::StorageWorker* storage_;
+  CharacterKeeper keeper_;
   std::vector<zone::MoveInput> moves_;
   std::vector<zone::SkillInput> skills_;
   std::vector<zone::ChatInput> chats_;

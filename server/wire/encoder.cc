@@ -69,10 +69,12 @@ void DescribeSkill(const zone::SkillDef& s, uint32_t tick_rate, pb::SkillInfo* o
   out->set_max_targets(s.max_targets);
 }
 
-void DescribeCharacter(const zone::WorldConfig& world, const zone::ZoneConfig& zone, int32_t hp,
-                       pb::CharacterInfo* you) {
+void DescribeCharacter(const zone::WorldConfig& world, const zone::ZoneConfig& zone,
+                       const zone::PlayerSnapshot& state, pb::CharacterInfo* you) {
   const zone::PlayerTemplate& p = world.player;
-  you->set_hp(hp);
+  you->set_hp(state.hp);
+  you->set_dead(!state.alive);
+  you->set_respawn_in_ms(state.alive ? 0 : state.respawn_ms);
   you->set_max_hp(p.max_hp);
   you->set_radius(Centimetres(p.radius));
   you->set_speed(Centimetres(p.speed));
@@ -80,7 +82,11 @@ void DescribeCharacter(const zone::WorldConfig& world, const zone::ZoneConfig& z
   you->set_respawn_ms(Milliseconds(p.respawn_ticks, world.tick_rate));
   for (const uint32_t id : p.skills) {
     if (const zone::SkillDef* s = world.FindSkill(id)) {
-      DescribeSkill(*s, world.tick_rate, you->add_skills());
+      pb::SkillInfo* info = you->add_skills();
+      DescribeSkill(*s, world.tick_rate, info);
+      for (uint32_t c = 0; c < state.num_cooldowns; ++c) {
+        if (state.cooldowns[c].skill == id) info->set_ready_in_ms(state.cooldowns[c].remaining_ms);
+      }
     }
   }
 }
@@ -99,12 +105,13 @@ std::string WelcomeFrame(const WelcomeInfo& info) {
   SetBounds(zone.bounds, w);
   w->set_tick_rate(world.tick_rate);
   w->set_server_tick(info.server_tick);
-  w->set_x(ToCentimetres(info.position.x));
-  w->set_y(ToCentimetres(info.position.y));
+  w->set_x(ToCentimetres(info.state->position.x));
+  w->set_y(ToCentimetres(info.state->position.y));
+  w->set_facing(ToTurn16(info.state->facing));
   w->set_player_name(std::string(info.name));
   w->set_server_time_ms(info.server_time_ms);
   w->set_chat_radius(Centimetres(zone.chat_radius));
-  DescribeCharacter(world, zone, info.hp, w->mutable_you());
+  DescribeCharacter(world, zone, *info.state, w->mutable_you());
   for (const zone::MonsterTemplate& t : world.monsters) {
     pb::MonsterTemplate* mt = w->add_monster_templates();
     mt->set_id(t.id);

@@ -32,14 +32,15 @@ enum class ErrorCode : uint32_t {  // mirrors zone.proto ErrorCode; DO NOT RENUM
   kRateLimited = 6,
   kServerFull = 7,
   kBadName = 8,
+  kAuthFailed = 9,
+  kStorageUnavailable = 10,
 };
 
 // What Welcome tells a player about itself and the world.
 struct WelcomeInfo {
   EntityId player = kInvalidEntity;
   std::string_view name;
-  Vec2 position;
-  int32_t hp = 0;
+  const zone::PlayerSnapshot* state = nullptr;  // REQUIRES: non-null: where, hp, cooldowns
   const zone::ZoneConfig* zone = nullptr;    // REQUIRES: non-null
   const zone::WorldConfig* world = nullptr;  // REQUIRES: non-null (player template, skills,
                                              // monster templates, tick rate)

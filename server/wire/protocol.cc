@@ -94,8 +94,10 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
       out->kind = ClientKind::kHello;
       out->protocol_version = msg.hello().protocol_version();
       out->player_name = msg.hello().player_name();
+      out->auth_token = msg.hello().auth_token();
       out->name_problem = CheckPlayerName(out->player_name);
-      if (out->name_problem != NameProblem::kNone) return ParseError::kBadName;
+      const bool name_matters = out->auth_token.empty();
+      if (name_matters && out->name_problem != NameProblem::kNone) return ParseError::kBadName;
       return ParseError::kNone;
     }
     case pb::ClientMessage::kMove: {

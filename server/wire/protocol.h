@@ -14,7 +14,9 @@
 
 namespace zs::wire {
 
-inline constexpr uint32_t kProtocolVersion = 3;
+// The version this server speaks (zone.proto's history), and the oldest it still accepts.
+inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kMinProtocolVersion = 3;
 
 enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout, kChat };
 
@@ -34,6 +36,9 @@ struct ClientIntent {
   uint32_t protocol_version = 0;
   std::string player_name;
   NameProblem name_problem = NameProblem::kNone;  // set with ParseError::kBadName
+  // The login token (token mode). A Hello that carries one is not refused for its
+  // player_name here (token mode ignores it); name_problem still says what is wrong with it.
+  std::string auth_token;
   // kMove / kSkill (entity is filled in by the server, which knows who sent it)
   zone::MoveInput move;
   zone::SkillInput skill;

@@ -21,15 +21,17 @@ namespace fs = std::filesystem;
 // A server.yaml in a temporary directory, removed afterwards.
 class ConfigFile {
  public:
-  ConfigFile() {
+  explicit ConfigFile(const std::string& extra = "") {
     dir_ = fs::temp_directory_path() / ("zs_config_test_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     std::ofstream(path()) << "listen: {address: 0.0.0.0, port: 7777}\n"
                           << "admin: {address: 127.0.0.1, port: 9100}\n"
-                          << "world: world.yaml\n";
+                          << "world: world.yaml\n"
+                          << extra;
   }
   ~ConfigFile() { fs::remove_all(dir_); }
   [[nodiscard]] std::string path() const { return (dir_ / "server.yaml").string(); }
+  [[nodiscard]] const fs::path& dir() const { return dir_; }
 
  private:
   fs::path dir_;
@@ -94,6 +96,54 @@ TEST(ServerConfig, ABadPortVariableIsRefusedByName) {
       EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(ServerConfig, StorageDefaultsToSqliteBesideTheConfigAndTheVariableMovesIt) {
+  const ConfigFile file;
+  ServerConfig c = LoadServerConfig(file.path());
+  EXPECT_EQ(c.storage.backend, StorageBackend::kSqlite);
+  EXPECT_EQ(c.storage.sqlite_path, (file.dir() / "data/characters.db").string());
+  EXPECT_EQ(c.storage.checkpoint_seconds, 10);
+  EXPECT_EQ(c.auth.mode, auth::AuthMode::kNone);
+  ApplyEnvironment(FakeEnv({{kEnvStoragePath, "/var/lib/zone_server/characters.db"}}), &c);
+  EXPECT_EQ(c.storage.sqlite_path, "/var/lib/zone_server/characters.db");
+}
+
+TEST(ServerConfig, StorageAndAuthBlocksAreReadAndCheckedByName) {
+  {
+    const ConfigFile file(
+        "storage: {backend: postgres, postgres: \"host=/tmp dbname=z\", checkpoint_seconds: 2}\n"
+        "auth: {mode: token, secret_env: ZS_SECRET, max_token_ttl_seconds: 60}\n");
+    const ServerConfig c = LoadServerConfig(file.path());
+    EXPECT_EQ(c.storage.backend, StorageBackend::kPostgres);
+    EXPECT_EQ(c.storage.postgres, "host=/tmp dbname=z");
+    EXPECT_EQ(c.storage.checkpoint_seconds, 2);
+    EXPECT_EQ(c.auth.mode, auth::AuthMode::kToken);
+    EXPECT_EQ(c.auth.secret_env, "ZS_SECRET");
+    EXPECT_EQ(c.auth.max_token_ttl_seconds, 60);
+  }
+  for (const char* bad : {"storage: {backend: mongo}\n", "storage: {backend: postgres}\n",
+                          "storage: {checkpoint_seconds: 0}\n", "auth: {mode: maybe}\n",
+                          "auth: {secret: hunter2}\n"}) {
+    const ConfigFile file(bad);
+    EXPECT_THROW((void)LoadServerConfig(file.path()), zone::ConfigError) << bad;
+  }
+}
+
+TEST(ServerConfig, TokenModeNeedsALongEnoughSecretFromAFileOrTheEnvironment) {
+  const ConfigFile file;
+  AuthConfig a;
+  a.mode = auth::AuthMode::kToken;
+  EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({})), zone::ConfigError) << "none configured";
+  a.secret_env = "ZS_SECRET";
+  EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({{"ZS_SECRET", "short"}})), zone::ConfigError);
+  const std::string secret(40, 'k');
+  EXPECT_EQ(ResolveAuthSecret(a, FakeEnv({{"ZS_SECRET", secret}})), secret);
+  a.secret_file = (file.dir() / "secret").string();
+  EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({})), zone::ConfigError) << "unreadable file";
+  std::ofstream(a.secret_file) << secret << "\n";
+  EXPECT_EQ(ResolveAuthSecret(a, FakeEnv({})), secret) << "one trailing newline dropped";
+  EXPECT_EQ(ResolveAuthSecret({}, FakeEnv({})), "") << "mode none needs no secret";
 }
 
 }  // namespace

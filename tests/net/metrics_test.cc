@@ -235,6 +235,11 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_kicks_total", "counter"},
       {"zs_rejected_inputs_total", "counter"},
       {"zs_zone_entities", "gauge"},
+      {"zs_tick_during_flush_seconds", "histogram"},
+      {"zs_logins_total", "counter"},
+      {"zs_login_takeovers_total", "counter"},
+      {"zs_checkpoints_total", "counter"},
+      {"zs_login_refusals_total", "counter"},
       {"zs_viewers", "gauge"},
       {"zs_viewer_frames_total", "counter"},
       {"zs_viewer_frames_skipped_total", "counter"},
@@ -242,6 +247,28 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_viewer_snapshot_seconds_total", "counter"},
   };
   EXPECT_EQ(types, want);
+}
+
+TEST(Metrics, StorageFiguresAppearOnceTheLoopPublishesThem) {
+  Metrics m;
+  EXPECT_EQ(m.Render().find("zs_storage_"), std::string::npos) << "no storage: no figures";
+  m.PublishStorage({.errors = 3,
+                    .flushes = 7,
+                    .rows_saved = 5000,
+                    .unsaved = 12,
+                    .pending_loads = 1,
+                    .last_flush_seconds = 0.025,
+                    .last_flush_rows = 4000,
+                    .load_failures = 2});
+  m.LoginRefused("auth_expired");
+  m.ObserveTick(0.004, /*flushing=*/true);
+  const std::string page = m.Render();
+  EXPECT_NE(page.find("zs_storage_errors_total 3\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("zs_storage_unsaved 12\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("zs_storage_last_flush_seconds 0.025\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("zs_login_refusals_total{reason=\"auth_expired\"} 1\n"), std::string::npos);
+  EXPECT_NE(page.find("zs_tick_during_flush_seconds_count 1\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("zs_tick_duration_seconds_count 1\n"), std::string::npos) << page;
 }
 
 TEST(Metrics, ValuesAndLabels) {

@@ -79,6 +79,12 @@ TEST(ParseClientMessage, Rejections) {
   m.mutable_hello()->set_player_name("evil\nERROR fake log line");
   EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadName);
   EXPECT_EQ(in.name_problem, NameProblem::kControl);
+  // With a token (protocol 4, token mode) the name is not the parser's to refuse: the token
+  // names the character, and the session decides by the server's auth mode.
+  m.mutable_hello()->set_auth_token("zs1.abc.def");
+  EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.auth_token, "zs1.abc.def");
+  EXPECT_EQ(in.name_problem, NameProblem::kControl);
   m.Clear();
   m.mutable_skill()->set_facing(70000);
   EXPECT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kBadValue);
@@ -252,10 +258,15 @@ TEST(ServerFrames, ControlMessages) {
                    .cooldown_ticks = 10,
                    .max_targets = 3}};
   world.monsters = {{.id = 4, .name = "wolf", .radius = 0.6f, .max_hp = 30}};
+  const zone::PlayerSnapshot state{.zone = 2,
+                                   .position = {12.5f, 3},
+                                   .facing = kPi / 2,
+                                   .hp = 80,
+                                   .cooldowns = {{{.skill = 1, .remaining_ms = 350}}},
+                                   .num_cooldowns = 1};
   const pb::ServerMessage w = ParseFrame(WelcomeFrame({.player = MakeEntityId(5, 1),
                                                        .name = "Aria",
-                                                       .position = {12.5f, 3},
-                                                       .hp = 80,
+                                                       .state = &state,
                                                        .zone = &z,
                                                        .world = &world,
                                                        .server_tick = 77,
@@ -281,6 +292,9 @@ TEST(ServerFrames, ControlMessages) {
   EXPECT_EQ(you.skills(0).cooldown_ms(), 500u);
   EXPECT_EQ(you.skills(0).damage(), 12);
   EXPECT_EQ(you.skills(0).max_targets(), 3u);
+  EXPECT_EQ(you.skills(0).ready_in_ms(), 350u) << "a character saved mid-cooldown";
+  EXPECT_EQ(w.welcome().facing(), 16384u);
+  EXPECT_FALSE(you.dead());
   ASSERT_EQ(w.welcome().monster_templates_size(), 1);
   EXPECT_EQ(w.welcome().monster_templates(0).name(), "wolf");
   EXPECT_EQ(w.welcome().monster_templates(0).radius(), 60u);
@@ -291,6 +305,10 @@ TEST(ServerFrames, ControlMessages) {
   const pb::ServerMessage e = ParseFrame(ErrorFrame(ErrorCode::kProtocolVersion, "want 1"));
   EXPECT_EQ(e.error().code(), pb::ERROR_CODE_PROTOCOL_VERSION);
   EXPECT_EQ(ParseFrame(KickFrame("shutdown")).kick().reason(), "shutdown");
+  EXPECT_EQ(ParseFrame(ErrorFrame(ErrorCode::kAuthFailed, "")).error().code(),
+            pb::ERROR_CODE_AUTH_FAILED);
+  EXPECT_EQ(ParseFrame(ErrorFrame(ErrorCode::kStorageUnavailable, "")).error().code(),
+            pb::ERROR_CODE_STORAGE_UNAVAILABLE);
   EXPECT_EQ(ParseFrame(ZoneChangedFrame(z, {20, 512})).zone_changed().zone_name(), "field");
   EXPECT_EQ(ParseFrame(ZoneChangedFrame(z, {20, 512})).zone_changed().y(), 51200);
 }

@@ -1,0 +1,94 @@
+// CharacterKeeper: the lasting side of players, on the tick loop's thread.
+//
+// - Login: a character already online is taken over (the old connection gets Kick
+//   "logged_in_elsewhere", the entity stays, the new connection gets a Welcome and a resync);
+//   another character of the same account online is logged out first (one session per account).
+//   Otherwise the character is loaded through the storage worker, off this thread: the login
+//   waits for its row without stalling the tick, and a newer login for the same name or account
+//   supersedes one still loading. Found: put back as it was; not found: a fresh character, saved
+//   at once; storage failing: Error STORAGE_UNAVAILABLE, never a fresh character over an
+//   existing one. A character owned by another account: AUTH_FAILED.
+// - Logout and zone change: the character is handed to storage at once.
+// - Checkpoint: every checkpoint interval, every character whose state changed since it was last
+//   handed over goes to storage in one batch (one transaction). A crash loses at most that much.
+//
+// Without a storage worker (tests, benchmarks) characters start fresh and nothing is saved.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "net/churn_log.h"
+#include "net/metrics.h"
+#include "net/player_directory.h"
+#include "net/session_sink.h"
+#include "storage/storage_worker.h"
+#include "zone/world.h"
+
+namespace zs::net {
+
+// Who a connection logs in as (auth::Identity without the token's expiry).
+struct LoginIdentity {
+  uint64_t account = 0;  // 0: auth mode none
+  std::string name;
+};
+
+class CharacterKeeper {
+ public:
+  // `loaded` hands a finished load back to the tick loop (called on the storage thread).
+  using Loaded = std::function<void(uint64_t session, storage::LoadResult result)>;
+  struct Options {
+    uint32_t checkpoint_ticks = 200;  // ticks between checkpoints
+    bool token_mode = false;          // accounts are real: a name owned by another is refused
+  };
+  CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics,
+                  ChurnLog* churn, storage::StorageWorker* storage, Options options,
+                  Loaded loaded);
+
+  void Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
+  void OnLoaded(uint64_t session, storage::LoadResult result);
+  void Logout(uint64_t session);
+  // After each tick: saves the players who changed zone, and checkpoints when due.
+  void AfterTick();
+  // Hands every online character to storage (shutdown, after the loop stopped).
+  void SaveEveryone();
+
+ private:
+  struct PendingLogin {
+    std::weak_ptr<SessionSink> sink;
+    LoginIdentity who;
+  };
+
+  void TakeOver(PlayerDirectory::Player& online, uint64_t session,
+                std::weak_ptr<SessionSink> sink);
+  void Load(uint64_t session, PendingLogin login);
+  void ForgetLoading(uint64_t session);
+  void Enter(uint64_t session, PendingLogin login, const storage::LoadResult& result);
+  void Welcome(const std::shared_ptr<SessionSink>& sink, EntityId id, const std::string& name);
+  // Kicks the connection of an online player, logging the character out (saved).
+  void KickOut(PlayerDirectory::Player& player, const char* reason);
+  void Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem,
+              const char* reason);
+  [[nodiscard]] storage::CharacterRecord RecordOf(const PlayerDirectory::Player& p,
+                                                  const zone::PlayerSnapshot& state) const;
+  void Checkpoint();
+
+  zone::World* world_;
+  PlayerDirectory* players_;
+  Metrics* metrics_;
+  ChurnLog* churn_;
+  storage::StorageWorker* storage_;
+  const Options options_;
+  Loaded loaded_;
+  std::unordered_map<uint64_t, PendingLogin> loading_;     // by session
+  std::unordered_map<std::string, uint64_t> loading_name_;  // newest loading session by name
+  std::unordered_map<uint64_t, uint64_t> loading_account_;  // ... by account (not 0)
+  uint64_t ticks_since_checkpoint_ = 0;
+  std::vector<storage::CharacterRecord> batch_;  // checkpoint scratch
+};
+
+}  // namespace zs::net

@@ -1,0 +1,221 @@
+// Accounts (issue 10), on the real zone_server in `auth.mode: token`: tokens minted here with
+// the same secret (auth::TokenCodec, as a studio's login service would), checked by the server.
+// Every bad token gets the same Error AUTH_FAILED and a close; a token logs in once; one session
+// per account.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "auth/token.h"
+#include "integration/harness.h"
+
+namespace zs::integration {
+namespace {
+
+const std::string kSecret = "integration-test-secret-0123456789abcdef";
+
+int64_t UnixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Mint(uint64_t account, const std::string& name, int64_t ttl,
+                 const std::string& secret = kSecret) {
+  return auth::TokenCodec(secret).Sign(
+      {.account = account, .name = name, .expiry = UnixNow() + ttl});
+}
+
+// A token-mode server whose secret is in a file next to its config.
+class TokenServer {
+ public:
+  TokenServer()
+      : secret_file_(fs::temp_directory_path() /
+                     ("zs_secret_" + std::to_string(::getpid()) + "_" + std::to_string(n_++))) {
+    std::ofstream(secret_file_) << kSecret << "\n";
+    server_ = std::make_unique<ServerProcess>(
+        "  idle_timeout_seconds: 60\n  max_frame_bytes: 131072\n",
+        "auth: {mode: token, secret_file: " + secret_file_.string() + "}\n");
+  }
+  ~TokenServer() { fs::remove(secret_file_); }
+  ServerProcess& s() { return *server_; }
+
+ private:
+  static inline int n_ = 0;
+  fs::path secret_file_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+void HelloWithToken(TestClient& c, const std::string& token, const std::string& name = "") {
+  pb::ClientMessage m;
+  m.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
+  m.mutable_hello()->set_player_name(name);
+  m.mutable_hello()->set_auth_token(token);
+  c.Send(m);
+}
+
+std::optional<pb::Welcome> LoginWith(TestClient& c, const std::string& token) {
+  HelloWithToken(c, token);
+  auto m = c.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome() || s.has_error(); }, 5);
+  if (!m || !m->has_welcome()) return std::nullopt;
+  return m->welcome();
+}
+
+// The Error the server closes with; the same words for every way a token can be wrong.
+void ExpectAuthFailed(uint16_t port, const std::string& token, const char* what) {
+  TestClient c(port);
+  HelloWithToken(c, token, "Mallory");
+  const auto last = c.ReadUntilClosed(5);
+  ASSERT_TRUE(last.has_value()) << what;
+  ASSERT_TRUE(last->has_error()) << what << ": " << last->DebugString();
+  EXPECT_EQ(last->error().code(), pb::ERROR_CODE_AUTH_FAILED) << what;
+  EXPECT_EQ(last->error().message(), "authentication failed") << what << ": says nothing more";
+  EXPECT_TRUE(c.closed()) << what;
+}
+
+TEST(Accounts, AValidTokenLogsInAsItsCharacterWhateverTheHelloName) {
+  TokenServer t;
+  TestClient c(t.s().port());
+  HelloWithToken(c, Mint(42, "Aria", 300), "NotAria");
+  const auto w = c.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 5);
+  ASSERT_TRUE(w) << t.s().Log();
+  EXPECT_EQ(w->welcome().player_name(), "Aria");
+}
+
+TEST(Accounts, EveryBadTokenGetsTheSameAuthFailedAndAClose) {
+  TokenServer t;
+  const uint16_t port = t.s().port();
+  const std::string good = Mint(42, "Aria", 300);
+  std::string forged = good;
+  forged[forged.size() - 2] = forged[forged.size() - 2] == 'A' ? 'B' : 'A';
+  ExpectAuthFailed(port, Mint(42, "Aria", -5), "expired");
+  ExpectAuthFailed(port, forged, "forged signature");
+  ExpectAuthFailed(port, Mint(42, "Aria", 300, std::string(40, 'w')), "wrong secret");
+  ExpectAuthFailed(port, good.substr(0, good.size() / 2), "truncated");
+  ExpectAuthFailed(port, std::string(64 * 1024, 'A'), "64 KiB");
+  ExpectAuthFailed(port, "", "no token");
+  ExpectAuthFailed(port, Mint(42, "Aria", 100000), "expiry beyond max_token_ttl_seconds");
+  const std::string page = t.s().HttpGet("/metrics");
+  EXPECT_NE(page.find("zs_login_refusals_total{reason=\"auth_expired\"} 1"), std::string::npos)
+      << "the server's own log and metrics say why";
+  EXPECT_NE(page.find("zs_login_refusals_total{reason=\"auth_bad_signature\"} 2"),
+            std::string::npos)
+      << page;
+  TestClient c(port);
+  EXPECT_TRUE(LoginWith(c, good)) << "the server is unaffected";
+}
+
+TEST(Accounts, ATokenReplayedAfterLogoutIsRefused) {
+  TokenServer t;
+  const std::string token = Mint(7, "Bran", 300);
+  {
+    TestClient c(t.s().port());
+    ASSERT_TRUE(LoginWith(c, token));
+    pb::ClientMessage bye;
+    bye.mutable_logout();
+    c.Send(bye);
+    c.ReadUntilClosed(3);
+  }
+  ExpectAuthFailed(t.s().port(), token, "replayed after logout");
+  TestClient again(t.s().port());
+  EXPECT_TRUE(LoginWith(again, Mint(7, "Bran", 300))) << "a fresh token from the login service";
+}
+
+TEST(Accounts, ASecondLoginForAnAccountKicksTheFirstAndKeepsOneEntity) {
+  TokenServer t;
+  TestClient first(t.s().port());
+  const auto w1 = LoginWith(first, Mint(9, "Cora", 300));
+  ASSERT_TRUE(w1);
+  first.Move(1, 0, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  TestClient second(t.s().port());
+  const auto w2 = LoginWith(second, Mint(9, "Cora", 300));
+  ASSERT_TRUE(w2);
+  EXPECT_EQ(w2->entity_id(), w1->entity_id()) << "the same character continues";
+  EXPECT_GT(w2->x(), w1->x()) << "where the first connection had walked it";
+  const auto last = first.ReadUntilClosed(3);
+  ASSERT_TRUE(last && last->has_kick());
+  EXPECT_EQ(last->kick().reason(), "logged_in_elsewhere");
+  EXPECT_EQ(MetricValue(t.s().HttpGet("/metrics"), "zs_players"), 1);
+  // Another character of the same account also takes the session over.
+  TestClient third(t.s().port());
+  ASSERT_TRUE(LoginWith(third, Mint(9, "Cora2", 300)));
+  const auto kicked = second.ReadUntilClosed(3);
+  ASSERT_TRUE(kicked && kicked->has_kick());
+  EXPECT_EQ(kicked->kick().reason(), "logged_in_elsewhere");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(MetricValue(t.s().HttpGet("/metrics"), "zs_players"), 1);
+}
+
+TEST(Accounts, ANameOwnedByAnotherAccountIsRefused) {
+  TokenServer t;
+  {
+    TestClient c(t.s().port());
+    ASSERT_TRUE(LoginWith(c, Mint(1, "Dara", 300)));
+    c.Close();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // saved, offline
+  ExpectAuthFailed(t.s().port(), Mint(2, "Dara", 300), "another account's character");
+}
+
+TEST(Accounts, TokenModeWithoutASecretRefusesToStart) {
+  ServerProcess s("  idle_timeout_seconds: 60\n", "auth: {mode: token}\n");
+  const auto code = s.Wait(10);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_NE(s.Log().find("no secret is configured"), std::string::npos) << s.Log();
+}
+
+// The first line `command` prints (its exit code must be 0).
+std::string FirstLineOf(const std::string& command) {
+  FILE* p = ::popen(command.c_str(), "r");
+  EXPECT_NE(p, nullptr) << command;
+  if (p == nullptr) return {};
+  char buf[1024] = {};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, p);
+  EXPECT_EQ(::pclose(p), 0) << command;
+  std::string line(buf, n);
+  return line.substr(0, line.find('\n'));
+}
+
+// `zone_server token` and examples/python/mint_token.py (what a login service would run) both
+// mint tokens the server accepts.
+TEST(Accounts, TheTokenToolAndThePythonExampleMintTokensTheServerAccepts) {
+  TokenServer t;
+  const fs::path secret = fs::temp_directory_path() / ("zs_tool_" + std::to_string(::getpid()));
+  std::ofstream(secret) << kSecret << "\n";
+  const std::string tool = FirstLineOf(std::string(ZS_SERVER_BIN) +
+                                       " token --account 42 --name Aria --ttl 60 --secret-file " +
+                                       secret.string());
+  const std::string python =
+      FirstLineOf("/usr/bin/python3 " ZS_PYTHON_MINT " --account 43 --name Brom --ttl 60 "
+                  "--secret-file " + secret.string());
+  fs::remove(secret);
+  for (const auto& [token, name] : {std::pair{tool, "Aria"}, std::pair{python, "Brom"}}) {
+    ASSERT_TRUE(token.starts_with("zs1.")) << token;
+    TestClient c(t.s().port());
+    const auto w = LoginWith(c, token);
+    ASSERT_TRUE(w) << name;
+    EXPECT_EQ(w->player_name(), name);
+  }
+}
+
+TEST(Accounts, ModeNoneTakesANameOverAndKeepsOneEntity) {
+  ServerProcess s;
+  TestClient first(s.port());
+  const auto w1 = first.Login("Eve");
+  ASSERT_TRUE(w1);
+  TestClient second(s.port());
+  const auto w2 = second.Login("Eve");
+  ASSERT_TRUE(w2);
+  EXPECT_EQ(w2->entity_id(), w1->entity_id());
+  const auto last = first.ReadUntilClosed(3);
+  ASSERT_TRUE(last && last->has_kick());
+  EXPECT_EQ(last->kick().reason(), "logged_in_elsewhere");
+  EXPECT_EQ(MetricValue(s.HttpGet("/metrics"), "zs_players"), 1);
+}
+
+}  // namespace
+}  // namespace zs::integration

@@ -1,0 +1,138 @@
+// CharacterStore contract, typed over both backends: SQLite files and a real PostgreSQL server.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <vector>
+
+#include "storage/backends.h"
+
+namespace zs::storage::test {
+namespace {
+
+template <typename Backend>
+class StoreTest : public ::testing::Test {
+ protected:
+  std::optional<CharacterRecord> MustLoad(CharacterStore& store, const std::string& name) {
+    std::optional<CharacterRecord> out;
+    const std::optional<StoreError> error = store.Load(name, &out);
+    EXPECT_FALSE(error) << error->message;
+    return out;
+  }
+  Backend backend_;
+};
+
+using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
+class BackendNames {
+ public:
+  template <typename T>
+  static std::string GetName(int) {
+    return T::kPostgres ? "Postgres" : "Sqlite";
+  }
+};
+TYPED_TEST_SUITE(StoreTest, Backends, BackendNames);
+
+TYPED_TEST(StoreTest, RoundTripsEveryField) {
+  auto store = this->backend_.Open();
+  CharacterRecord a = MakeRecord("Alice", 4);            // 4 cooldowns
+  a.account = std::numeric_limits<uint64_t>::max() - 7;  // above INT64_MAX: kept as a bit pattern
+  a.state.position = {-12345.678f, 3.4028e38f};
+  a.state.facing = -0.0001f;
+  a.state.hp = -3;
+  a.state.alive = false;
+  a.state.respawn_ms = std::numeric_limits<uint32_t>::max();
+  a.state.cooldowns[3].remaining_ms = std::numeric_limits<uint32_t>::max();
+  CharacterRecord b = MakeRecord("Bob", 5);  // no cooldowns, alive
+  ASSERT_EQ(b.state.num_cooldowns, 0u);
+  const std::vector<CharacterRecord> records = {a, b};
+  const std::optional<StoreError> error = store->Save(records);
+  ASSERT_FALSE(error) << error->message;
+  EXPECT_EQ(this->MustLoad(*store, "Alice"), a);
+  EXPECT_EQ(this->MustLoad(*store, "Bob"), b);
+  // And from a fresh connection: nothing came from a cache.
+  store.reset();
+  auto again = this->backend_.Open();
+  EXPECT_EQ(this->MustLoad(*again, "Alice"), a);
+}
+
+TYPED_TEST(StoreTest, UnknownNameIsNotFound) {
+  auto store = this->backend_.Open();
+  std::optional<CharacterRecord> out = MakeRecord("stale", 1);
+  const std::optional<StoreError> error = store->Load("nobody", &out);
+  ASSERT_FALSE(error) << error->message;
+  EXPECT_FALSE(out.has_value());
+}
+
+TYPED_TEST(StoreTest, SaveReplacesByName) {
+  auto store = this->backend_.Open();
+  const std::vector<CharacterRecord> first = {MakeRecord("Carol", 1), MakeRecord("Dave", 2)};
+  ASSERT_FALSE(store->Save(first));
+  const std::vector<CharacterRecord> second = {MakeRecord("Carol", 9)};
+  ASSERT_FALSE(store->Save(second));
+  EXPECT_EQ(this->MustLoad(*store, "Carol"), MakeRecord("Carol", 9));
+  EXPECT_EQ(this->MustLoad(*store, "Dave"), MakeRecord("Dave", 2));
+  EXPECT_EQ(this->backend_.Scalar("SELECT count(*) FROM characters"), "2");
+}
+
+// All or nothing: a batch whose last row fails (a trigger refuses it) leaves no row behind;
+// without the trigger the same 5,000 rows land together.
+TYPED_TEST(StoreTest, BatchOf5000IsOneTransaction) {
+  auto store = this->backend_.Open();
+  std::vector<CharacterRecord> batch;
+  for (uint32_t i = 0; i < 4999; ++i) batch.push_back(MakeRecord("c" + std::to_string(i), i));
+  batch.push_back(MakeRecord("poison", 1));
+  this->backend_.Exec(TypeParam::AddPoisonTrigger());
+  const std::optional<StoreError> error = store->Save(batch);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("poisoned row"), std::string::npos) << error->message;
+  EXPECT_EQ(this->backend_.Scalar("SELECT count(*) FROM characters"), "0");
+  this->backend_.Exec(TypeParam::DropPoisonTrigger());
+  const std::optional<StoreError> retry = store->Save(batch);
+  ASSERT_FALSE(retry) << retry->message;
+  EXPECT_EQ(this->backend_.Scalar("SELECT count(*) FROM characters"), "5000");
+  EXPECT_EQ(this->MustLoad(*store, "c4998"), MakeRecord("c4998", 4998));
+  if constexpr (TypeParam::kPostgres) {  // every row written by one transaction id
+    EXPECT_EQ(this->backend_.Scalar("SELECT count(DISTINCT xmin::text) FROM characters"), "1");
+  }
+}
+
+TYPED_TEST(StoreTest, FreshDatabaseGetsTheCurrentSchemaVersion) {
+  auto store = this->backend_.Open();
+  const int expected = TypeParam::kPostgres ? PostgresSchemaVersion() : SqliteSchemaVersion();
+  EXPECT_EQ(this->backend_.Scalar("SELECT max(version) FROM schema_version"),
+            std::to_string(expected));
+  EXPECT_EQ(this->backend_.Scalar("SELECT count(*) FROM schema_version"), "1");
+}
+
+TYPED_TEST(StoreTest, ReopeningKeepsRowsAndVersion) {
+  const std::vector<CharacterRecord> rows = {MakeRecord("Erin", 3), MakeRecord("Frank", 4)};
+  ASSERT_FALSE(this->backend_.Open()->Save(rows));
+  const std::string version = this->backend_.Scalar("SELECT max(version) FROM schema_version");
+  auto store = this->backend_.Open();
+  EXPECT_EQ(this->MustLoad(*store, "Erin"), rows[0]);
+  EXPECT_EQ(this->MustLoad(*store, "Frank"), rows[1]);
+  EXPECT_EQ(this->backend_.Scalar("SELECT max(version) FROM schema_version"), version);
+}
+
+TYPED_TEST(StoreTest, NewerSchemaRefusesToStart) {
+  this->backend_.Open().reset();
+  this->backend_.Exec("UPDATE schema_version SET version = 99");
+  try {
+    this->backend_.Open();
+    FAIL() << "opened a database of a newer schema";
+  } catch (const StartupError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("schema version 99, newer than this server knows"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find(this->backend_.where()), std::string::npos) << what;
+  }
+}
+
+TYPED_TEST(StoreTest, DescribeNamesTheDatabase) {
+  auto store = this->backend_.Open();
+  const std::string describe = store->Describe();
+  EXPECT_EQ(describe.rfind(TypeParam::kPostgres ? "postgres " : "sqlite /", 0), 0u) << describe;
+  EXPECT_NE(describe.find(this->backend_.where()), std::string::npos) << describe;
+}
+
+}  // namespace
+}  // namespace zs::storage::test
