@@ -9,6 +9,7 @@
 #
 # ZS_NO_CONTAINER_TOOLS=1 leaves out the container tools (the block so labelled below): the
 # Dockerfile's build stage sets it, since nothing inside the image builds or runs images.
+# ZS_NO_BROWSER_TOOLS=1 likewise leaves out Chromium and gnuplot (tests and load-test charts).
 set -euo pipefail
 
 PACKAGES=(
@@ -49,6 +50,14 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
 )
+# zone viewer (issue 11): the browser test opens /viewer in headless Chromium (driven through
+# its DevTools protocol), and scripts/loadtest.sh draws its chart (SVG) with gnuplot (the build
+# without X11). Left out where ZS_NO_BROWSER_TOOLS=1 (the Dockerfile's build stage runs neither).
+BROWSER_TOOLS=(
+  chromium
+  gnuplot-nox
+)
+[[ "${ZS_NO_BROWSER_TOOLS:-0}" == 1 ]] || PACKAGES+=("${BROWSER_TOOLS[@]}")
 # container image smoke test (scripts/docker-smoke.sh, scripts/docker-base.sh): podman builds and
 # runs docker/Dockerfile without a Docker engine, with runc as its runtime (crun rejects hybrid
 # cgroups); debootstrap makes the base images from the Debian mirror. podman brings conmon,

@@ -9,6 +9,13 @@
 #
 #   scripts/loadtest.sh [--steps "250 500 1000"] [--duration 20] [--scenarios "crowd spread"]
 #                       [--verify-every 10] [--spread-settle 45] [--build-dir DIR] [--out FILE]
+#   scripts/loadtest.sh --quick [--build-dir DIR]   # 100, 250, 500 bots of crowd and wander,
+#                       8 s each (~1.5 minutes), written to build/loadtest/ unless --out is given
+#   scripts/loadtest.sh --plot-only [--out FILE]    # redraw FILE's chart from its table
+#
+# Besides the table, it draws a chart (SVG, with gnuplot from scripts/install-deps.sh) of the
+# server's tick p99, RTT p99 and KB/s received per bot against the number of bots, one line per
+# scenario, written next to the table (docs/performance.svg) and linked from it.
 #
 # `crowd` and `wander` run in the default world (config/world.yaml: everyone in one 256 m town);
 # `spread` runs in the large world (config/worlds/large/: 4 km x 4 km, 8,000 monsters), where the
@@ -34,7 +41,10 @@ verify_every=10
 spread_settle=45
 build_dir=""
 out=docs/performance.md
-usage="usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander spread\"] [--verify-every K] [--spread-settle S] [--build-dir DIR] [--out FILE]"
+out_given=0
+quick=0
+plot_only=0
+usage="usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander spread\"] [--verify-every K] [--spread-settle S] [--build-dir DIR] [--out FILE] | --quick | --plot-only"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --steps) steps="$2"; shift 2 ;;
@@ -43,10 +53,75 @@ while [[ $# -gt 0 ]]; do
     --verify-every) verify_every="$2"; shift 2 ;;
     --spread-settle) spread_settle="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
+    --out) out="$2"; out_given=1; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --plot-only) plot_only=1; shift ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
+if (( quick )); then
+  steps="100 250 500" duration=8 scenarios="crowd wander"
+  (( out_given )) || out=build/loadtest/performance.md
+fi
+
+# Draws the table in markdown file $1 as an SVG chart $2: tick p99, RTT p99 and KB/s received
+# per bot against bots, one line per scenario. Bucket bounds ("<= 7.5") are drawn as their
+# value, ">1000" as 1000, "n/a" as a gap. Without gnuplot it says so and draws nothing.
+plot_table() {
+  if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "loadtest: gnuplot not found (scripts/install-deps.sh installs it): no chart" >&2
+    return 0
+  fi
+  local data
+  data=$(mktemp -d)
+  awk -F'|' -v dir="$data" '
+    function num(s) { gsub(/[<=> ]/, "", s); return s ~ /^[0-9.]+$/ ? s : "NaN" }
+    /^## / { exit }  # the measured table only, not the analysis below it
+    $2 ~ /^ *[a-z]+ *$/ && $3 ~ /^ *[0-9]+ *$/ {
+      sc = $2; gsub(/ /, "", sc)
+      print $3 + 0, num($5), num($6), num($7) >> (dir "/" sc ".dat")
+      if (!(sc in seen)) { seen[sc] = 1; order = order (order == "" ? "" : " ") sc }
+      if (!(($3 + 0) in tic)) { tic[$3 + 0] = 1; tics = tics (tics == "" ? "" : ", ") ($3 + 0) }
+    }
+    END { print order > (dir "/scenarios"); print tics > (dir "/tics") }' "$1"
+  local scenario_list
+  scenario_list=$(cat "$data/scenarios")
+  if [[ -z "$scenario_list" ]]; then
+    echo "loadtest: no table rows in $1: no chart" >&2
+    rm -rf "$data"
+    return 0
+  fi
+  gnuplot <<GNUPLOT
+set terminal svg size 900,960 dynamic noenhanced font "sans,12" background rgb "white"
+set output "$2"
+set multiplot layout 3,1 title "zone_server load test: $(basename "$1") ($(nproc) cores, server and bots on one machine)"
+set logscale x 2
+set xtics ($(cat "$data/tics"))
+set grid
+set key top left
+set xlabel "bots"
+set format y "%g"
+set style data linespoints
+scenarios = "$scenario_list"
+file(s) = sprintf("%s/%s.dat", "$data", s)
+set ylabel "server tick p99 (ms, histogram bucket bound)"
+plot for [s in scenarios] file(s) using 1:2 title s pointtype 7
+set logscale y 10
+set ylabel "RTT p99 (ms)"
+plot for [s in scenarios] file(s) using 1:3 title s pointtype 7
+unset logscale y
+set ylabel "KB/s received per bot"
+plot for [s in scenarios] file(s) using 1:4 title s pointtype 7
+unset multiplot
+GNUPLOT
+  rm -rf "$data"
+  echo "chart written to $2" >&2
+}
+chart="${out%.md}.svg"
+if (( plot_only )); then
+  plot_table "$out" "$chart"
+  exit 0
+fi
 if (( duration < 5 )); then
   echo "loadtest: --duration must be at least 5 (the steady window is duration - 4 s)" >&2
   exit 2
@@ -202,6 +277,8 @@ mkdir -p "$(dirname "$out")"
   echo
   all_cores="all $(nproc) cores"
   [[ "$(nproc)" == 2 ]] && all_cores="both cores"
+  echo "![Server tick p99, RTT p99 and KB/s received per bot against the number of bots]($(basename "$chart"))"
+  echo
   echo "The CPU columns are the CPU time (user + system, from \`/proc/PID/stat\`) the server and client_sim each used over that same steady part, in seconds and as a share of its wall time: 100% = one core busy, $(( $(nproc) * 100 ))% = ${all_cores} of this machine."
   echo
   cat "$work/table"
@@ -210,5 +287,6 @@ if [[ -f "$out" ]] && grep -q "^## Analysis" "$out"; then
   sed -n '/^## Analysis/,$p' "$out" >>"$out.new"  # keep the hand-written analysis
 fi
 mv "$out.new" "$out"
+plot_table "$out" "$chart"
 cat "$work/table"
 echo "written to $out" >&2

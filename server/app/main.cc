@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <thread>
@@ -38,6 +39,8 @@
 #include "net/metrics.h"
 #include "net/server.h"
 #include "net/tick_loop.h"
+#include "net/viewer_hub.h"
+#include "net/web_assets.h"
 #include "storage/postgres_store.h"
 #include "storage/sqlite_store.h"
 #include "storage/storage_worker.h"
@@ -94,6 +97,28 @@ void FitConnectionsToDescriptors(ServerConfig* config) {
         config->limits.max_connections, fds.limit, fds.reserved, fds.max_connections);
     config->limits.max_connections = fds.max_connections;
   }
+}
+
+// Where the zone viewer's page may be (net/web_assets.h), in order.
+std::vector<std::filesystem::path> ViewerDirs(const ServerConfig& config) {
+  std::vector<std::filesystem::path> dirs;
+  if (!config.admin_web_dir.empty()) dirs.emplace_back(config.admin_web_dir);
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share/zone_server/web/viewer");
+#ifdef ZS_SOURCE_WEB_DIR
+  dirs.emplace_back(ZS_SOURCE_WEB_DIR);
+#endif
+  return dirs;
+}
+
+// The viewer's page and WebSocket on the admin port.
+void EnableViewer(const ServerConfig& config, zs::net::ViewerHub* hub, zs::net::WebAssets* assets,
+                  zs::net::AdminHttp* admin) {
+  std::string missing;
+  if (!assets->Load(ViewerDirs(config), &missing)) spdlog::warn("/viewer is off: {}", missing);
+  admin->EnableViewer(
+      {.hub = hub, .assets = assets, .token = config.admin_token, .missing_assets = missing});
 }
 
 // The configured character store. Throws storage::StartupError (corrupt file, newer schema,
@@ -282,6 +307,12 @@ int main(int argc, char** argv) {
   zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn, &authenticator,
                          &tickets);
   zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
+  zs::net::ViewerHub viewers(
+      io, world_config, &metrics,
+      {.max_viewers = config.admin_max_viewers, .stall_seconds = config.admin_viewer_stall_s});
+  zs::net::WebAssets web_assets;
+  EnableViewer(config, &viewers, &web_assets, &admin);
+  tick_loop.SetObserver(&viewers);
   // Signals first: a SIGTERM that arrives as soon as the ports are open is still graceful.
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
@@ -293,6 +324,7 @@ int main(int argc, char** argv) {
       io.stop();
     });
     server.Shutdown("shutdown", [&] {
+      viewers.CloseAll();
       admin.Stop();
       tick_loop.Stop();
       io.stop();

@@ -5,12 +5,40 @@
 #include <fstream>
 #include <iterator>
 
+#include "net/admin_token.h"
 #include "zone/config_loader.h"
 #include "zone/yaml_node.h"
 
 namespace zs::app {
 
 namespace {
+
+// admin: the address and port, the connection cap, and the zone viewer's settings.
+void LoadAdmin(const zone::YamlNode& admin, const std::string& path, ServerConfig* c) {
+  admin.AllowOnly({"address", "port", "max_connections", "token", "max_viewers",
+                   "viewer_stall_seconds", "web_dir"});
+  c->admin_address = admin["address"].String();
+  c->admin_port = static_cast<uint16_t>(admin["port"].Int(0, 65535));
+  if (admin.Has("max_connections")) {
+    c->admin_max_connections = static_cast<size_t>(admin["max_connections"].Int(1, 1024));
+  }
+  if (admin.Has("token")) {
+    c->admin_token = admin["token"].String();
+    if (!net::IsTokenText(c->admin_token)) {
+      admin["token"].Fail("must be 1..256 characters from A-Z a-z 0-9 - . _ ~");
+    }
+  }
+  if (admin.Has("max_viewers")) {
+    c->admin_max_viewers = static_cast<size_t>(admin["max_viewers"].Int(0, 64));
+  }
+  if (admin.Has("viewer_stall_seconds")) {
+    c->admin_viewer_stall_s = admin["viewer_stall_seconds"].Number(0.1, 600);
+  }
+  if (admin.Has("web_dir")) {
+    c->admin_web_dir =
+        (std::filesystem::path(path).parent_path() / admin["web_dir"].String()).string();
+  }
+}
 
 std::string RelativeTo(const std::string& config_path, const std::string& file) {
   return (std::filesystem::path(config_path).parent_path() / file).lexically_normal().string();
@@ -108,13 +136,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
   listen.AllowOnly({"address", "port"});
   c.listen_address = listen["address"].String();
   c.port = static_cast<uint16_t>(listen["port"].Int(0, 65535));
-  const zone::YamlNode admin = root["admin"];
-  admin.AllowOnly({"address", "port", "max_connections"});
-  c.admin_address = admin["address"].String();
-  c.admin_port = static_cast<uint16_t>(admin["port"].Int(0, 65535));
-  if (admin.Has("max_connections")) {
-    c.admin_max_connections = static_cast<size_t>(admin["max_connections"].Int(1, 1024));
-  }
+  LoadAdmin(root["admin"], path, &c);
   c.world_path = (std::filesystem::path(path).parent_path() / root["world"].String()).string();
   if (root.Has("io_threads")) c.io_threads = static_cast<unsigned>(root["io_threads"].Int(1, 64));
   if (root.Has("sim_threads")) {

@@ -69,6 +69,14 @@ struct ServerConfig {
   std::string admin_address = "127.0.0.1";
   uint16_t admin_port = 9100;
   size_t admin_max_connections = 16;  // concurrent admin HTTP connections (oldest idle evicted)
+  // Zone viewer (/viewer on the admin port): the token that protects it (empty: none; URL-safe
+  // characters only), the most WebSocket viewers at once, how long a viewer may leave a frame
+  // untaken before it is closed, and where its page's files are ("" : the default places,
+  // net/web_assets.h; relative to this file).
+  std::string admin_token;
+  size_t admin_max_viewers = 4;
+  double admin_viewer_stall_s = 5;
+  std::string admin_web_dir;
   std::string world_path = "config/world.yaml";
   unsigned io_threads = 2;
   unsigned sim_threads = 0;  // views and frames of the tick; 0: one per core

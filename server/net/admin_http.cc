@@ -3,9 +3,12 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <atomic>
 #include <memory>
+
+#include "net/admin_token.h"
 
 namespace zs::net {
 
@@ -16,8 +19,8 @@ namespace http = beast::http;
 // One admin connection: read one request (bounded), answer, close.
 class AdminExchange : public std::enable_shared_from_this<AdminExchange> {
  public:
-  AdminExchange(asio::ip::tcp::socket s, Metrics* metrics)
-      : stream_(std::move(s)), metrics_(metrics) {
+  AdminExchange(asio::ip::tcp::socket s, Metrics* metrics, const AdminViewer* viewer)
+      : stream_(std::move(s)), metrics_(metrics), viewer_(viewer) {
     parser_.header_limit(AdminHttp::kMaxHeaderBytes);
     parser_.body_limit(AdminHttp::kMaxBodyBytes);
     metrics_->admin_connections.fetch_add(1, std::memory_order_relaxed);
@@ -61,12 +64,67 @@ class AdminExchange : public std::enable_shared_from_this<AdminExchange> {
 
   void Route() {
     const auto& req = parser_.get();
+    const Target target = SplitTarget(std::string_view(req.target().data(), req.target().size()));
     if (req.method() == http::verb::get && req.target() == "/healthz") {
       Reply(http::status::ok, "ok\n");
     } else if (req.method() == http::verb::get && req.target() == "/metrics") {
       Reply(http::status::ok, metrics_->Render(), "text/plain; version=0.0.4");
+    } else if (req.method() == http::verb::get && target.path == "/viewer/ws") {
+      RouteWebSocket(target);
+    } else if (req.method() == http::verb::get && target.path.starts_with("/viewer")) {
+      RouteAsset(target);
     } else {
       Reply(http::status::not_found, "not found\n");
+    }
+  }
+
+  // False (after answering 401 or 403) when a token is configured and `target` lacks it.
+  bool Authorized(const Target& target) {
+    if (viewer_->token.empty()) return true;
+    const QueryValue given = FindQueryParam(target.query, "token");
+    if (!given.found) {
+      Reply(http::status::unauthorized, "token required: add ?token=<admin.token>\n");
+      return false;
+    }
+    if (!ConstantTimeEqual(given.value, viewer_->token)) {
+      Reply(http::status::forbidden, "wrong token\n");
+      return false;
+    }
+    return true;
+  }
+
+  void RouteAsset(const Target& target) {
+    const WebAssets::Asset* asset =
+        viewer_->assets != nullptr ? viewer_->assets->Find(target.path) : nullptr;
+    if (asset == nullptr) {
+      const bool page = target.path == "/viewer" || target.path == "/viewer/";
+      Reply(http::status::not_found, page && !viewer_->missing_assets.empty()
+                                         ? viewer_->missing_assets + "\n"
+                                         : "not found\n");
+      return;
+    }
+    // The page (not its script and style) is what the token protects.
+    if (asset->file == "index.html" && !Authorized(target)) return;
+    Reply(http::status::ok, asset->body, std::string(asset->content_type).c_str());
+  }
+
+  void RouteWebSocket(const Target& target) {
+    if (viewer_->hub == nullptr) {
+      Reply(http::status::not_found, "not found\n");
+      return;
+    }
+    if (!Authorized(target)) return;
+    if (!beast::websocket::is_upgrade(parser_.get())) {
+      Reply(http::status::upgrade_required, "expected a WebSocket upgrade request\n");
+      return;
+    }
+    answering_ = true;  // never evicted from here on: the stream is about to change hands
+    stream_.expires_never();
+    auto req = parser_.release();
+    if (!viewer_->hub->TryAdmit(stream_, req)) {
+      Reply(http::status::service_unavailable,
+            "too many viewers: admin.max_viewers = " + std::to_string(viewer_->hub->max_viewers()) +
+                "\n");
     }
   }
 
@@ -87,6 +145,7 @@ class AdminExchange : public std::enable_shared_from_this<AdminExchange> {
 
   beast::tcp_stream stream_;
   Metrics* metrics_;
+  const AdminViewer* viewer_;
   std::atomic<bool> answering_{false};
   beast::flat_buffer buffer_;
   http::request_parser<http::string_body> parser_;
@@ -145,7 +204,7 @@ void AdminHttp::Accept() {
           });
           return;
         }
-        auto exchange = std::make_shared<AdminExchange>(std::move(s), metrics_);
+        auto exchange = std::make_shared<AdminExchange>(std::move(s), metrics_, &viewer_);
         if (MakeRoom()) {
           {
             std::lock_guard lock(mu_);

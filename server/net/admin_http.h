@@ -1,7 +1,13 @@
 // AdminHttp: the operator's port (Boost.Beast), bound to 127.0.0.1 by default.
 //   GET /healthz  -> 200 "ok"
 //   GET /metrics  -> Prometheus text (net::Metrics)
-// Anything else is 404. One request per connection, read within 5 s.
+//   GET /viewer, /viewer/viewer.js, /viewer/viewer.css -> the zone viewer's page (WebAssets)
+//   GET /viewer/ws -> the viewer's WebSocket, handed to the ViewerHub (at its cap: 503)
+// Anything else is 404. One request per connection, read within 5 s (a WebSocket then lives on
+// under the hub, outside this port's connection cap, within admin.max_viewers).
+// With a token (admin.token), /viewer and /viewer/ws need `?token=...`: 401 without it, 403
+// with a wrong one (admin_token.h). The page's script and style are public (they are the repo's
+// files), as are /healthz and /metrics.
 //
 // Limits: request headers over 8 KiB get 431, a body over 8 KiB gets 413 (then the
 // connection closes). At most `max_connections` are open at once: at the cap, the oldest
@@ -22,10 +28,20 @@
 #include <string>
 
 #include "net/metrics.h"
+#include "net/viewer_hub.h"
+#include "net/web_assets.h"
 
 namespace zs::net {
 
 class AdminExchange;
+
+// What the admin port needs to serve the zone viewer.
+struct AdminViewer {
+  ViewerHub* hub = nullptr;           // null: no /viewer/ws
+  const WebAssets* assets = nullptr;  // null or not loaded: /viewer answers 404 saying so
+  std::string token;                  // empty: no token needed
+  std::string missing_assets;         // why the assets are missing (for the 404)
+};
 
 class AdminHttp {
  public:
@@ -36,6 +52,8 @@ class AdminHttp {
   // Throws on a bad address or a port in use (start-up error).
   void Listen(const std::string& address, uint16_t port);
   void Stop();
+  // Serves the zone viewer too. REQUIRES: before Listen.
+  void EnableViewer(AdminViewer viewer) { viewer_ = std::move(viewer); }
   [[nodiscard]] uint16_t port() const { return port_; }
 
  private:
@@ -49,6 +67,7 @@ class AdminHttp {
   boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand
   boost::asio::steady_timer retry_;
   uint16_t port_ = 0;
+  AdminViewer viewer_;
   std::mutex mu_;
   std::deque<std::weak_ptr<AdminExchange>> open_;  // oldest first; guarded by mu_
 };

@@ -21,10 +21,13 @@ void FrameFanout::Encode(const zone::World& world, size_t zone, PlayerDirectory&
 void FrameFanout::Deliver(const zone::World& world, size_t zone) {
   const zone::ZoneTickOutput& out = world.output(zone);
   ZoneFrames& z = zones_[zone];
+  z.bytes.assign(out.views.size(), 0);
   for (size_t v = 0; v < out.views.size(); ++v) {
     const std::shared_ptr<SessionSink> sink = z.sink[v].lock();
     if (!sink) continue;
-    sink->DeliverShared(z.encoder.Take(v),
+    std::shared_ptr<const std::string> frame = z.encoder.Take(v);
+    z.bytes[v] = static_cast<uint32_t>(frame->size());
+    sink->DeliverShared(std::move(frame),
                         z.resync[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
     if (out.views[v].zone_changed) SendZoneChange(world, out, out.views[v].player, *sink);
   }

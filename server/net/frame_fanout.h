@@ -25,6 +25,12 @@ class FrameFanout {
   // any ZoneChanged). On this thread: spreading it over the pool was measured slower (the
   // sessions' strands contend on the I/O scheduler).
   void Deliver(const zone::World& world, size_t zone);
+  // Bytes of view `view`'s tick frame in the last Deliver of `zone` (0: none was sent), for the
+  // zone viewer's bytes per second of a player.
+  [[nodiscard]] size_t FrameBytes(size_t zone, size_t view) const {
+    const std::vector<uint32_t>& b = zones_[zone].bytes;
+    return view < b.size() ? b[view] : 0;
+  }
 
  private:
   void SendZoneChange(const zone::World& world, const zone::ZoneTickOutput& out, EntityId player,
@@ -34,6 +40,7 @@ class FrameFanout {
     wire::TickEncoder encoder;
     std::vector<std::weak_ptr<SessionSink>> sink;  // by view, this tick (empty: no session)
     std::vector<uint8_t> resync;                   // by view, this tick
+    std::vector<uint32_t> bytes;                   // by view, this tick: the frame's size
   };
   std::vector<ZoneFrames> zones_;
 };

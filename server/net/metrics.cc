@@ -84,6 +84,7 @@ void TickHistogram::Fill(prometheus::ClientMetric* out) const {
 
 void Metrics::ObserveTick(double seconds, bool flushing) {
   ticks_all_.Observe(seconds);
+  last_tick_us.store(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
   if (flushing) ticks_flushing_.Observe(seconds);
 }
 
@@ -162,6 +163,16 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
         static_cast<double>(send_queue_bytes.load()));
   counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
           Num(tick_overruns));
+  gauge("zs_viewers", "Zone viewer WebSocket connections.",
+        static_cast<double>(std::max<int64_t>(viewers.load(), 0)));
+  counter("zs_viewer_frames_total", "Frames sent to zone viewers.", Num(viewer_frames));
+  counter("zs_viewer_frames_skipped_total",
+          "Viewer frames replaced by a newer one before a slow viewer took them.",
+          Num(viewer_frames_skipped));
+  counter("zs_viewers_refused_total", "Viewer connections refused at admin.max_viewers.",
+          Num(viewers_refused));
+  counter("zs_viewer_snapshot_seconds_total",
+          "Tick thread time spent taking zone viewer snapshots.", Num(viewer_snapshot_us) / 1e6);
 }
 
 void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const {

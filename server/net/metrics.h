@@ -106,6 +106,16 @@ class Metrics {
   // A login refused (auth_failed reasons, storage_unavailable), by reason.
   void LoginRefused(const std::string& reason);
   void PublishStorage(const StorageFigures& figures);
+  // The last tick's duration (the zone viewer's panel), microseconds.
+  std::atomic<uint64_t> last_tick_us{0};
+  // Zone viewer (/viewer): WebSocket viewers connected, frames sent and skipped (a slow viewer
+  // skips frames rather than queueing them), viewers refused at admin.max_viewers, and the tick
+  // thread's time spent taking snapshots for them (what a viewer costs the tick).
+  std::atomic<int64_t> viewers{0};
+  std::atomic<uint64_t> viewer_frames{0};
+  std::atomic<uint64_t> viewer_frames_skipped{0};
+  std::atomic<uint64_t> viewers_refused{0};
+  std::atomic<uint64_t> viewer_snapshot_us{0};
 
   // Prometheus text exposition.
   [[nodiscard]] std::string Render() const;

@@ -280,6 +280,7 @@ void TickLoop::Step() {
   for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z);
   keeper_.AfterTick();
   if (world_.tick() % tick_rate_ == 0) PublishStorageStats();
+  if (observer_ != nullptr) observer_->AfterTick(world_, fanout_);
   const auto micros = [](auto d) {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
   };

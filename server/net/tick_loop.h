@@ -30,6 +30,7 @@
 #include "net/metrics.h"
 #include "net/player_directory.h"
 #include "net/session_sink.h"
+#include "net/tick_observer.h"
 #include "net/worker_pool.h"
 #include "wire/encoder.h"
 #include "zone/world.h"
@@ -86,6 +87,8 @@ class TickLoop {
 
   // Runs one tick on the calling thread (the loop calls this; tests may too).
   void Step();
+  // Called after every tick, on the loop thread (the zone viewer). REQUIRES: before Start().
+  void SetObserver(TickObserver* observer) { observer_ = observer; }
 
  private:
   struct Request {
@@ -143,6 +146,7 @@ class TickLoop {
   std::deque<std::string> chat_text_;  // this tick's chat texts (stable addresses for chats_)
   std::vector<zone::InputResult> results_;
 
+  TickObserver* observer_ = nullptr;
   std::atomic<bool> running_{false};
   std::thread thread_;
 };

@@ -244,6 +244,11 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_handoffs_accepted_total", "counter"},
       {"zs_handoffs_failed_total", "counter"},
       {"zs_handoffs_arrived_total", "counter"},
+      {"zs_viewers", "gauge"},
+      {"zs_viewer_frames_total", "counter"},
+      {"zs_viewer_frames_skipped_total", "counter"},
+      {"zs_viewers_refused_total", "counter"},
+      {"zs_viewer_snapshot_seconds_total", "counter"},
   };
   EXPECT_EQ(types, want);
 }

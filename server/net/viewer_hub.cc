@@ -1,0 +1,250 @@
+#include "net/viewer_hub.h"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "net/frame_fanout.h"
+#include "net/viewer_session.h"
+
+namespace zs::net {
+
+namespace {
+
+// A JSON string literal (zone names come from config files; escaped all the same).
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+ViewerHub::ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world, Metrics* metrics,
+                     Options options)
+    : io_(io),
+      hello_(Hello(world, options)),
+      metrics_(metrics),
+      options_(options),
+      watch_(world.zones.size()),
+      buffers_(world.zones.size()),
+      interval_ticks_(std::max<uint64_t>(
+          1,
+          static_cast<uint64_t>(std::lround(options.frame_interval_seconds * world.tick_rate)))) {
+  for (const zone::ZoneConfig& z : world.zones) zone_ids_.push_back(z.id);
+}
+
+ViewerHub::~ViewerHub() = default;
+
+std::string ViewerHub::Hello(const zone::WorldConfig& world, const Options& options) {
+  std::string zones;
+  for (const zone::ZoneConfig& z : world.zones) {
+    char bounds[128];
+    std::snprintf(bounds, sizeof bounds, "[%g,%g,%g,%g]", z.bounds.min.x, z.bounds.min.y,
+                  z.bounds.max.x, z.bounds.max.y);
+    zones += (zones.empty() ? "" : ",") + std::string("{\"id\":") + std::to_string(z.id) +
+             ",\"name\":" + JsonString(z.name) + ",\"bounds\":" + bounds + "}";
+  }
+  return "{\"type\":\"hello\",\"tick_rate\":" + std::to_string(world.tick_rate) +
+         ",\"frame_hz\":" + std::to_string(std::lround(1.0 / options.frame_interval_seconds)) +
+         ",\"zones\":[" + zones + "]}";
+}
+
+bool ViewerHub::TryAdmit(boost::beast::tcp_stream& stream,
+                         boost::beast::http::request<boost::beast::http::string_body>& request) {
+  uint64_t id = 0;
+  {
+    std::lock_guard lock(mu_);
+    if (viewers_.size() >= options_.max_viewers) {
+      metrics_->viewers_refused.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    id = next_id_++;
+    viewers_[id] = Viewer{};  // holds the place (no session yet: skipped by Broadcast)
+  }
+  auto session = std::make_shared<ViewerSession>(
+      std::move(stream), options_.stall_seconds, metrics_,
+      ViewerSession::Hooks{
+          .on_command = [this, id](const ViewerCommand& c) { return OnCommand(id, c); },
+          .on_closed = [this, id] { OnClosed(id); }});
+  {
+    std::lock_guard lock(mu_);
+    viewers_[id].session = session;
+    count_.store(viewers_.size(), std::memory_order_relaxed);
+  }
+  metrics_->viewers.fetch_add(1, std::memory_order_relaxed);
+  session->Start(std::move(request), hello_);
+  return true;
+}
+
+const char* ViewerHub::OnCommand(uint64_t id, const ViewerCommand& c) {
+  std::lock_guard lock(mu_);
+  const auto it = viewers_.find(id);
+  if (it == viewers_.end()) return nullptr;
+  Viewer& v = it->second;
+  switch (c.kind) {
+    case ViewerCommand::Kind::kZone: {
+      const auto z = std::find(zone_ids_.begin(), zone_ids_.end(), c.value);
+      if (z == zone_ids_.end()) return "unknown zone id";
+      v.zone = static_cast<size_t>(z - zone_ids_.begin());
+      v.selected = 0;
+      break;
+    }
+    case ViewerCommand::Kind::kSelect:
+      v.selected = c.value;
+      break;
+    case ViewerCommand::Kind::kPause:
+      v.paused = true;
+      break;
+    case ViewerCommand::Kind::kResume:
+      v.paused = false;
+      break;
+  }
+  return nullptr;
+}
+
+void ViewerHub::OnClosed(uint64_t id) {
+  std::lock_guard lock(mu_);
+  if (viewers_.erase(id) == 0) return;
+  count_.store(viewers_.size(), std::memory_order_relaxed);
+  metrics_->viewers.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void ViewerHub::CloseAll() {
+  std::vector<std::shared_ptr<ViewerSession>> sessions;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, v] : viewers_) {
+      if (auto s = v.session.lock()) sessions.push_back(std::move(s));
+    }
+  }
+  for (const auto& s : sessions) s->Close();
+}
+
+void ViewerHub::CopyWatches() {
+  for (Watch& w : watch_) {
+    w.wanted = false;
+    w.selected.clear();
+  }
+  std::lock_guard lock(mu_);
+  for (const auto& [id, v] : viewers_) {
+    if (v.paused) continue;
+    watch_[v.zone].wanted = true;
+    if (v.selected != 0) watch_[v.zone].selected.push_back(v.selected);
+  }
+}
+
+void ViewerHub::Accumulate(const zone::World& world, const FrameFanout& fanout) {
+  for (size_t z = 0; z < watch_.size(); ++z) {
+    if (!watch_[z].wanted) continue;
+    ZoneBuffer& b = buffers_[z];
+    CollectSwings(world, z, kMaxSwingsPerFrame, &b.swings, &b.hits);
+    const std::vector<zone::PlayerView>& views = world.output(z).views;
+    for (const uint32_t id : watch_[z].selected) {
+      for (size_t v = 0; v < views.size(); ++v) {
+        if (ToRaw(views[v].player) == id) b.bytes[id] += fanout.FrameBytes(z, v);
+      }
+    }
+  }
+}
+
+void ViewerHub::AfterTick(const zone::World& world, const FrameFanout& fanout) {
+  if (count_.load(std::memory_order_relaxed) == 0) {
+    last_capture_tick_ = 0;
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  CopyWatches();
+  Accumulate(world, fanout);
+  if (last_capture_tick_ == 0) last_capture_tick_ = world.tick() - interval_ticks_;
+  const uint64_t ticks = world.tick() - last_capture_tick_;
+  if (ticks >= interval_ticks_) {
+    last_capture_tick_ = world.tick();
+    for (size_t z = 0; z < watch_.size(); ++z) {
+      ZoneBuffer& b = buffers_[z];
+      if (watch_[z].wanted) {
+        std::shared_ptr<const ViewerSnapshot> snapshot = Capture(world, z, ticks);
+        boost::asio::post(io_, [this, z, snapshot] { Broadcast(z, snapshot); });
+      }
+      b.swings.clear();
+      b.hits.clear();
+      b.bytes.clear();
+    }
+  }
+  const auto us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  metrics_->viewer_snapshot_us.fetch_add(static_cast<uint64_t>(us.count()),
+                                         std::memory_order_relaxed);
+}
+
+std::shared_ptr<ViewerSnapshot> ViewerHub::NewSnapshot() {
+  std::unique_ptr<ViewerSnapshot> s;
+  {
+    std::lock_guard lock(pool_->mu);
+    if (!pool_->free.empty()) {
+      s = std::move(pool_->free.back());
+      pool_->free.pop_back();
+    }
+  }
+  if (!s) s = std::make_unique<ViewerSnapshot>();
+  s->swings.clear();
+  s->hits.clear();
+  s->selections.clear();
+  return {s.release(), [pool = pool_](ViewerSnapshot* done) {
+            std::unique_ptr<ViewerSnapshot> owned(done);
+            std::lock_guard lock(pool->mu);
+            if (pool->free.size() < kMaxPooledSnapshots) pool->free.push_back(std::move(owned));
+          }};
+}
+
+std::shared_ptr<ViewerSnapshot> ViewerHub::Capture(const zone::World& world, size_t z,
+                                                   uint64_t ticks) {
+  std::shared_ptr<ViewerSnapshot> s = NewSnapshot();
+  CaptureZone(world, z, s.get());
+  ZoneBuffer& b = buffers_[z];
+  s->swings.swap(b.swings);
+  s->hits.swap(b.hits);
+  s->tick_ms = static_cast<float>(metrics_->last_tick_us.load(std::memory_order_relaxed)) / 1000;
+  s->connections = static_cast<uint32_t>(metrics_->connections.load(std::memory_order_relaxed));
+  s->bytes_out = metrics_->bytes_out.load(std::memory_order_relaxed);
+  for (const uint32_t id : watch_[z].selected) {
+    ViewerSelection& sel = s->selections.emplace_back();
+    CaptureSelection(world, z, id, &sel);
+    const auto it = b.bytes.find(id);
+    const double bytes = it == b.bytes.end() ? 0.0 : static_cast<double>(it->second);
+    sel.bytes_per_s =
+        static_cast<float>(bytes * world.config().tick_rate / static_cast<double>(ticks));
+  }
+  return s;
+}
+
+void ViewerHub::Broadcast(size_t zone, const std::shared_ptr<const ViewerSnapshot>& snapshot) {
+  std::vector<std::shared_ptr<ViewerSession>> to;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, v] : viewers_) {
+      if (v.zone != zone || v.paused) continue;
+      if (auto s = v.session.lock()) to.push_back(std::move(s));
+    }
+  }
+  if (to.empty()) return;
+  auto frame = std::make_shared<const std::string>(EncodeViewerFrame(*snapshot));
+  for (const auto& s : to) s->Offer(frame);
+}
+
+}  // namespace zs::net

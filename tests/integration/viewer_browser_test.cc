@@ -1,0 +1,142 @@
+// The zone viewer in a real browser: zone_server with 100 client_sim bots in the `raid` scenario,
+// /viewer opened in headless Chromium (scripts/install-deps.sh installs it) and read through its
+// DevTools protocol while it runs live (devtools.h): the entity count the page shows equals the
+// server's /metrics, the canvas is not blank (the page counts its non-background pixels), and
+// swings appear within a few seconds of the raid starting. A screenshot is kept as a CI artefact
+// (<build dir>/tests/viewer.png; docs/viewer.png is one of them).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <string>
+
+#include "integration/devtools.h"
+#include "integration/harness.h"
+
+namespace zs::integration {
+namespace {
+
+constexpr int kBots = 100;
+constexpr double kSwingDeadlineS = 15;  // from the bots' start to a swing on the page
+
+// zs_zone_entities{zone="<zone>"} in a /metrics page, or -1.
+long ZoneEntities(const std::string& metrics, const std::string& zone) {
+  const std::string key = "zs_zone_entities{zone=\"" + zone + "\"} ";
+  const size_t at = metrics.find(key);
+  return at == std::string::npos ? -1 : std::stol(metrics.substr(at + key.size()));
+}
+
+pid_t StartRaid(uint16_t port) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(ZS_CLIENT_SIM_BIN, ZS_CLIENT_SIM_BIN, "--port", std::to_string(port).c_str(), "--bots",
+            std::to_string(kBots).c_str(), "--ramp", "200", "--duration", "60", "--scenario",
+            "raid", "--verify-every", "10", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// What the page shows (the text of its panel's elements), read in the page.
+struct PageNumbers {
+  long entities = -1;
+  long swings = -1;
+  long frames = -1;
+  long painted = -1;
+};
+PageNumbers ReadPage(HeadlessChromium& browser) {
+  const nlohmann::json v = browser.Evaluate(
+      "['entities', 'swings', 'frames', 'painted'].map("
+      "(id) => Number(document.getElementById(id).textContent))");
+  if (!v.is_array() || v.size() != 4) return {};
+  const auto n = [&v](size_t i) { return v[i].is_number() ? v[i].get<long>() : -1L; };
+  return {.entities = n(0), .swings = n(1), .frames = n(2), .painted = n(3)};
+}
+
+TEST(ViewerBrowser, PageDrawsTheLiveZone) {
+  ServerProcess server("  idle_timeout_seconds: 60\n  max_connections_per_ip: 1000\n");
+  const double start = NowS();
+  const pid_t bots = StartRaid(server.port());
+  const int polls = kUnderTsan ? 600 : 150;  // every 100 ms: logins take longer under TSan
+  for (int i = 0; i < polls && MetricValue(server.HttpGet("/metrics"), "zs_players") < kBots; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(MetricValue(server.HttpGet("/metrics"), "zs_players"), kBots);
+  HeadlessChromium browser("http://127.0.0.1:" + std::to_string(server.admin_port()) +
+                           "/viewer?zone=1&select=auto&fit=entities");
+  ASSERT_TRUE(browser.ok()) << browser.error();
+
+  // The page against /metrics, until a swing has been drawn (bots swing from the start) and the
+  // page has had a second of frames.
+  PageNumbers page;
+  long server_entities = -1;
+  double swing_at = 0;
+  while (NowS() < start + (kUnderTsan ? 120 : 40)) {
+    const long before = ZoneEntities(server.HttpGet("/metrics"), "plaza");
+    page = ReadPage(browser);
+    const long after = ZoneEntities(server.HttpGet("/metrics"), "plaza");
+    server_entities = page.entities == before ? before : after;
+    if (page.swings > 0 && swing_at == 0) swing_at = NowS();
+    if (swing_at != 0 && page.frames >= 10 && page.entities == server_entities) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_GE(page.frames, 10) << "the page got too few frames";
+  EXPECT_EQ(page.entities, server_entities) << "the page's entity count differs from /metrics";
+  EXPECT_GE(page.entities, kBots);
+  EXPECT_GT(page.painted, 1000) << "the canvas is (nearly) blank";
+  ASSERT_NE(swing_at, 0) << "no swing drawn";
+  if (!kUnderTsan) {  // TSan slows the server 5-15x (harness.h)
+    EXPECT_LT(swing_at - start, kSwingDeadlineS) << "the first swing took too long";
+  }
+
+  // The screenshot: a CI artefact, and the README's picture.
+  const std::string png = ZS_VIEWER_SCREENSHOT;
+  fs::remove(png);
+  ASSERT_TRUE(browser.Screenshot(png));
+  std::ifstream in(png, std::ios::binary);
+  std::string head(8, '\0');
+  in.read(head.data(), 8);
+  EXPECT_EQ(head, "\x89PNG\r\n\x1a\n");
+  EXPECT_GT(fs::file_size(png), 10000u);  // a blank 1280x800 PNG compresses to ~5 KB
+
+  // Interaction: a click on a monster selects it, the wheel zooms, the heat map and the
+  // occupancy shading draw, pause stops the frames and resume restarts them; no script error.
+  const nlohmann::json clicked = browser.Evaluate(R"((() => {
+      const e = state.frame.entities.find((x) => x.kind === 'monster');
+      const r = canvas.getBoundingClientRect();
+      const at = { clientX: r.left + sx(e.x), clientY: r.top + sy(e.y), bubbles: true };
+      canvas.dispatchEvent(new MouseEvent('mousedown', at));
+      canvas.dispatchEvent(new MouseEvent('mouseup', at));
+      return e.id; })())");
+  ASSERT_TRUE(clicked.is_number());
+  EXPECT_EQ(browser.Evaluate("Number(document.getElementById('sel-id').textContent)"), clicked);
+  EXPECT_EQ(browser.Evaluate("document.getElementById('sel-kind').textContent"), "monster");
+  EXPECT_EQ(browser.Evaluate(R"((() => {
+      const before = state.view.scale;
+      canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, clientX: 300, clientY: 300,
+                                                     bubbles: true, cancelable: true }));
+      document.getElementById('heat').click();
+      const shade = document.getElementById('shade');
+      shade.value = 'occupancy';
+      shade.dispatchEvent(new Event('change'));
+      return state.view.scale > before; })())"),
+            true);
+  browser.Evaluate("document.getElementById('pause').click()");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const long paused = ReadPage(browser).frames;
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_LE(ReadPage(browser).frames, paused + 1) << "frames kept coming while paused";
+  browser.Evaluate("document.getElementById('pause').click()");
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  EXPECT_GT(ReadPage(browser).frames, paused + 2) << "no frames after resume";
+  EXPECT_EQ(browser.Evaluate("window.viewerErrors"), 0);
+
+  ::kill(bots, SIGTERM);
+  ::waitpid(bots, nullptr, 0);
+}
+
+}  // namespace
+}  // namespace zs::integration
