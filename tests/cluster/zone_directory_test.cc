@@ -202,7 +202,10 @@ TEST_F(ZoneDirectoryTest, ALookupAgainstAHungServerFailsWithinItsTimeout) {
   const double seconds = SecondsSince(start);
   server_.Resume();
   EXPECT_EQ(hung.status, LookupStatus::kError);
-  EXPECT_LT(seconds, 1.5) << "jetstream_timeout_ms is 1000";
+  // jetstream_timeout_ms is 1000: it gives up then (not a speed goal: a hang would be minutes;
+  // the margin is for a loaded CI machine).
+  EXPECT_GE(seconds, 0.9);
+  EXPECT_LT(seconds, 5.0);
   EXPECT_FALSE(hung.error.empty());
   LookupResult up;
   EXPECT_TRUE(WaitFor(
