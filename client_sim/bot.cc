@@ -90,6 +90,7 @@ void Bot::OnConnected(const boost::system::error_code& ec) {
   if (ec) {
     stats_->logins_failed.fetch_add(1);
     stats_->Error("connect: " + ec.message());
+    if (options_.scenario == Scenario::kZones) RetryFromTheStart();
     return;
   }
   stats_->connected.fetch_add(1);
@@ -231,11 +232,27 @@ void Bot::AfterTick() {
   last_tick_at_ = Clock::now();
   if (handing_off_) {
     handing_off_ = false;
-    const double ms = std::chrono::duration<double, std::milli>(last_tick_at_ - handoff_from_).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(last_tick_at_ - handoff_from_).count();
     std::lock_guard lock(stats_->mu);
     stats_->handoff_ms.push_back(ms);
   }
   if (rtt_batch_.size() + model_.intervals()->size() >= 64) FlushSamples();
+}
+
+void Bot::RetryFromTheStart() {
+  // A server that went away (a node of a cluster restarting): back to the first server after
+  // a second; it routes the login to wherever the character is now.
+  if (handing_off_) {
+    handing_off_ = false;
+    stats_->handoffs_failed.fetch_add(1);
+  }
+  host_.clear();
+  ticket_.clear();
+  life_timer_.expires_after(Ms(rng_.Range(0.8f, 1.2f)));
+  life_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (!ec) self->Connect();
+  });
 }
 
 void Bot::FollowHandoff(const pb::ZoneChanged& z) {
@@ -423,6 +440,10 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
   FlushSamples();
   if (handoff && !stopped_) {
     asio::post(strand_, [self = shared_from_this()] { self->Connect(); });
+    return;
+  }
+  if (reconnect && !stopped_ && options_.scenario == Scenario::kZones) {
+    RetryFromTheStart();
     return;
   }
   if (reconnect && !stopped_ && options_.scenario == Scenario::kChurn) {

@@ -84,6 +84,8 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void Disconnect(const std::string& reason, bool reconnect);
   // A ZoneChanged that names another server: go there with the ticket.
   void FollowHandoff(const zone::v1::ZoneChanged& z);
+  // zones: after a lost connection, log in again at the first server a second later.
+  void RetryFromTheStart();
   Vec2 Goal() const;
   Vec2 SpreadGoal();  // a random point in the zone, kept until the bot gets there
 

@@ -40,12 +40,11 @@ std::string ReportJson(const RunInfo& run, const Stats& stats, const Results& r)
                            {"jitter_p50", Quantile(r.jitter, 0.5)},
                            {"jitter_p99", Quantile(r.jitter, 0.99)}};
   const std::vector<double>& h = stats.handoff_ms;
-  j["handoffs"] = {{"followed", stats.handoffs.load()},
-                   {"failed", stats.handoffs_failed.load()},
-                   {"latency_ms",
-                    {{"samples", h.size()},
-                     {"p50", Quantile(h, 0.5)},
-                     {"p99", Quantile(h, 0.99)}}}};
+  j["handoffs"] = {
+      {"followed", stats.handoffs.load()},
+      {"failed", stats.handoffs_failed.load()},
+      {"latency_ms",
+       {{"samples", h.size()}, {"p50", Quantile(h, 0.5)}, {"p99", Quantile(h, 0.99)}}}};
   j["ticks_received"] = stats.ticks.load();
   j["crowd_summaries"] = stats.crowd_summaries.load();
   j["crowd_total"] = stats.crowd_total.load();

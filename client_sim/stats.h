@@ -26,12 +26,12 @@ struct Stats {
   std::atomic<uint64_t> crowd_total{0};      // sum of their `total`s: entities in view, not sent
 
   std::mutex mu;
-  std::vector<double> rtt_ms;                   // ping -> pong
-  std::vector<double> tick_interval_ms;         // arrival gaps between consecutive TickUpdates
-  std::vector<double> handoff_ms;  // hand-offs to another server: the last tick in the old zone
-                                   // (the portal's tick) -> the first tick from the new server
-  std::atomic<uint64_t> handoffs{0};         // ZoneChanged with a server_address followed
-  std::atomic<uint64_t> handoffs_failed{0};  // ... whose new server never sent a first tick
+  std::vector<double> rtt_ms;            // ping -> pong
+  std::vector<double> tick_interval_ms;  // arrival gaps between consecutive TickUpdates
+  std::vector<double> handoff_ms;     // hand-offs to another server: the last tick in the old zone
+                                      // (the portal's tick) -> the first tick from the new server
+  std::atomic<uint64_t> handoffs{0};  // ZoneChanged with a server_address followed
+  std::atomic<uint64_t> handoffs_failed{0};     // ... whose new server never sent a first tick
   std::map<std::string, uint64_t> violations;   // by kind
   std::map<std::string, uint64_t> errors;       // Error frames and Kicks from the server, by reason
   std::map<std::string, uint64_t> disconnects;  // connection ended by the server, by reason

@@ -45,6 +45,7 @@ PACKAGES=(
   # the Python reference client (examples/python) and its integration test
   python3
   python3-protobuf
+  python3-yaml          # scripts/check-k8s.sh reads the Kubernetes manifests
   # tests and benchmarks
   libgtest-dev
   libgmock-dev

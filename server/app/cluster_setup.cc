@@ -13,8 +13,8 @@ std::vector<cluster::ZoneClaim> HostedZones(const ServerConfig& config,
     if (it == world.zones.end()) {
       std::string known;
       for (const zone::ZoneConfig& z : world.zones) known += (known.empty() ? "" : ", ") + z.name;
-      throw zone::ConfigError("cluster.zones: no zone named '" + name + "' in the world (zones: " +
-                              known + ")");
+      throw zone::ConfigError("cluster.zones: no zone named '" + name +
+                              "' in the world (zones: " + known + ")");
     }
     out.push_back({.zone_id = it->id, .name = it->name});
   }

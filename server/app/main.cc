@@ -296,16 +296,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::vector<uint32_t> hosted_ids = zs::app::ZoneIds(hosted);
-  zs::net::TickLoop tick_loop(
-      world_config, &metrics, workers, &churn,
-      {.storage = &storage,
-       .checkpoint_seconds = config.storage.checkpoint_seconds,
-       .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
-       .handoff = nullptr,  // attached once listening (JoinCluster below)
-       .tickets = &tickets},
-      hosted_ids);
-  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn, &authenticator,
-                         &tickets);
+  zs::net::TickLoop tick_loop(world_config, &metrics, workers, &churn,
+                              {.storage = &storage,
+                               .checkpoint_seconds = config.storage.checkpoint_seconds,
+                               .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
+                               .handoff = nullptr,  // attached once listening (JoinCluster below)
+                               .tickets = &tickets},
+                              hosted_ids);
+  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn, &authenticator, &tickets);
   zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
   zs::net::ViewerHub viewers(
       io, world_config, &metrics,
@@ -346,7 +344,8 @@ int main(int argc, char** argv) {
   tick_loop.AttachHandoff(node.get());
   std::string zone_names;
   for (const auto& z : world_config.zones) {
-    if (hosted_ids.empty() || std::find(hosted_ids.begin(), hosted_ids.end(), z.id) != hosted_ids.end()) {
+    if (hosted_ids.empty() ||
+        std::find(hosted_ids.begin(), hosted_ids.end(), z.id) != hosted_ids.end()) {
       zone_names += (zone_names.empty() ? "" : ", ") + z.name;
     }
   }

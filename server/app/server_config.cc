@@ -129,8 +129,8 @@ void LoadAgones(const zone::YamlNode& root, AgonesConfig* out) {
 ServerConfig LoadServerConfig(const std::string& path) {
   const zone::YamlNode root = zone::LoadYamlFile(path);
   root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level",
-                  "stats_interval_seconds", "tick_rate", "limits", "auth", "storage",
-                  "cluster", "agones"});
+                  "stats_interval_seconds", "tick_rate", "limits", "auth", "storage", "cluster",
+                  "agones"});
   ServerConfig c;
   const zone::YamlNode listen = root["listen"];
   listen.AllowOnly({"address", "port"});

@@ -54,9 +54,9 @@ struct AgonesConfig {
 // server hosts every zone and needs no NATS.
 struct ClusterConfig {
   bool enabled = false;
-  std::string nats_url;          // e.g. nats://127.0.0.1:4222
-  std::string node;              // unique in the world
-  std::string public_address;    // "host:port" this node's clients connect to
+  std::string nats_url;            // e.g. nats://127.0.0.1:4222
+  std::string node;                // unique in the world
+  std::string public_address;      // "host:port" this node's clients connect to
   std::vector<std::string> zones;  // zone names this node hosts (--zones overrides)
   int directory_ttl_seconds = 5;
   int handoff_timeout_ms = 500;

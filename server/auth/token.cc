@@ -15,7 +15,7 @@ namespace zs::auth {
 namespace {
 
 constexpr std::string_view kVersionPrefix = "zs1.";
-constexpr size_t kMacBytes = 32;  // SHA-256
+constexpr size_t kMacBytes = 32;    // SHA-256
 constexpr size_t kNonceBytes = 12;  // random bytes behind a new token's nonce (16 characters)
 constexpr size_t kMinNonceChars = 8;
 constexpr size_t kMaxNonceChars = 64;
@@ -103,8 +103,8 @@ std::string RandomBase64Url(size_t bytes) {
 std::string TokenCodec::Sign(const Identity& id) const {
   const std::string nonce = RandomBase64Url(kNonceBytes);
   if (nonce.empty()) return {};  // no randomness: no token (never verifies)
-  const std::string payload = std::to_string(id.account) + "\n" + std::to_string(id.expiry) +
-                              "\n" + nonce + "\n" + id.name;
+  const std::string payload =
+      std::to_string(id.account) + "\n" + std::to_string(id.expiry) + "\n" + nonce + "\n" + id.name;
   std::string token = std::string(kVersionPrefix) + Base64UrlEncode(payload);
   const std::string mac = Mac(token);
   return token + "." + Base64UrlEncode(mac);

@@ -10,8 +10,7 @@ namespace zs::cluster {
 namespace {
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 int64_t WallMs() {
@@ -39,9 +38,10 @@ ClusterNode::ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones,
         spdlog::critical("cluster: zone {} is now hosted by node '{}' at {}: this node lost it",
                          zone, now.node, now.address);
       });
-  const ClaimResult claim = directory_->Claim(
-      zones_, ZoneOwner{.node = options_.node, .address = options_.public_address,
-                        .zone_id = 0, .started_ms = WallMs()});
+  const ClaimResult claim = directory_->Claim(zones_, ZoneOwner{.node = options_.node,
+                                                                .address = options_.public_address,
+                                                                .zone_id = 0,
+                                                                .started_ms = WallMs()});
   if (!claim.ok) throw std::runtime_error(claim.error);
   for (const ZoneClaim& z : zones_) {
     bus_->Serve(HandoffSubject(z.zone_id),

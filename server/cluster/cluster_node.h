@@ -73,7 +73,7 @@ class ClusterNode : public net::HandoffPort {
   std::unique_ptr<ZoneDirectory> directory_;
   std::mutex mu_;
   std::condition_variable wake_;
-  std::deque<Job> jobs_;  // guarded by mu_
+  std::deque<Job> jobs_;   // guarded by mu_
   bool stopping_ = false;  // guarded by mu_
   std::vector<std::thread> workers_;
 };

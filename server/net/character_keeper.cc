@@ -82,9 +82,8 @@ void CharacterKeeper::Load(uint64_t session, PendingLogin login) {
   if (login.who.account != 0) loading_account_[login.who.account] = session;
   const std::weak_ptr<SessionSink> sink = login.sink;
   loading_[session] = std::move(login);
-  const bool queued = storage_->Load(name, [loaded = loaded_, session](storage::LoadResult r) {
-    loaded(session, std::move(r));
-  });
+  const bool queued = storage_->Load(
+      name, [loaded = loaded_, session](storage::LoadResult r) { loaded(session, std::move(r)); });
   if (!queued) {
     OnLoaded(session, {.outcome = storage::LoadOutcome::kUnavailable, .record = {}});
   }
@@ -167,8 +166,7 @@ void CharacterKeeper::Refuse(const std::shared_ptr<SessionSink>& sink, bool stor
   metrics_->LoginRefused(reason);
   const wire::ErrorCode code =
       storage_problem ? wire::ErrorCode::kStorageUnavailable : wire::ErrorCode::kAuthFailed;
-  sink->CloseWith(wire::ErrorFrame(code, storage_problem ? kStorageText : kAuthFailedText),
-                  reason);
+  sink->CloseWith(wire::ErrorFrame(code, storage_problem ? kStorageText : kAuthFailedText), reason);
 }
 
 storage::CharacterRecord CharacterKeeper::RecordOf(const PlayerDirectory::Player& p,
@@ -183,7 +181,8 @@ void CharacterKeeper::ForgetLoading(uint64_t session) {
   const auto it = loading_.find(session);
   if (it == loading_.end()) return;
   const LoginIdentity& who = it->second.who;
-  if (const auto n = loading_name_.find(who.name); n != loading_name_.end() && n->second == session) {
+  if (const auto n = loading_name_.find(who.name);
+      n != loading_name_.end() && n->second == session) {
     loading_name_.erase(n);
   }
   if (const auto a = loading_account_.find(who.account);
@@ -194,7 +193,7 @@ void CharacterKeeper::ForgetLoading(uint64_t session) {
 }
 
 void CharacterKeeper::Logout(uint64_t session) {
-  ForgetLoading(session);  // gone before its character was loaded: the load is ignored
+  ForgetLoading(session);   // gone before its character was loaded: the load is ignored
   routing_.erase(session);  // gone while its login was being routed: the answer is ignored
   PlayerDirectory::Player* p = players_->BySession(session);
   if (p == nullptr) return;

@@ -62,20 +62,20 @@ class CharacterKeeper {
   struct Options {
     uint32_t checkpoint_ticks = 200;  // ticks between checkpoints
     uint32_t tick_rate = 20;
-    bool token_mode = false;          // accounts are real: a name owned by another is refused
-    HandoffPort* handoff = nullptr;   // null: every zone is here
-    TicketBook* tickets = nullptr;    // null: nobody arrives from elsewhere
+    bool token_mode = false;         // accounts are real: a name owned by another is refused
+    HandoffPort* handoff = nullptr;  // null: every zone is here
+    TicketBook* tickets = nullptr;   // null: nobody arrives from elsewhere
     Answered answered;
   };
-  CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics,
-                  ChurnLog* churn, storage::StorageWorker* storage, Options options,
-                  Loaded loaded);
+  CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics, ChurnLog* churn,
+                  storage::StorageWorker* storage, Options options, Loaded loaded);
 
   void Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   void OnLoaded(uint64_t session, storage::LoadResult result);
   void Logout(uint64_t session);
   // A client arriving with a redeemed ticket, as `character` (its zone and arrival position).
-  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink, storage::CharacterRecord character);
+  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+              storage::CharacterRecord character);
   void OnHandoffAnswer(HandoffKey key, HandoffAnswer answer);
   void AttachHandoff(HandoffPort* handoff) { options_.handoff = handoff; }
   // After each tick: saves the players who changed zone, and checkpoints when due.
@@ -89,16 +89,14 @@ class CharacterKeeper {
     LoginIdentity who;
   };
 
-  void TakeOver(PlayerDirectory::Player& online, uint64_t session,
-                std::weak_ptr<SessionSink> sink);
+  void TakeOver(PlayerDirectory::Player& online, uint64_t session, std::weak_ptr<SessionSink> sink);
   void Load(uint64_t session, PendingLogin login);
   void ForgetLoading(uint64_t session);
   void Enter(uint64_t session, PendingLogin login, const storage::LoadResult& result);
   void Welcome(const std::shared_ptr<SessionSink>& sink, EntityId id, const std::string& name);
   // Kicks the connection of an online player, logging the character out (saved).
   void KickOut(PlayerDirectory::Player& player, const char* reason);
-  void Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem,
-              const char* reason);
+  void Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem, const char* reason);
   [[nodiscard]] storage::CharacterRecord RecordOf(const PlayerDirectory::Player& p,
                                                   const zone::PlayerSnapshot& state) const;
   void Checkpoint();
@@ -128,7 +126,7 @@ class CharacterKeeper {
   storage::StorageWorker* storage_;
   Options options_;
   Loaded loaded_;
-  std::unordered_map<uint64_t, PendingLogin> loading_;     // by session
+  std::unordered_map<uint64_t, PendingLogin> loading_;      // by session
   std::unordered_map<std::string, uint64_t> loading_name_;  // newest loading session by name
   std::unordered_map<uint64_t, uint64_t> loading_account_;  // ... by account (not 0)
   uint64_t ticks_since_checkpoint_ = 0;

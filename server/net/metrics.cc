@@ -234,7 +234,7 @@ void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
                                double v) {
     families.push_back(Family(name, help, type));
     families.back().metric.push_back(type == prometheus::MetricType::Counter ? CounterValue(v)
-                                                                              : GaugeValue(v));
+                                                                             : GaugeValue(v));
   };
   using prometheus::MetricType;
   add("zs_logins_total", "Logins admitted (loaded, new or taken over).", MetricType::Counter,
@@ -252,8 +252,8 @@ void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
   add("zs_handoffs_arrived_total", "Characters that arrived here with a ticket.",
       MetricType::Counter, Num(handoffs_arrived));
   std::lock_guard lock(mu_);
-  families.push_back(Family("zs_login_refusals_total", "Logins refused, by reason.",
-                            MetricType::Counter));
+  families.push_back(
+      Family("zs_login_refusals_total", "Logins refused, by reason.", MetricType::Counter));
   for (const auto& [reason, n] : login_refusals_) {
     families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
   }

@@ -19,9 +19,9 @@ struct ClientMetric;
 namespace zs::net {
 
 // Tick duration histogram buckets, in seconds.
-inline constexpr std::array<double, 18> kTickBuckets = {
-    0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015,
-    0.02,    0.025,  0.035, 0.05,  0.075, 0.1,   0.25,   0.5,  1.0};
+inline constexpr std::array<double, 18> kTickBuckets = {0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005,
+                                                        0.0075,  0.01,   0.015, 0.02,  0.025, 0.035,
+                                                        0.05,    0.075,  0.1,   0.25,  0.5,   1.0};
 
 // A lock-free histogram of tick durations (kTickBuckets).
 class TickHistogram {

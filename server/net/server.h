@@ -20,8 +20,8 @@
 #include "net/churn_log.h"
 #include "net/limits.h"
 #include "net/metrics.h"
-#include "net/ticket_book.h"
 #include "net/tick_loop.h"
+#include "net/ticket_book.h"
 
 namespace zs::net {
 

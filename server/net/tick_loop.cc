@@ -196,7 +196,8 @@ void TickLoop::Drain() {
 void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
   if (r.kind == Request::kJoin) {
     if (player == nullptr) {
-      keeper_.Login(r.session, std::move(r.sink), {.account = r.account, .name = std::move(r.name)});
+      keeper_.Login(r.session, std::move(r.sink),
+                    {.account = r.account, .name = std::move(r.name)});
     }
     return;
   }
@@ -213,7 +214,8 @@ void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
         arriving_.erase(it);
       }
     }
-    if (character && player == nullptr) keeper_.Arrive(r.session, std::move(r.sink), std::move(*character));
+    if (character && player == nullptr)
+      keeper_.Arrive(r.session, std::move(r.sink), std::move(*character));
     return;
   }
   if (player == nullptr) return;  // not (or no longer) in the world

@@ -69,7 +69,8 @@ class TickLoop {
 
   void Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   // A client with a redeemed hand-off ticket, as `character`.
-  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink, storage::CharacterRecord character);
+  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+              storage::CharacterRecord character);
   void Leave(uint64_t session);
   void Move(uint64_t session, const zone::MoveInput& in);
   void Skill(uint64_t session, const zone::SkillInput& in);

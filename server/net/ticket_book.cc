@@ -17,8 +17,7 @@ std::string TicketBook::Issue(storage::CharacterRecord character, double now) {
   return ticket;
 }
 
-std::optional<storage::CharacterRecord> TicketBook::Redeem(const std::string& ticket,
-                                                           double now) {
+std::optional<storage::CharacterRecord> TicketBook::Redeem(const std::string& ticket, double now) {
   std::lock_guard lock(mu_);
   const auto it = open_.find(ticket);
   if (it == open_.end() || it->second.expires <= now) return std::nullopt;

@@ -44,9 +44,9 @@ struct WelcomeInfo {
   EntityId player = kInvalidEntity;
   std::string_view name;
   const zone::PlayerSnapshot* state = nullptr;  // REQUIRES: non-null: where, hp, cooldowns
-  const zone::ZoneConfig* zone = nullptr;    // REQUIRES: non-null
-  const zone::WorldConfig* world = nullptr;  // REQUIRES: non-null (player template, skills,
-                                             // monster templates, tick rate)
+  const zone::ZoneConfig* zone = nullptr;       // REQUIRES: non-null
+  const zone::WorldConfig* world = nullptr;     // REQUIRES: non-null (player template, skills,
+                                                // monster templates, tick rate)
   uint64_t server_tick = 0;
   uint64_t server_time_ms = 0;  // wall clock, ms since the Unix epoch
 };

@@ -36,8 +36,8 @@ void EntityIdAllocator::Free(EntityId id) {
 World::World(WorldConfig config, std::span<const uint32_t> hosted) : config_(std::move(config)) {
   zones_.reserve(config_.zones.size());
   for (size_t i = 0; i < config_.zones.size(); ++i) {
-    if (!hosted.empty() && std::find(hosted.begin(), hosted.end(), config_.zones[i].id) ==
-                               hosted.end()) {
+    if (!hosted.empty() &&
+        std::find(hosted.begin(), hosted.end(), config_.zones[i].id) == hosted.end()) {
       continue;  // hosted by another server
     }
     // Each zone's randomness derives from the world seed and its position: reproducible.
@@ -101,8 +101,8 @@ Status World::RestorePlayer(const PlayerSnapshot& saved, EntityId* id, std::stri
 Status World::SnapshotPlayer(EntityId id, PlayerSnapshot* out) const {
   if (const auto away = away_.find(EntityIndex(id));
       away != away_.end() && away->second.entity.id == id) {
-    *out = SnapshotOf(away->second.entity, away->second.departure.to_zone, tick_,
-                      config_.tick_rate);
+    *out =
+        SnapshotOf(away->second.entity, away->second.departure.to_zone, tick_, config_.tick_rate);
     out->position = away->second.departure.arrival;
     return Status::Ok();
   }

@@ -7,8 +7,9 @@
 // A world may host only some of its zones (the others run on other servers): a player who walks
 // into a portal to a zone hosted elsewhere leaves every zone here and waits, with its id and
 // state kept, as a departure; the caller hands it over (SendOff) or, when the other side cannot
-// take it, puts it back beside the portal (TakeBack). The world never knows how or where. Ids are unique across the world and keep
-// their generation check: a player keeps its id when it changes zone.
+// take it, puts it back beside the portal (TakeBack). The world never knows how or where. Ids are
+// unique across the world and keep their generation check: a player keeps its id when it changes
+// zone.
 //
 // Thread: one at a time. The network layer calls AddPlayer/RemovePlayer/Tick from the thread
 // that owns the world.
@@ -127,7 +128,8 @@ class World {
   void ShareNames();
   // Files a new player under zone index z (ids, zone_of_, names_) after `place` put it there.
   template <typename Place>
-  Status Enter(size_t z, EntityId* id, std::string name, Place place);  // the outputs point at names_ (the encoder reads players' names)
+  Status Enter(size_t z, EntityId* id, std::string name,
+               Place place);  // the outputs point at names_ (the encoder reads players' names)
 
   void Depart(size_t z, Entity leaving, const Transfer& t);
   struct Away {

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "integration/harness.h"
 #include "support/nats_server.h"
 #include "support/postgres_server.h"
@@ -32,12 +34,13 @@ class Cluster : public ::testing::Test {
   // A node hosting `zone` (plaza or yard) as `node`.
   std::unique_ptr<ServerProcess> Node(const std::string& node, const std::string& zone,
                                       const std::string& extra = "") {
-    const std::string top =
-        "storage: {backend: postgres, postgres: \"" + postgres_->conninfo(database_) +
-        "\", checkpoint_seconds: 1}\n" + "cluster: {nats_url: \"" + nats_.url() + "\", node: " +
-        node + ", public_address: \"127.0.0.1:0\", zones: [" + zone +
-        "], directory_ttl_seconds: 3" + extra + "}\n";
-    return std::make_unique<ServerProcess>("  idle_timeout_seconds: 60\n", top, ZS_CLUSTER_WORLD);
+    const std::string top = "storage: {backend: postgres, postgres: \"" +
+                            postgres_->conninfo(database_) + "\", checkpoint_seconds: 1}\n" +
+                            "cluster: {nats_url: \"" + nats_.url() + "\", node: " + node +
+                            ", public_address: \"127.0.0.1:0\", zones: [" + zone +
+                            "], directory_ttl_seconds: 3" + extra + "}\n";
+    return std::make_unique<ServerProcess>(
+        "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, ZS_CLUSTER_WORLD);
   }
 
   static inline test::PostgresServer* postgres_ = nullptr;
@@ -176,6 +179,145 @@ TEST_F(Cluster, ATicketNeverUsedExpiresAndTheCharacterWaitsInStorage) {
   const auto w = again.Login("Dawdler");
   ASSERT_TRUE(w) << yard->Log();
   EXPECT_EQ(w->zone_id(), 2u);
+}
+
+}  // namespace
+}  // namespace zs::integration
+
+namespace zs::integration {
+namespace {
+
+// client_sim's `zones` scenario against the plaza's node: every bot walks to the portal of the
+// zone it is in, so it goes back and forth between the two nodes. Returns its pid.
+pid_t StartZoneBots(uint16_t port, int bots, int seconds, const std::string& report) {
+  const std::string args[] = {"--port",
+                              std::to_string(port),
+                              "--bots",
+                              std::to_string(bots),
+                              "--ramp",
+                              "100",
+                              "--duration",
+                              std::to_string(seconds),
+                              "--scenario",
+                              "zones",
+                              "--verify-every",
+                              "5",
+                              "--report",
+                              report,
+                              "--max-failed-logins",
+                              "1000000"};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int out = ::open((report + ".log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    std::vector<char*> argv = {const_cast<char*>(ZS_CLIENT_SIM_BIN)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(ZS_CLIENT_SIM_BIN, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+double Players(ServerProcess& s) { return MetricValue(s.HttpGet("/metrics"), "zs_players"); }
+
+// 200 bots walk back and forth through the portals between the two nodes: no protocol
+// violation, never a character in two zones, everyone in the world at the end, and the
+// hand-off latency reported.
+TEST_F(Cluster, TwoHundredBotsWalkBackAndForthBetweenTheNodes) {
+  auto plaza = Node("plaza-a", "plaza");
+  auto yard = Node("yard-a", "yard");
+  const int kBots = 200;
+  const int seconds = kSanitizerBuild ? 20 : 60;
+  const std::string report =
+      (fs::temp_directory_path() / ("zs_zones_" + std::to_string(::getpid()) + ".json")).string();
+  const pid_t bots = StartZoneBots(plaza->port(), kBots, seconds, report);
+  const double end = NowS() + 2 + seconds - 1;  // ramp-up, then the run (ends just after)
+  double most = 0;
+  double at_end = 0;
+  while (NowS() < end) {
+    const double both = Players(*plaza) + Players(*yard);
+    most = std::max(most, both);
+    at_end = both;
+    Sleep(0.5);
+  }
+  EXPECT_LE(most, kBots) << "a character in two zones";
+  // Everyone in the world near the end (a few may be between the nodes at that instant).
+  EXPECT_GE(at_end, kBots - 10);
+  EXPECT_EQ(WaitExit(bots), 0) << ReadFile(report + ".log");
+  const std::string r = ReadFile(report);
+  const std::string log = ReadFile(report + ".log");
+  std::printf("[ cluster ] %s\n", log.substr(log.rfind("client_sim zones")).c_str());
+  const nlohmann::json j = nlohmann::json::parse(r, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << r;
+  EXPECT_EQ(j["violations_total"], 0) << log;
+  EXPECT_EQ(j["handoffs"]["failed"], 0) << log;
+  std::printf("[ cluster ] hand-off latency p50 %.1f ms, p99 %.1f ms (goal p99 <= 100 ms)\n",
+              j["handoffs"]["latency_ms"]["p50"].get<double>(),
+              j["handoffs"]["latency_ms"]["p99"].get<double>());
+  EXPECT_GT(MetricValue(plaza->HttpGet("/metrics"), "zs_handoffs_accepted_total"), kBots)
+      << "everyone went to the yard at least once";
+  EXPECT_GT(MetricValue(yard->HttpGet("/metrics"), "zs_handoffs_accepted_total"), kBots);
+  fs::remove(report);
+  fs::remove(report + ".log");
+}
+
+// kill -9 the yard's node mid-run: the plaza keeps ticking without a gap, portals into the yard
+// fail cleanly (the players stay), the yard's directory entry expires, and once the node is
+// back (same name, new process) hand-offs resume within 5 s and the yard's characters, who
+// came back to the plaza's node, are routed to it again.
+TEST_F(Cluster, KillingTheYardsNodeMidRunLeavesThePlazaTickingAndHandOffsResume) {
+  auto plaza = Node("plaza-a", "plaza");
+  auto yard = Node("yard-a", "yard");
+  const std::string report =
+      (fs::temp_directory_path() / ("zs_kill_" + std::to_string(::getpid()) + ".json")).string();
+  const pid_t bots = StartZoneBots(plaza->port(), 60, 30, report);
+  TestClient observer(plaza->port());
+  ASSERT_TRUE(observer.Login("Observer"));
+  TickWatch watch;
+  watch.Drain(observer, 6);
+  yard->Signal(SIGKILL);
+  ASSERT_TRUE(yard->Wait(5));
+  const double failed_before = MetricValue(plaza->HttpGet("/metrics"), "zs_handoffs_failed_total");
+  watch.Drain(observer, 5);  // the yard's entry expires (ttl 3 s) meanwhile
+  EXPECT_GT(MetricValue(plaza->HttpGet("/metrics"), "zs_handoffs_failed_total"), failed_before)
+      << "portal attempts into the yard failed cleanly";
+  EXPECT_NE(plaza->Log().find("no server hosts zone 2"), std::string::npos)
+      << "the yard's directory entry expired";
+  auto back = Node("yard-a", "yard");  // restarted
+  const double restarted = NowS();
+  const double accepted = MetricValue(plaza->HttpGet("/metrics"), "zs_handoffs_accepted_total");
+  double resumed = -1;
+  while (NowS() < restarted + 10 && resumed < 0) {
+    watch.Drain(observer, 0.2);
+    if (MetricValue(plaza->HttpGet("/metrics"), "zs_handoffs_accepted_total") > accepted) {
+      resumed = NowS() - restarted;
+    }
+  }
+  std::printf("[ cluster ] hand-offs resumed %.2f s after the yard's node restarted\n", resumed);
+  EXPECT_GE(resumed, 0.0) << "hand-offs never resumed";
+  EXPECT_LE(resumed, 5.0);
+  watch.Drain(observer, 3);
+  EXPECT_FALSE(watch.gap) << "the plaza's ticks went on without a gap";
+  EXPECT_GT(watch.count, 20u * 14);
+  EXPECT_GT(Players(*back), 0) << "characters are in the yard again";
+  EXPECT_EQ(WaitExit(bots), 0) << ReadFile(report + ".log");
+  fs::remove(report);
+  fs::remove(report + ".log");
 }
 
 }  // namespace
