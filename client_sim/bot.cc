@@ -428,7 +428,7 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
   if (in_world_) stats_->in_world.fetch_sub(1);
   const bool handoff = reason == "zone_handoff";
   if (!in_world_ && !stopped_ && !handoff) stats_->logins_failed.fetch_add(1);
-  if (!handoff && handing_off_) {  // the new server closed before its first tick
+  if (!handoff && handing_off_ && !stopped_) {  // the new server closed before its first tick
     handing_off_ = false;
     stats_->handoffs_failed.fetch_add(1);
   }
