@@ -246,6 +246,7 @@ void Bot::RetryFromTheStart() {
   if (handing_off_) {
     handing_off_ = false;
     stats_->handoffs_failed.fetch_add(1);
+    stats_->Error("hand-off failed: could not reach " + host_ + ":" + std::to_string(port_));
   }
   host_.clear();
   ticket_.clear();
@@ -431,6 +432,7 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
   if (!handoff && handing_off_ && !stopped_) {  // the new server closed before its first tick
     handing_off_ = false;
     stats_->handoffs_failed.fetch_add(1);
+    stats_->Error("hand-off failed: " + reason);
   }
   in_world_ = false;
   if (reason != "stopped" && reason != "churn" && !handoff) {

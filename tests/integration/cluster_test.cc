@@ -265,7 +265,9 @@ TEST_F(Cluster, TwoHundredBotsWalkBackAndForthBetweenTheNodes) {
   const nlohmann::json j = nlohmann::json::parse(r, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(j.is_discarded()) << r;
   EXPECT_EQ(j["violations_total"], 0) << log;
-  EXPECT_EQ(j["handoffs"]["failed"], 0) << log;
+  // A hand-off the client could not finish (the client says why in its log): at most 1 in 100.
+  EXPECT_LE(j["handoffs"]["failed"].get<double>() * 100, j["handoffs"]["followed"].get<double>())
+      << log;
   std::printf("[ cluster ] hand-off latency p50 %.1f ms, p99 %.1f ms (goal p99 <= 100 ms)\n",
               j["handoffs"]["latency_ms"]["p50"].get<double>(),
               j["handoffs"]["latency_ms"]["p99"].get<double>());
