@@ -47,10 +47,9 @@ int RunTokenTool(const TokenToolArgs& args, const std::string& config_path) {
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  const std::string token = auth::TokenCodec(std::move(secret))
-                                .Sign({.account = args.account,
-                                       .name = args.name,
-                                       .expiry = now + args.ttl_seconds});
+  const std::string token =
+      auth::TokenCodec(std::move(secret))
+          .Sign({.account = args.account, .name = args.name, .expiry = now + args.ttl_seconds});
   std::printf("%s\n", token.c_str());
   return 0;
 }

@@ -23,8 +23,8 @@ class PlayerDirectory {
     EntityId entity = kInvalidEntity;
     std::weak_ptr<SessionSink> sink;
     std::string name;
-    uint64_t account = 0;      // 0: no account (auth mode none)
-    bool resync = false;       // the next frame restarts the client's picture
+    uint64_t account = 0;        // 0: no account (auth mode none)
+    bool resync = false;         // the next frame restarts the client's picture
     zone::PlayerSnapshot saved;  // the state last handed to storage (checkpoints skip equal ones)
   };
 
@@ -79,10 +79,10 @@ class PlayerDirectory {
     return it == map.end() ? nullptr : BySession(it->second);
   }
 
-  std::unordered_map<uint64_t, Player> players_;        // by session id
-  std::unordered_map<uint32_t, uint64_t> session_of_;   // by raw entity id
-  std::unordered_map<std::string, uint64_t> by_name_;   // session by character name
-  std::unordered_map<uint64_t, uint64_t> by_account_;   // session by account (not 0)
+  std::unordered_map<uint64_t, Player> players_;       // by session id
+  std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
+  std::unordered_map<std::string, uint64_t> by_name_;  // session by character name
+  std::unordered_map<uint64_t, uint64_t> by_account_;  // session by account (not 0)
 };
 
 }  // namespace zs::net

@@ -58,7 +58,8 @@ void HelloWithToken(TestClient& c, const std::string& token, const std::string& 
 
 std::optional<pb::Welcome> LoginWith(TestClient& c, const std::string& token) {
   HelloWithToken(c, token);
-  auto m = c.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome() || s.has_error(); }, 5);
+  auto m =
+      c.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome() || s.has_error(); }, 5);
   if (!m || !m->has_welcome()) return std::nullopt;
   return m->welcome();
 }
@@ -186,12 +187,13 @@ TEST(Accounts, TheTokenToolAndThePythonExampleMintTokensTheServerAccepts) {
   TokenServer t;
   const fs::path secret = fs::temp_directory_path() / ("zs_tool_" + std::to_string(::getpid()));
   std::ofstream(secret) << kSecret << "\n";
-  const std::string tool = FirstLineOf(std::string(ZS_SERVER_BIN) +
-                                       " token --account 42 --name Aria --ttl 60 --secret-file " +
-                                       secret.string());
-  const std::string python =
-      FirstLineOf("/usr/bin/python3 " ZS_PYTHON_MINT " --account 43 --name Brom --ttl 60 "
-                  "--secret-file " + secret.string());
+  const std::string tool =
+      FirstLineOf(std::string(ZS_SERVER_BIN) +
+                  " token --account 42 --name Aria --ttl 60 --secret-file " + secret.string());
+  const std::string python = FirstLineOf("/usr/bin/python3 " ZS_PYTHON_MINT
+                                         " --account 43 --name Brom --ttl 60 "
+                                         "--secret-file " +
+                                         secret.string());
   fs::remove(secret);
   for (const auto& [token, name] : {std::pair{tool, "Aria"}, std::pair{python, "Brom"}}) {
     ASSERT_TRUE(token.starts_with("zs1.")) << token;

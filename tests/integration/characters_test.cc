@@ -25,7 +25,7 @@ enum class Backend { kSqlite, kPostgres };
 
 constexpr double kCheckpointSeconds = 1.0;
 constexpr float kPlayerSpeed = 40.0f;  // tests/integration/world/world.yaml
-constexpr uint32_t kSword = 1;        // config/skills.yaml: 12 damage
+constexpr uint32_t kSword = 1;         // config/skills.yaml: 12 damage
 
 // One place for the characters of a test: a SQLite file in a temp dir, or a fresh database on a
 // PostgreSQL server shared by the suite.
@@ -44,8 +44,8 @@ class Storage {
   ~Storage() { fs::remove_all(dir_); }
   // The server.yaml lines that point the server here.
   [[nodiscard]] std::string Yaml() const {
-    const std::string common =
-        "checkpoint_seconds: " + std::to_string(kCheckpointSeconds) + ", shutdown_timeout_seconds: 10";
+    const std::string common = "checkpoint_seconds: " + std::to_string(kCheckpointSeconds) +
+                               ", shutdown_timeout_seconds: 10";
     if (backend_ == Backend::kSqlite) {
       return "storage: {backend: sqlite, path: " + db().string() + ", " + common + "}\n";
     }
@@ -169,7 +169,8 @@ TEST_P(Characters, AZoneChangeIsSavedAtOnce) {
     TestClient c(s.port());
     ASSERT_TRUE(c.Login("Wanderer"));
     c.Move(1, 0, 1);  // east, into the plaza's portal to the yard (x 390: about 7 s)
-    const auto changed = c.ReadUntil([](const pb::ServerMessage& m) { return m.has_zone_changed(); }, 15);
+    const auto changed =
+        c.ReadUntil([](const pb::ServerMessage& m) { return m.has_zone_changed(); }, 15);
     ASSERT_TRUE(changed) << s.Log();
     Sleep(0.3);  // well under the 1 s checkpoint: only the zone change's own save counts
     s.Signal(SIGKILL);
@@ -221,9 +222,10 @@ TEST_P(Characters, AfterKillNineEachCharacterIsWhereTheLastCheckpointPutIt) {
     const double loss = walked_s - along / kPlayerSpeed;
     worst_loss = std::max(worst_loss, loss);
   }
-  std::printf("[ characters ] kill -9 after %.2f s of walking: worst loss %.2f s of play "
-              "(checkpoint every %.1f s)\n",
-              walked_s, worst_loss, kCheckpointSeconds);
+  std::printf(
+      "[ characters ] kill -9 after %.2f s of walking: worst loss %.2f s of play "
+      "(checkpoint every %.1f s)\n",
+      walked_s, worst_loss, kCheckpointSeconds);
   RecordProperty("worst_loss_seconds", std::to_string(worst_loss));
   EXPECT_LE(worst_loss, kCheckpointSeconds + 0.25) << "goal: at most one checkpoint interval";
   EXPECT_GT(worst_loss, 0.0);

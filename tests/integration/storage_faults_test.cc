@@ -3,8 +3,8 @@
 // errors are reported (zs_storage_errors_total), the tick keeps its rate, the player's state
 // waits in memory (zs_storage_unsaved), and it is saved once the fault clears: after a kill -9
 // the character is where it was during the fault.
-#include <sqlite3.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cstdlib>
 #include <functional>
@@ -26,8 +26,9 @@ struct Fault {
 class StorageFaults : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("zs_faults_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("zs_faults_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -52,7 +53,8 @@ class StorageFaults : public ::testing::Test {
     c->Move(0, 1, 1);
     Sleep(1.3);  // one checkpoint saved
     if (!fault.apply()) GTEST_SKIP() << "this fault cannot be made on this machine";
-    const double ticks_before = MetricValue(s->HttpGet("/metrics"), "zs_tick_duration_seconds_count");
+    const double ticks_before =
+        MetricValue(s->HttpGet("/metrics"), "zs_tick_duration_seconds_count");
     c->Move(0, 0, 2);
     Sleep(2.5);
     const std::string during = s->HttpGet("/metrics");

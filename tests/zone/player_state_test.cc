@@ -22,8 +22,9 @@ EntityId WalkAndSwing(World& w, uint32_t ticks) {
   EXPECT_TRUE(w.AddPlayer(std::nullopt, &p, "Aria").ok());
   const MoveInput east{.entity = p, .seq = 1, .direction = {1, 0}};
   for (uint32_t t = 0; t + 1 < ticks; ++t) w.Tick({&east, 1}, {});
-  const SkillInput skills[] = {{.entity = p, .seq = 2, .skill = kSword, .facing = 1.0f, .target = {}},
-                               {.entity = p, .seq = 3, .skill = kWhirl, .facing = 1.0f, .target = {}}};
+  const SkillInput skills[] = {
+      {.entity = p, .seq = 2, .skill = kSword, .facing = 1.0f, .target = {}},
+      {.entity = p, .seq = 3, .skill = kWhirl, .facing = 1.0f, .target = {}}};
   w.Tick({}, skills);
   return p;
 }
