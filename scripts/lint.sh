@@ -48,6 +48,10 @@ if [[ "$mode" != --format ]]; then
     CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug "${args[@]}" \
       >/dev/null
     cmake --build "$dir" --target zone_proto >/dev/null  # the generated zone.pb.h
+    # ... and cluster.pb.h, where the configuration has it (not the fuzz one).
+    if cmake --build "$dir" --target help | grep -q '^cluster_proto:'; then
+      cmake --build "$dir" --target cluster_proto >/dev/null
+    fi
     run-clang-tidy -p "$dir" -j "$(nproc)" -quiet "$2"
   }
   root="$PWD"

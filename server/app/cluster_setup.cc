@@ -7,14 +7,19 @@ namespace zs::app {
 std::vector<cluster::ZoneClaim> HostedZones(const ServerConfig& config,
                                             const zone::WorldConfig& world) {
   std::vector<cluster::ZoneClaim> out;
+  out.reserve(config.cluster.zones.size());
   for (const std::string& name : config.cluster.zones) {
     const auto it = std::find_if(world.zones.begin(), world.zones.end(),
                                  [&](const zone::ZoneConfig& z) { return z.name == name; });
     if (it == world.zones.end()) {
       std::string known;
-      for (const zone::ZoneConfig& z : world.zones) known += (known.empty() ? "" : ", ") + z.name;
-      throw zone::ConfigError("cluster.zones: no zone named '" + name +
-                              "' in the world (zones: " + known + ")");
+      for (const zone::ZoneConfig& z : world.zones) {
+        if (!known.empty()) known += ", ";
+        known += z.name;
+      }
+      std::string message = "cluster.zones: no zone named '";
+      message.append(name).append("' in the world (zones: ").append(known).append(")");
+      throw zone::ConfigError(message);
     }
     out.push_back({.zone_id = it->id, .name = it->name});
   }
@@ -23,6 +28,7 @@ std::vector<cluster::ZoneClaim> HostedZones(const ServerConfig& config,
 
 std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones) {
   std::vector<uint32_t> ids;
+  ids.reserve(zones.size());
   for (const cluster::ZoneClaim& z : zones) ids.push_back(z.zone_id);
   return ids;
 }

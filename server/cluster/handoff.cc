@@ -16,8 +16,8 @@ namespace zs::cluster {
 
 namespace {
 
-HandoffReply Refuse(HandoffOutcome outcome, std::string reason) {
-  return HandoffReply{.outcome = outcome, .ticket = {}, .address = {}, .reason = std::move(reason)};
+HandoffReply Refuse(HandoffOutcome outcome, const std::string& reason) {
+  return HandoffReply{.outcome = outcome, .ticket = {}, .address = {}, .reason = reason};
 }
 
 // Parses and validates a request; a reply when it must be refused, else nullopt and *out.

@@ -17,7 +17,7 @@ namespace http = beast::http;
 // The state of one exchange; kept alive by the handlers that capture it.
 struct PostExchange : std::enable_shared_from_this<PostExchange> {
   PostExchange(asio::io_context& io, asio::ip::tcp::endpoint to, PostDone on_done)
-      : stream(io), endpoint(to), done(std::move(on_done)) {
+      : stream(io), endpoint(std::move(to)), done(std::move(on_done)) {
     parser.body_limit(kMaxResponseBytes);
   }
 

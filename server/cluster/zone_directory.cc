@@ -43,7 +43,7 @@ bool Decode(const void* data, int len, ZoneOwner* out) {
   return true;
 }
 
-ClaimResult Fail(std::string error) { return ClaimResult{.ok = false, .error = std::move(error)}; }
+ClaimResult Fail(const std::string& error) { return ClaimResult{.ok = false, .error = error}; }
 ClaimResult Claimed() { return ClaimResult{.ok = true, .error = {}}; }
 
 }  // namespace
@@ -154,7 +154,7 @@ ClaimResult ZoneDirectory::ClaimOne(const ZoneClaim& zone, const ZoneOwner& owne
       std::string error = "cannot claim " + label + " on " + bus_.describe();
       error += ": " + create_error;
       error += "; " + read.error;
-      return Fail(std::move(error));
+      return Fail(error);
     }
     if (read.found == Found::kNone) continue;  // expired or released meanwhile: create again
     if (read.owner.node != owner.node) {

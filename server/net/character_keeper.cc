@@ -26,7 +26,7 @@ CharacterKeeper::CharacterKeeper(zone::World* world, PlayerDirectory* players, M
       metrics_(metrics),
       churn_(churn),
       storage_(storage),
-      options_(options),
+      options_(std::move(options)),
       loaded_(std::move(loaded)) {}
 
 void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
@@ -37,7 +37,7 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
       Refuse(s, false, "name_of_another_account");
       return;
     }
-    TakeOver(*online, session, std::move(sink));
+    TakeOver(*online, session, sink);
     return;
   }
   if (PlayerDirectory::Player* other = players_->ByAccount(who.account)) {
@@ -47,15 +47,16 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
 }
 
 void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, uint64_t session,
-                               std::weak_ptr<SessionSink> sink) {
+                               const std::weak_ptr<SessionSink>& sink) {
   if (const auto old = online.sink.lock()) {
     old->CloseWith(wire::KickFrame(kLoggedInElsewhere), kLoggedInElsewhere);
   }
   PlayerDirectory::Player& p = players_->Rebind(players_->SessionOf(online), session, sink);
+  const std::shared_ptr<SessionSink> now = sink.lock();
   if (world_->ForgetKnown(p.entity).ok()) p.resync = true;  // the new client knows nothing yet
   metrics_->logins_total.fetch_add(1, std::memory_order_relaxed);
   metrics_->takeovers_total.fetch_add(1, std::memory_order_relaxed);
-  if (const auto s = sink.lock()) Welcome(s, p.entity, p.name);
+  if (now) Welcome(now, p.entity, p.name);
 }
 
 void CharacterKeeper::Load(uint64_t session, PendingLogin login) {

@@ -76,7 +76,7 @@ class CharacterKeeper {
   // A client arriving with a redeemed ticket, as `character` (its zone and arrival position).
   void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
               storage::CharacterRecord character);
-  void OnHandoffAnswer(HandoffKey key, HandoffAnswer answer);
+  void OnHandoffAnswer(HandoffKey key, const HandoffAnswer& answer);
   void AttachHandoff(HandoffPort* handoff) { options_.handoff = handoff; }
   // After each tick: saves the players who changed zone, and checkpoints when due.
   void AfterTick();
@@ -89,7 +89,8 @@ class CharacterKeeper {
     LoginIdentity who;
   };
 
-  void TakeOver(PlayerDirectory::Player& online, uint64_t session, std::weak_ptr<SessionSink> sink);
+  void TakeOver(PlayerDirectory::Player& online, uint64_t session,
+                const std::weak_ptr<SessionSink>& sink);
   void Load(uint64_t session, PendingLogin login);
   void ForgetLoading(uint64_t session);
   void Enter(uint64_t session, PendingLogin login, const storage::LoadResult& result);
@@ -102,7 +103,7 @@ class CharacterKeeper {
   void Checkpoint();
   // Hand-off (character_keeper_handoff.cc).
   void OfferDepartures();
-  void Depart(uint64_t session, EntityId entity, HandoffAnswer answer);
+  void Depart(uint64_t session, EntityId entity, const HandoffAnswer& answer);
   void ComeBack(uint64_t session, EntityId entity, const HandoffAnswer& answer);
   void RouteLogin(uint64_t session, PendingLogin login, storage::CharacterRecord character);
   void FinishRoute(uint64_t session, const HandoffAnswer& answer);

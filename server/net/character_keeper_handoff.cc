@@ -38,7 +38,7 @@ void CharacterKeeper::OfferDepartures() {
   }
 }
 
-void CharacterKeeper::OnHandoffAnswer(HandoffKey key, HandoffAnswer answer) {
+void CharacterKeeper::OnHandoffAnswer(HandoffKey key, const HandoffAnswer& answer) {
   if (key.login) {
     FinishRoute(key.id, answer);
     return;
@@ -49,14 +49,14 @@ void CharacterKeeper::OnHandoffAnswer(HandoffKey key, HandoffAnswer answer) {
   departing_.erase(it);
   const auto entity = static_cast<EntityId>(static_cast<uint32_t>(key.id));
   if (answer.outcome == HandoffAnswer::Outcome::kAccepted) {
-    Depart(d.gone ? 0 : d.session, entity, std::move(answer));
+    Depart(d.gone ? 0 : d.session, entity, answer);
   } else {
     ComeBack(d.gone ? 0 : d.session, entity, answer);
   }
 }
 
 // Accepted: the other server owns the character now (it saves it); the client follows.
-void CharacterKeeper::Depart(uint64_t session, EntityId entity, HandoffAnswer answer) {
+void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAnswer& answer) {
   zone::PlayerSnapshot state;
   (void)world_->SnapshotPlayer(entity, &state);
   (void)world_->SendOff(entity);

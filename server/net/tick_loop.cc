@@ -189,7 +189,7 @@ void TickLoop::Drain() {
   }
   for (auto& [session, result] : applying_) keeper_.OnLoaded(session, std::move(result));
   applying_.clear();
-  for (auto& [key, answer] : answering_) keeper_.OnHandoffAnswer(key, std::move(answer));
+  for (auto& [key, answer] : answering_) keeper_.OnHandoffAnswer(key, answer);
   answering_.clear();
 }
 

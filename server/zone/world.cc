@@ -202,9 +202,10 @@ void World::Depart(size_t z, Entity leaving, const Transfer& t) {
                     .from_zone = zones_[z].config().id,
                     .to_zone = t.target_zone,
                     .arrival = t.target_position};
-  zone_of_[EntityIndex(leaving.id)] = -1;
+  const uint32_t index = EntityIndex(leaving.id);
+  zone_of_[index] = -1;
   new_departures_.push_back(d);
-  away_[EntityIndex(leaving.id)] = {.entity = std::move(leaving), .departure = d};
+  away_[index] = {.entity = std::move(leaving), .departure = d};
 }
 
 Status World::SendOff(EntityId id) {

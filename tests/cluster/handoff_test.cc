@@ -19,9 +19,9 @@ using std::chrono::milliseconds;
 constexpr milliseconds kTimeout{2000};
 constexpr uint32_t kTargetZone = 2;
 
-BusOptions Options(const test::NatsServer& server, std::string name) {
+BusOptions Options(const test::NatsServer& server, const std::string& name) {
   return BusOptions{.url = server.url(),
-                    .name = std::move(name),
+                    .name = name,
                     .connect_timeout_ms = 1000,
                     .reconnect_wait_ms = 100,
                     .jetstream_timeout_ms = 1000,
