@@ -339,6 +339,7 @@ int main(int argc, char** argv) {
     node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage);
   } catch (const std::exception& e) {  // cannot reach NATS, or a zone hosted by another node
     spdlog::error("cluster: {}", e.what());
+    zs::cluster::NatsBus::ShutdownLibrary();  // libnats' threads, before the process ends
     return 1;
   }
   tick_loop.AttachHandoff(node.get());
