@@ -227,7 +227,9 @@ TEST_P(Characters, AfterKillNineEachCharacterIsWhereTheLastCheckpointPutIt) {
       "(checkpoint every %.1f s)\n",
       walked_s, worst_loss, kCheckpointSeconds);
   RecordProperty("worst_loss_seconds", std::to_string(worst_loss));
-  EXPECT_LE(worst_loss, kCheckpointSeconds + 0.25) << "goal: at most one checkpoint interval";
+  if (!kUnderTsan) {  // a promise about time: TSan stretches the tick 5-15x
+    EXPECT_LE(worst_loss, kCheckpointSeconds + 0.25) << "goal: at most one checkpoint interval";
+  }
   EXPECT_GT(worst_loss, 0.0);
 }
 

@@ -239,6 +239,7 @@ double Players(ServerProcess& s) { return MetricValue(s.HttpGet("/metrics"), "zs
 // violation, never a character in two zones, everyone in the world at the end, and the
 // hand-off latency reported.
 TEST_F(Cluster, TwoHundredBotsWalkBackAndForthBetweenTheNodes) {
+  if (kUnderTsan) GTEST_SKIP() << "200 bots on two TSan servers (5-15x slower) miss every tick";
   auto plaza = Node("plaza-a", "plaza");
   auto yard = Node("yard-a", "yard");
   const int kBots = 200;
@@ -283,6 +284,7 @@ TEST_F(Cluster, TwoHundredBotsWalkBackAndForthBetweenTheNodes) {
 // back (same name, new process) hand-offs resume within 5 s and the yard's characters, who
 // came back to the plaza's node, are routed to it again.
 TEST_F(Cluster, KillingTheYardsNodeMidRunLeavesThePlazaTickingAndHandOffsResume) {
+  if (kUnderTsan) GTEST_SKIP() << "its promises are about time, which TSan stretches 5-15x";
   auto plaza = Node("plaza-a", "plaza");
   auto yard = Node("yard-a", "yard");
   const std::string report =
