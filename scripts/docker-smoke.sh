@@ -9,7 +9,7 @@
 #   - the HEALTHCHECK follows ZS_ADMIN_PORT when it is changed;
 #   - client_sim as PID 1 stops on SIGTERM with its summary;
 #   - `podman stop` (SIGTERM) -> exit code 0, the server's shutdown log line and its final save;
-#   - started again, the server loads the bots' characters from its volume.
+#   - started again, the server loads the bots' characters it saved.
 #
 #   scripts/docker-smoke.sh             # last line: "docker-smoke: PASS", or FAIL and why
 #   scripts/docker-smoke.sh --no-cache  # the same from a cold build (every layer made again)
@@ -233,7 +233,7 @@ fi
 grep -q 'characters saved' <<<"$logs" || { tail -20 <<<"$logs"; fail "no 'characters saved' line on stop"; }
 say "podman stop: exit 0 in $(elapsed "$t"), log: $(grep -o 'signal [0-9]*: shutting down' <<<"$logs")"
 
-# --- characters outlive the container (SQLite on the image's volume) ----------------------------
+# --- characters survive a restart of the container (SQLite in /var/lib/zone_server) -------------
 t=$SECONDS
 pm start "$server" >/dev/null
 game_port=$(podman port "$server" 7777/tcp | sed 's/.*://')
@@ -252,6 +252,6 @@ loaded=$(podman logs "$server" 2>&1 | grep -c "joined as 'bot[0-4]' (entity [0-9
 [[ "$loaded" -ge 5 ]] ||
   { podman logs "$server" 2>&1 | tail -20; fail "after a restart the bots' characters were not loaded ($loaded of 5)"; }
 pm stop -t 15 "$server" >/dev/null
-say "restarted: the 5 bots' characters were loaded from the volume ($(elapsed "$t"))"
+say "restarted: the 5 bots' characters were loaded from /var/lib/zone_server ($(elapsed "$t"))"
 
 say "PASS ($(elapsed "$started") in all)"
