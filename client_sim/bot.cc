@@ -383,14 +383,17 @@ void Bot::Say() {
 
 void Bot::SchedulePing() {
   ping_timer_.expires_after(Ms(rng_.Range(0.8f, 1.2f)));
-  ping_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    if (ec || self->stopped_ || !self->socket_.is_open()) return;
-    pb::ClientMessage m;
-    m.mutable_ping()->set_client_time(
-        static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
-    self->SendFrame(m.SerializeAsString());
-    self->SchedulePing();
-  });
+  ping_timer_.async_wait(
+      [self = shared_from_this(), c = conn_](const boost::system::error_code& ec) {
+        // A ping of an earlier connection (its timer fired before the cancel) is dropped: on a new
+        // connection it would go out before the Hello.
+        if (ec || self->stopped_ || c != self->conn_ || !self->in_world_) return;
+        pb::ClientMessage m;
+        m.mutable_ping()->set_client_time(
+            static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
+        self->SendFrame(m.SerializeAsString());
+        self->SchedulePing();
+      });
 }
 
 void Bot::SendFrame(const std::string& body) {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <ios>
 #include <set>
 #include <sstream>
@@ -17,12 +18,19 @@
 namespace zs::zone {
 
 YamlNode LoadYamlFile(const std::string& path) {
+  // Read here, not by YAML::LoadFile: its stream throws std::ios_base::failure out of a
+  // constructor on an unreadable file (a directory), leaking its buffer.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(path + ": cannot read the file: it is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": cannot read the file");
   try {
-    return YamlNode(YAML::LoadFile(path), path, "");
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(path + ": cannot open the file");
-  } catch (const std::ios_base::failure& e) {  // opened but unreadable, e.g. a directory
-    throw ConfigError(path + ": cannot read the file: " + e.what());
+    return YamlNode(YAML::Load(text.str()), path, "");
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": line " + std::to_string(e.mark.line + 1) +
                       ": not valid YAML: " + e.msg);
