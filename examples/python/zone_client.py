@@ -26,7 +26,7 @@ from google.protobuf.internal.encoder import _VarintBytes
 
 import zone_pb2 as pb
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 CM = 100.0  # positions are centimetres on the wire
 TURN = 65536  # angles are 1/65536 of a turn
 

@@ -9,6 +9,7 @@
 
 #include "cluster.pb.h"
 #include "cluster/cluster_protocol.h"
+#include "cluster/nats_test_env.h"
 #include "support/nats_server.h"
 
 namespace zs::cluster {
@@ -18,15 +19,6 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kTimeout{2000};
 constexpr uint32_t kTargetZone = 2;
-
-BusOptions Options(const test::NatsServer& server, const std::string& name) {
-  return BusOptions{.url = server.url(),
-                    .name = name,
-                    .connect_timeout_ms = 1000,
-                    .reconnect_wait_ms = 100,
-                    .jetstream_timeout_ms = 1000,
-                    .drain_timeout_ms = 1000};
-}
 
 HandoffRequest Request() {
   HandoffRequest request{.version = 0,
@@ -52,8 +44,8 @@ HandoffReply Decode(const BusReply& answer) {
 class HandoffTest : public ::testing::Test {
  protected:
   test::NatsServer server_;
-  NatsBus target_{Options(server_, "field-a")};
-  NatsBus source_{Options(server_, "town-a")};
+  NatsBus target_{test::FastBusOptions(server_, "field-a")};
+  NatsBus source_{test::FastBusOptions(server_, "town-a")};
 };
 
 TEST_F(HandoffTest, AcceptedCarriesTheCharacterAndTheTicket) {

@@ -1,9 +1,14 @@
-// Shared by the cluster tests: waiting helpers for things that happen on libnats' threads.
+// Shared by the cluster tests: a bus that gives up quickly, and waiting helpers for things that
+// happen on libnats' threads.
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <string>
 #include <thread>
+
+#include "cluster/nats_bus.h"
+#include "support/nats_server.h"
 
 namespace zs::test {
 
@@ -15,6 +20,16 @@ inline bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return true;
+}
+
+// A bus to `server` whose timeouts suit a test (1 s; reconnects every 100 ms).
+inline cluster::BusOptions FastBusOptions(const NatsServer& server, const std::string& name) {
+  return cluster::BusOptions{.url = server.url(),
+                             .name = name,
+                             .connect_timeout_ms = 1000,
+                             .reconnect_wait_ms = 100,
+                             .jetstream_timeout_ms = 1000,
+                             .drain_timeout_ms = 1000};
 }
 
 inline double SecondsSince(std::chrono::steady_clock::time_point start) {

@@ -22,15 +22,6 @@ using test::WaitFor;
 constexpr int kTtlSeconds = 2;
 constexpr milliseconds kReconnectTimeout{5000};
 
-BusOptions Options(const test::NatsServer& server, const std::string& name) {
-  return BusOptions{.url = server.url(),
-                    .name = name,
-                    .connect_timeout_ms = 1000,
-                    .reconnect_wait_ms = 100,
-                    .jetstream_timeout_ms = 1000,
-                    .drain_timeout_ms = 1000};
-}
-
 DirectoryOptions Short() {
   return DirectoryOptions{
       .ttl_seconds = kTtlSeconds, .storage = KvStorage::kFile, .bucket = kZoneBucket};
@@ -46,8 +37,8 @@ const std::vector<ZoneClaim> kTownAndField = {{.zone_id = 1, .name = "town"},
 class ZoneDirectoryTest : public ::testing::Test {
  protected:
   test::NatsServer server_;
-  NatsBus bus_a_{Options(server_, "field-a")};
-  NatsBus bus_b_{Options(server_, "field-b")};
+  NatsBus bus_a_{test::FastBusOptions(server_, "field-a")};
+  NatsBus bus_b_{test::FastBusOptions(server_, "field-b")};
 };
 
 TEST_F(ZoneDirectoryTest, ClaimThenLookup) {
