@@ -104,13 +104,15 @@ class CharacterKeeper {
   // Hand-off (character_keeper_handoff.cc).
   void OfferDepartures();
   void Depart(uint64_t session, EntityId entity, const HandoffAnswer& answer);
-  void ComeBack(uint64_t session, EntityId entity, const HandoffAnswer& answer);
+  struct Departing;
+  void ComeBack(const Departing& d, EntityId entity, const HandoffAnswer& answer);
   void RouteLogin(uint64_t session, PendingLogin login, storage::CharacterRecord character);
   void FinishRoute(uint64_t session, const HandoffAnswer& answer);
   void SaveExpiredTickets();
   struct Departing {
     uint64_t session = 0;
-    bool gone = false;  // the client left while the offer was out
+    uint64_t account = 0;  // kept for the save, should the client leave meanwhile
+    bool gone = false;     // the client left while the offer was out
   };
   std::unordered_map<uint64_t, Departing> departing_;  // by raw entity id
   struct Routing {

@@ -29,7 +29,7 @@ void CharacterKeeper::OfferDepartures() {
       (void)world_->TakeBack(d.player);  // nobody to hand it to: it stays
       continue;
     }
-    departing_[ToRaw(d.player)] = {.session = session, .gone = false};
+    departing_[ToRaw(d.player)] = {.session = session, .account = p->account, .gone = false};
     metrics_->handoffs_offered.fetch_add(1, std::memory_order_relaxed);
     options_.handoff->Offer(
         {.character = RecordOf(*p, state)},
@@ -51,7 +51,7 @@ void CharacterKeeper::OnHandoffAnswer(HandoffKey key, const HandoffAnswer& answe
   if (answer.outcome == HandoffAnswer::Outcome::kAccepted) {
     Depart(d.gone ? 0 : d.session, entity, answer);
   } else {
-    ComeBack(d.gone ? 0 : d.session, entity, answer);
+    ComeBack(d, entity, answer);
   }
 }
 
@@ -76,7 +76,8 @@ void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAns
 }
 
 // Refused or unreachable: the player stands beside the portal again, told why.
-void CharacterKeeper::ComeBack(uint64_t session, EntityId entity, const HandoffAnswer& answer) {
+void CharacterKeeper::ComeBack(const Departing& d, EntityId entity, const HandoffAnswer& answer) {
+  const uint64_t session = d.gone ? 0 : d.session;
   zone::PlayerSnapshot wanted;
   (void)world_->SnapshotPlayer(entity, &wanted);
   const zone::ZoneConfig* target = world_->FindZone(wanted.zone);
@@ -88,7 +89,10 @@ void CharacterKeeper::ComeBack(uint64_t session, EntityId entity, const HandoffA
   if (p == nullptr) {  // the client left meanwhile: an ordinary logout now
     zone::PlayerSnapshot state;
     if (storage_ != nullptr && world_->SnapshotPlayer(entity, &state).ok()) {
-      storage::CharacterRecord r{.name = world_->NameOf(entity), .state = state};
+      storage::CharacterRecord r{.name = world_->NameOf(entity),
+                                 .account = d.account,  // else token mode would lose the owner
+                                 .state = state,
+                                 .saved_at_ms = static_cast<int64_t>(WallClockMs())};
       storage_->Save({std::move(r)});
     }
     (void)world_->RemovePlayer(entity);
