@@ -221,6 +221,21 @@ void CheckChat(const pb::Chat& c, ParseError e, const ClientIntent& in) {
   Require(in.chat_to == (c.to().size() <= kMaxPlayerName ? c.to() : std::string()));
 }
 
+// A Hello: the name is judged only when it is the login (no token, no ticket: with one of those
+// the server takes the name from the token or the ticket); the rest is carried over.
+void CheckHello(const pb::Hello& h, ParseError e, const ClientIntent& in) {
+  const bool name_matters = h.auth_token().empty() && h.ticket().empty();
+  const bool name_ok = !name_matters || ValidName(h.player_name());
+  Require(e == (name_ok ? ParseError::kNone : ParseError::kBadName));
+  // A refusal names a problem the name really has.
+  if (e == ParseError::kBadName) Require(NameHas(h.player_name(), in.name_problem));
+  if (e != ParseError::kNone) return;
+  Require(in.kind == ClientKind::kHello);
+  Require(in.name_problem == NameProblem::kNone || !name_matters);
+  Require(in.player_name == h.player_name() && in.auth_token == h.auth_token());
+  Require(in.ticket == h.ticket() && in.protocol_version == h.protocol_version());
+}
+
 // The intent parsed from a frame that protobuf parses as `m`, with result `e`.
 void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& in) {
   if (m.kind_case() == pb::ClientMessage::KIND_NOT_SET) {
@@ -229,14 +244,7 @@ void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& i
   }
   switch (m.kind_case()) {
     case pb::ClientMessage::kHello:
-      Require(e == (ValidName(m.hello().player_name()) ? ParseError::kNone : ParseError::kBadName));
-      // A refusal names a problem the name really has.
-      if (e == ParseError::kBadName) Require(NameHas(m.hello().player_name(), in.name_problem));
-      if (e != ParseError::kNone) return;
-      Require(in.kind == ClientKind::kHello && in.name_problem == NameProblem::kNone);
-      Require(in.player_name == m.hello().player_name());
-      Require(in.protocol_version == m.hello().protocol_version());
-      return;
+      return CheckHello(m.hello(), e, in);
     case pb::ClientMessage::kMove: {
       const bool finite =
           std::isfinite(m.move().direction_x()) && std::isfinite(m.move().direction_y());
@@ -278,7 +286,8 @@ bool SameIntent(const ClientIntent& a, const ClientIntent& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case ClientKind::kHello:
-      return a.protocol_version == b.protocol_version && a.player_name == b.player_name;
+      return a.protocol_version == b.protocol_version && a.player_name == b.player_name &&
+             a.auth_token == b.auth_token && a.ticket == b.ticket;
     case ClientKind::kMove:
       return a.move.seq == b.move.seq && SameBits(a.move.direction.x, b.move.direction.x) &&
              SameBits(a.move.direction.y, b.move.direction.y);
