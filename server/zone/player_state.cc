@@ -71,4 +71,14 @@ Status Zone::RestorePlayer(EntityId id, const PlayerSnapshot& saved, uint64_t no
   return AdoptPlayer(std::move(p), position);
 }
 
+Status Zone::ContinueInputs(EntityId id, uint32_t last_input_seq) {
+  Entity* e = FindMutable(id);
+  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+    return {StatusCode::kNotFound, "no such player in this zone"};
+  }
+  e->last_input_seq = last_input_seq;
+  e->input_seq_seen = true;
+  return Status::Ok();
+}
+
 }  // namespace zs::zone

@@ -33,7 +33,8 @@ void EntityIdAllocator::Free(EntityId id) {
   --live_;
 }
 
-World::World(WorldConfig config, std::span<const uint32_t> hosted) : config_(std::move(config)) {
+World::World(WorldConfig config, std::span<const uint32_t> hosted, IdSource* ids)
+    : config_(std::move(config)), ids_(ids != nullptr ? ids : &own_ids_) {
   zones_.reserve(config_.zones.size());
   for (size_t i = 0; i < config_.zones.size(); ++i) {
     if (!hosted.empty() &&
@@ -42,7 +43,7 @@ World::World(WorldConfig config, std::span<const uint32_t> hosted) : config_(std
     }
     // Each zone's randomness derives from the world seed and its position: reproducible.
     const uint64_t seed = config_.seed * 0x9E3779B97F4A7C15ull + i + 1;
-    zones_.emplace_back(config_, config_.zones[i], seed, [this] { return ids_.Allocate(); });
+    zones_.emplace_back(config_, config_.zones[i], seed, [this] { return ids_->Allocate(); });
   }
   outputs_.resize(zones_.size());
   moves_.resize(zones_.size());
@@ -66,19 +67,23 @@ std::optional<size_t> World::ZoneIndexOf(EntityId player) const {
 
 template <typename Place>
 Status World::Enter(size_t z, EntityId* id, std::string name, Place place) {
-  const EntityId new_id = ids_.Allocate();
+  const EntityId new_id = ids_->Allocate();
   if (new_id == kInvalidEntity) return {StatusCode::kOutOfBounds, "no entity ids left"};
   if (Status s = place(zones_[z], new_id); !s.ok()) {
-    ids_.Free(new_id);
+    ids_->Free(new_id);
     return s;
   }
-  const uint32_t index = EntityIndex(new_id);
+  File(z, new_id, std::move(name));
+  *id = new_id;
+  return Status::Ok();
+}
+
+void World::File(size_t z, EntityId id, std::string name) {
+  const uint32_t index = EntityIndex(id);
   if (index >= zone_of_.size()) zone_of_.resize(static_cast<size_t>(index) + 1, -1);
   zone_of_[index] = static_cast<int32_t>(z);
   if (index >= names_.size()) names_.resize(static_cast<size_t>(index) + 1);
   names_[index] = std::move(name);
-  *id = new_id;
-  return Status::Ok();
 }
 
 Status World::AddPlayer(std::optional<uint32_t> zone_id, EntityId* id, std::string name) {
@@ -117,7 +122,7 @@ Status World::RemovePlayer(EntityId id) {
   if (Status s = zones_[*z].RemovePlayer(id); !s.ok()) return s;
   zone_of_[EntityIndex(id)] = -1;
   names_[EntityIndex(id)].clear();
-  ids_.Free(id);
+  ids_->Free(id);
   return Status::Ok();
 }
 
@@ -190,7 +195,7 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
         zone_of_[EntityIndex(id)] = static_cast<int32_t>(dest);
       } else {  // cannot happen with a validated config; never leave a player half-moved
         zone_of_[EntityIndex(id)] = -1;
-        ids_.Free(id);
+        ids_->Free(id);
       }
     }
     leaving.clear();
@@ -215,7 +220,36 @@ Status World::SendOff(EntityId id) {
   }
   away_.erase(it);
   names_[EntityIndex(id)].clear();
-  ids_.Free(id);
+  ids_->Free(id);
+  return Status::Ok();
+}
+
+Status World::HandOver(EntityId id, HandedPlayer* out) {
+  const auto it = away_.find(EntityIndex(id));
+  if (it == away_.end() || it->second.entity.id != id) {
+    return {StatusCode::kNotFound, "not departing"};
+  }
+  const Entity& e = it->second.entity;
+  *out = {.id = id,
+          .name = std::move(names_[EntityIndex(id)]),
+          .state = SnapshotOf(e, it->second.departure.to_zone, tick_, config_.tick_rate),
+          .last_input_seq = e.last_input_seq,
+          .input_seq_seen = e.input_seq_seen};
+  out->state.position = it->second.departure.arrival;
+  away_.erase(it);
+  names_[EntityIndex(id)].clear();
+  return Status::Ok();
+}
+
+Status World::Adopt(const HandedPlayer& player) {
+  const std::optional<size_t> z = ZoneIndexById(player.state.zone);
+  if (!z) return {StatusCode::kNotFound, "that zone is not hosted here"};
+  if (ZoneIndexOf(player.id) || away_.contains(EntityIndex(player.id))) {
+    return {StatusCode::kAlreadyExists, "that id is in use here"};
+  }
+  if (Status s = zones_[*z].RestorePlayer(player.id, player.state, tick_); !s.ok()) return s;
+  if (player.input_seq_seen) (void)zones_[*z].ContinueInputs(player.id, player.last_input_seq);
+  File(*z, player.id, player.name);
   return Status::Ok();
 }
 
@@ -230,7 +264,7 @@ Status World::TakeBack(EntityId id) {
   const Vec2 way_back = e.prev_position;  // where it stood before it stepped into the portal
   if (!z || !zones_[*z].AdoptPlayer(std::move(e), way_back).ok()) {
     names_[EntityIndex(id)].clear();
-    ids_.Free(id);
+    ids_->Free(id);
     return {StatusCode::kNotFound, "the zone it left is gone"};
   }
   zone_of_[EntityIndex(id)] = static_cast<int32_t>(*z);

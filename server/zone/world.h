@@ -19,6 +19,7 @@
 #include <deque>
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -31,11 +32,22 @@
 
 namespace zs::zone {
 
-// Hands out generational ids: a freed index comes back with the next generation.
-class EntityIdAllocator {
+// Where a world's entity ids come from. Worlds that hand players to each other keeping their
+// ids (the zones of one process, each ticking on its own: net::ZoneRunners) share one source;
+// the sharing (and any locking it needs) is the caller's business.
+class IdSource {
  public:
-  [[nodiscard]] EntityId Allocate();
-  void Free(EntityId id);
+  virtual ~IdSource() = default;
+  // kInvalidEntity when no ids are left.
+  [[nodiscard]] virtual EntityId Allocate() = 0;
+  virtual void Free(EntityId id) = 0;
+};
+
+// Hands out generational ids: a freed index comes back with the next generation.
+class EntityIdAllocator : public IdSource {
+ public:
+  [[nodiscard]] EntityId Allocate() override;
+  void Free(EntityId id) override;
   [[nodiscard]] size_t live() const { return live_; }
 
  private:
@@ -49,8 +61,10 @@ class EntityIdAllocator {
 class World {
  public:
   // REQUIRES: a validated config (LoadWorldConfig or equivalent) with at least one zone, and
-  // `hosted` (zone ids; empty: every zone) naming at least one of its zones.
-  explicit World(WorldConfig config, std::span<const uint32_t> hosted = {});
+  // `hosted` (zone ids; empty: every zone) naming at least one of its zones. `ids` (null: the
+  // world's own) must outlive the world.
+  explicit World(WorldConfig config, std::span<const uint32_t> hosted = {},
+                 IdSource* ids = nullptr);
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
@@ -79,6 +93,22 @@ class World {
   // The departing player could not be handed over: back in its zone where it stood the tick
   // before it stepped into the portal, standing still.
   Status TakeBack(EntityId id);
+  // A player passing from one world to another that shares its IdSource (in one process),
+  // keeping its id, its state and where its input sequence stands.
+  struct HandedPlayer {
+    EntityId id = kInvalidEntity;
+    std::string name;
+    PlayerSnapshot state;  // state.zone: where it goes; state.position: where it arrives
+    uint32_t last_input_seq = 0;
+    bool input_seq_seen = false;
+  };
+  // The departing player leaves for a world sharing this world's ids: as SendOff, but its id
+  // stays taken (it goes with the player). kNotFound when it is not departing.
+  Status HandOver(EntityId id, HandedPlayer* out);
+  // A player handed over by a world sharing this world's ids enters state.zone at
+  // state.position (repaired as RestorePlayer does). kNotFound when that zone is not hosted
+  // here; kAlreadyExists when its id is in use here. On failure the id is still the caller's.
+  Status Adopt(const HandedPlayer& player);
   // Any zone of the world's config, hosted here or not (null: no such zone).
   [[nodiscard]] const ZoneConfig* FindZone(uint32_t zone_id) const;
   [[nodiscard]] bool Hosts(uint32_t zone_id) const { return ZoneIndexById(zone_id).has_value(); }
@@ -117,7 +147,8 @@ class World {
 
  private:
   WorldConfig config_;
-  EntityIdAllocator ids_;
+  EntityIdAllocator own_ids_;
+  IdSource* ids_;
   std::vector<Zone> zones_;
   std::vector<ZoneTickOutput> outputs_;
   // Chat (world_chat.cc): each line goes into the output that holds its recipients' views.
@@ -130,6 +161,8 @@ class World {
   template <typename Place>
   Status Enter(size_t z, EntityId* id, std::string name,
                Place place);  // the outputs point at names_ (the encoder reads players' names)
+  // Files player `id` under zone index z (zone_of_, names_).
+  void File(size_t z, EntityId id, std::string name);
 
   void Depart(size_t z, Entity leaving, const Transfer& t);
   struct Away {

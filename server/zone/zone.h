@@ -116,6 +116,9 @@ class Zone {
   // of the skills the player still has, counted from tick `now`. Values that cannot be valid
   // (NaN, a dead player with hp) are repaired, never trusted. kAlreadyExists as AddPlayer.
   Status RestorePlayer(EntityId id, const PlayerSnapshot& saved, uint64_t now);
+  // Player `id` goes on from input sequence `last_input_seq` (a player handed over from another
+  // world: its client's inputs keep their numbers). kNotFound for no such player.
+  Status ContinueInputs(EntityId id, uint32_t last_input_seq);
   // The lasting state of player `id` as of tick `now`, or kNotFound.
   Status SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) const;
   // Removes a player (disconnect). Viewers see it leave on the next tick.

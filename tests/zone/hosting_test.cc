@@ -92,5 +92,59 @@ TEST(Hosting, PortalsBetweenHostedZonesWorkAsBefore) {
   EXPECT_EQ(w.ZoneIndexOf(p), std::optional<size_t>(1));
 }
 
+// Two worlds of one process, each hosting one zone, sharing their ids: a player handed from one
+// to the other keeps its id, its state and its input sequence.
+TEST(Hosting, AHandedOverPlayerKeepsItsIdStateAndInputSequenceInTheOtherWorld) {
+  EntityIdAllocator ids;
+  const std::vector<uint32_t> plaza = {1};
+  const std::vector<uint32_t> yard = {2};
+  World a(TestWorld(/*two_zones=*/true), plaza, &ids);
+  World b(TestWorld(/*two_zones=*/true), yard, &ids);
+  EntityId p;
+  ASSERT_TRUE(a.AddPlayer(std::nullopt, &p, "Cato").ok());
+  const size_t live = ids.live();
+  (void)WalkIntoThePortal(a, p);
+  PlayerSnapshot before;
+  ASSERT_TRUE(a.SnapshotPlayer(p, &before).ok());
+
+  World::HandedPlayer handed;
+  ASSERT_TRUE(a.HandOver(p, &handed).ok());
+  EXPECT_EQ(ids.live(), live) << "the id goes with the player, it is not freed";
+  EXPECT_EQ(handed.id, p);
+  EXPECT_EQ(handed.name, "Cato");
+  EXPECT_EQ(handed.state, before) << "zone 2, at the portal's arrival point";
+  EXPECT_EQ(handed.last_input_seq, 1u);
+  EXPECT_TRUE(handed.input_seq_seen);
+  PlayerSnapshot gone;
+  EXPECT_FALSE(a.SnapshotPlayer(p, &gone).ok()) << "world a forgot it";
+  EXPECT_FALSE(a.HandOver(p, &handed).ok()) << "only once";
+  EXPECT_EQ(a.NameOf(p), "");
+
+  ASSERT_TRUE(b.Adopt(handed).ok());
+  EXPECT_EQ(b.ZoneIndexOf(p), std::optional<size_t>(0));
+  EXPECT_EQ(b.NameOf(p), "Cato");
+  PlayerSnapshot after;
+  ASSERT_TRUE(b.SnapshotPlayer(p, &after).ok());
+  EXPECT_EQ(after, before);
+  const Entity* e = b.zone(0).Find(p);
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->input_seq_seen);
+  EXPECT_EQ(e->last_input_seq, 1u) << "the client's next input (seq 2) is newer, an old one is not";
+  EXPECT_EQ(b.Adopt(handed).code(), StatusCode::kAlreadyExists) << "never twice";
+
+  ASSERT_TRUE(b.RemovePlayer(p).ok());
+  EXPECT_EQ(ids.live(), live - 1) << "freed where it left the game";
+}
+
+TEST(Hosting, AdoptRefusesAZoneThatIsNotHosted) {
+  EntityIdAllocator ids;
+  const std::vector<uint32_t> plaza = {1};
+  World a(TestWorld(/*two_zones=*/true), plaza, &ids);
+  World::HandedPlayer stranger{.id = ids.Allocate(), .name = "Dag", .state = {}};
+  stranger.state.zone = 2;
+  EXPECT_EQ(a.Adopt(stranger).code(), StatusCode::kNotFound);
+  EXPECT_FALSE(a.ZoneIndexOf(stranger.id).has_value());
+}
+
 }  // namespace
 }  // namespace zs::zone
