@@ -38,9 +38,9 @@
 #include "net/churn_log.h"
 #include "net/metrics.h"
 #include "net/server.h"
-#include "net/tick_loop.h"
 #include "net/viewer_hub.h"
 #include "net/web_assets.h"
+#include "net/zone_runners.h"
 #include "storage/postgres_store.h"
 #include "storage/sqlite_store.h"
 #include "storage/storage_worker.h"
@@ -130,11 +130,11 @@ std::unique_ptr<zs::storage::CharacterStore> OpenStore(const zs::app::StorageCon
   return zs::storage::OpenSqliteStore(c.sqlite_path);
 }
 
-// After the last connection closed and the loop stopped: every character still online goes to
-// storage, and the worker gets at most storage.shutdown_timeout_seconds to write it all.
-void SaveOnShutdown(zs::net::TickLoop& tick_loop, zs::storage::StorageWorker& storage,
+// After the last connection closed and the runners stopped: every character still online goes
+// to storage, and the worker gets at most storage.shutdown_timeout_seconds to write it all.
+void SaveOnShutdown(zs::net::ZoneRunners& runners, zs::storage::StorageWorker& storage,
                     double timeout_s) {
-  tick_loop.SaveEveryone();
+  runners.SaveEveryone();
   const auto start = std::chrono::steady_clock::now();
   if (storage.Flush(timeout_s)) {
     spdlog::info("characters saved ({:.0f} ms)",
@@ -296,21 +296,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::vector<uint32_t> hosted_ids = zs::app::ZoneIds(hosted);
-  zs::net::TickLoop tick_loop(world_config, &metrics, workers, &churn,
-                              {.storage = &storage,
-                               .checkpoint_seconds = config.storage.checkpoint_seconds,
-                               .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
-                               .handoff = nullptr,  // attached once listening (JoinCluster below)
-                               .tickets = &tickets},
-                              hosted_ids);
-  zs::net::Server server(io, config.limits, &tick_loop, &metrics, &churn, &authenticator, &tickets);
+  // One runner per hosted zone, each ticking on its own thread.
+  zs::net::ZoneRunners runners(world_config, &metrics, workers, &churn,
+                               {.storage = &storage,
+                                .checkpoint_seconds = config.storage.checkpoint_seconds,
+                                .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
+                                .handoff = nullptr,  // attached once listening (JoinCluster below)
+                                .tickets = &tickets},
+                               hosted_ids);
+  zs::net::Server server(io, config.limits, &runners, &metrics, &churn, &authenticator, &tickets);
   zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
   zs::net::ViewerHub viewers(
       io, world_config, &metrics,
       {.max_viewers = config.admin_max_viewers, .stall_seconds = config.admin_viewer_stall_s});
   zs::net::WebAssets web_assets;
   EnableViewer(config, &viewers, &web_assets, &admin);
-  tick_loop.SetObserver(&viewers);
+  std::vector<std::unique_ptr<zs::net::TickObserver>> viewer_taps;  // one per runner
+  for (size_t r = 0; r < runners.size(); ++r) {
+    runners.SetObserver(r, viewer_taps.emplace_back(viewers.NewTap()).get());
+  }
   // Signals first: a SIGTERM that arrives as soon as the ports are open is still graceful.
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
@@ -324,7 +328,7 @@ int main(int argc, char** argv) {
     server.Shutdown("shutdown", [&] {
       viewers.CloseAll();
       admin.Stop();
-      tick_loop.Stop();
+      runners.Stop();
       io.stop();
     });
   });
@@ -342,7 +346,7 @@ int main(int argc, char** argv) {
     zs::cluster::NatsBus::ShutdownLibrary();  // libnats' threads, before the process ends
     return 1;
   }
-  tick_loop.AttachHandoff(node.get());
+  runners.AttachHandoff(node.get());
   std::string zone_names;
   for (const auto& z : world_config.zones) {
     if (hosted_ids.empty() ||
@@ -355,10 +359,10 @@ int main(int argc, char** argv) {
       "zone_server {} listening on {}:{} (admin http://{}:{}/metrics); {} Hz; "
       "zones: {}; {} monsters",
       ZS_VERSION, config.listen_address, server.port(), config.admin_address, admin.port(),
-      world_config.tick_rate, zone_names, tick_loop.monster_count());
+      world_config.tick_rate, zone_names, runners.monster_count());
   if (port_file) std::ofstream(*port_file) << server.port() << ' ' << admin.port() << '\n';
 
-  tick_loop.Start();
+  runners.Start();
   const auto agones = StartAgones(agones_options, config.agones);
   boost::asio::steady_timer stats_timer(io);
   ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
@@ -367,7 +371,7 @@ int main(int argc, char** argv) {
   for (unsigned i = 1; i < config.io_threads; ++i) threads.emplace_back([&io] { io.run(); });
   io.run();
   for (auto& t : threads) t.join();
-  tick_loop.Stop();
+  runners.Stop();
   if (node) {
     node->Release();  // the directory forgets this node at once; no more arrivals
     node.reset();
@@ -375,7 +379,7 @@ int main(int argc, char** argv) {
   }
   // Characters handed here whose clients never came are saved with everyone else.
   storage.Save(tickets.Expire(std::numeric_limits<double>::infinity()));
-  SaveOnShutdown(tick_loop, storage, config.storage.shutdown_timeout_seconds);
+  SaveOnShutdown(runners, storage, config.storage.shutdown_timeout_seconds);
   if (agones) agones->Shutdown(kAgonesShutdownTimeout);
   spdlog::info("zone_server stopped");
   return 0;

@@ -40,6 +40,10 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
     TakeOver(*online, session, sink);
     return;
   }
+  if (options_.local != nullptr &&
+      options_.local->PassOnLogin(options_.runner, session, sink, who)) {
+    return;  // online in another runner of this process: it takes the login
+  }
   if (PlayerDirectory::Player* other = players_->ByAccount(who.account)) {
     KickOut(*other, kLoggedInElsewhere);  // one session per account: the newest wins
   }
@@ -107,6 +111,15 @@ void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
     return;
   }
   const uint32_t zone = result.record.state.zone;
+  if (result.outcome == storage::LoadOutcome::kFound && options_.local != nullptr &&
+      !world_->Hosts(zone) && options_.local->HostsHere(zone)) {
+    options_.local->HandTo(zone, {.session = session,
+                                  .sink = std::move(login.sink),
+                                  .account = login.who.account,
+                                  .player = std::nullopt,
+                                  .character = std::move(result.record)});
+    return;  // another runner of this process ticks its zone
+  }
   if (result.outcome == storage::LoadOutcome::kFound && options_.handoff != nullptr &&
       !world_->Hosts(zone) && world_->FindZone(zone) != nullptr) {
     RouteLogin(session, std::move(login), std::move(result.record));  // its zone is elsewhere

@@ -12,6 +12,11 @@
 // - Checkpoint: every checkpoint interval, every character whose state changed since it was last
 //   handed over goes to storage in one batch (one transaction). A crash loses at most that much.
 //
+// - Zone change between the runners of one process (character_keeper_handoff.cc): a player who
+//   walks into a portal to a zone another runner ticks is handed to it with its connection (the
+//   client gets ZoneChanged without an address and stays connected; same entity id); a login
+//   whose character is in such a zone is handed over the same way, and a login that reached a
+//   runner while another has the character online is passed on to that one (LocalZones).
 // - Hand-off (character_keeper_handoff.cc), when this server hosts only some zones: a player who
 //   walks into a portal to a zone hosted elsewhere is offered to that zone's server through the
 //   HandoffPort; accepted: the client gets ZoneChanged{server_address, ticket} and is closed, and
@@ -32,20 +37,16 @@
 
 #include "net/churn_log.h"
 #include "net/handoff_port.h"
+#include "net/local_zones.h"
 #include "net/metrics.h"
 #include "net/player_directory.h"
+#include "net/player_port.h"
 #include "net/session_sink.h"
 #include "net/ticket_book.h"
 #include "storage/storage_worker.h"
 #include "zone/world.h"
 
 namespace zs::net {
-
-// Who a connection logs in as (auth::Identity without the token's expiry).
-struct LoginIdentity {
-  uint64_t account = 0;  // 0: auth mode none
-  std::string name;
-};
 
 class CharacterKeeper {
  public:
@@ -65,6 +66,8 @@ class CharacterKeeper {
     bool token_mode = false;         // accounts are real: a name owned by another is refused
     HandoffPort* handoff = nullptr;  // null: every zone is here
     TicketBook* tickets = nullptr;   // null: nobody arrives from elsewhere
+    LocalZones* local = nullptr;     // the other runners of this process (null: none)
+    size_t runner = 0;               // this runner's number among them
     Answered answered;
   };
   CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics, ChurnLog* churn,
@@ -76,6 +79,8 @@ class CharacterKeeper {
   // A client arriving with a redeemed ticket, as `character` (its zone and arrival position).
   void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
               storage::CharacterRecord character);
+  // A character handed over by another runner of this process, with its connection.
+  void Adopt(LocalArrival arrival);
   void OnHandoffAnswer(HandoffKey key, const HandoffAnswer& answer);
   void AttachHandoff(HandoffPort* handoff) { options_.handoff = handoff; }
   // After each tick: saves the players who changed zone, and checkpoints when due.
@@ -103,6 +108,9 @@ class CharacterKeeper {
   void Checkpoint();
   // Hand-off (character_keeper_handoff.cc).
   void OfferDepartures();
+  // A departure into a zone another runner of this process ticks: handed over at once.
+  void HandToRunner(const zone::World::Departure& d, PlayerDirectory::Player& p);
+  void AdoptPlayer(LocalArrival& arrival);
   void Depart(uint64_t session, EntityId entity, const HandoffAnswer& answer);
   struct Departing;
   void ComeBack(const Departing& d, EntityId entity, const HandoffAnswer& answer);

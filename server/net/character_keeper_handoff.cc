@@ -23,6 +23,10 @@ void CharacterKeeper::OfferDepartures() {
   for (const zone::World::Departure& d : world_->departures()) {
     PlayerDirectory::Player* p = players_->ByEntity(d.player);
     const uint64_t session = p != nullptr ? players_->SessionOf(*p) : 0;
+    if (p != nullptr && options_.local != nullptr && options_.local->HostsHere(d.to_zone)) {
+      HandToRunner(d, *p);
+      continue;
+    }
     zone::PlayerSnapshot state;
     if (options_.handoff == nullptr || p == nullptr ||
         !world_->SnapshotPlayer(d.player, &state).ok()) {
@@ -36,6 +40,67 @@ void CharacterKeeper::OfferDepartures() {
         [answered = options_.answered, key = HandoffKey{.login = false, .id = ToRaw(d.player)}](
             HandoffAnswer a) { answered(key, std::move(a)); });
   }
+}
+
+void CharacterKeeper::HandToRunner(const zone::World::Departure& d, PlayerDirectory::Player& p) {
+  zone::World::HandedPlayer handed;
+  if (!world_->HandOver(d.player, &handed).ok()) return;
+  const uint64_t session = players_->SessionOf(p);
+  const zone::ZoneConfig* zone = world_->FindZone(d.to_zone);
+  if (const auto s = p.sink.lock(); s && zone != nullptr) {
+    // After this tick's frame (its `left`s), before the first frame of the new zone's runner.
+    s->DeliverFrame(wire::ZoneChangedFrame(*zone, handed.state.position), FrameKind::kControl);
+  }
+  const uint64_t account = p.account;
+  std::weak_ptr<SessionSink> sink = p.sink;
+  // The roster points at the new runner before this one lets go: a login never finds the
+  // character nowhere.
+  options_.local->HandTo(d.to_zone, {.session = session,
+                                     .sink = std::move(sink),
+                                     .account = account,
+                                     .player = std::move(handed),
+                                     .character = {}});
+  players_->Remove(session);
+  metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void CharacterKeeper::Adopt(LocalArrival arrival) {
+  if (arrival.player) {
+    AdoptPlayer(arrival);
+    return;
+  }
+  LoginIdentity who{.account = arrival.account, .name = arrival.character.name};
+  if (players_->ByName(who.name) != nullptr || players_->ByAccount(who.account) != nullptr) {
+    Login(arrival.session, std::move(arrival.sink), std::move(who));  // the live one wins
+    return;
+  }
+  Enter(arrival.session, {.sink = std::move(arrival.sink), .who = std::move(who)},
+        {.outcome = storage::LoadOutcome::kFound, .record = std::move(arrival.character)});
+}
+
+// A player who walked through a portal in another runner of this process arrives here.
+void CharacterKeeper::AdoptPlayer(LocalArrival& arrival) {
+  const zone::World::HandedPlayer& h = *arrival.player;
+  PlayerDirectory::Player p{.entity = h.id,
+                            .sink = arrival.sink,
+                            .name = h.name,
+                            .account = arrival.account,
+                            .resync = true,  // its first frame here starts the client's picture
+                            .saved = h.state};
+  if (const Status added = world_->Adopt(h); !added.ok()) {  // cannot happen: ids are shared
+    spdlog::error("'{}' could not enter zone {} ({}): saved where the portal put it", h.name,
+                  h.state.zone, added.message());
+    if (storage_ != nullptr) storage_->Save({RecordOf(p, h.state)});
+    if (const auto s = arrival.sink.lock()) {
+      s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, added.message()), "world_full");
+    }
+    return;
+  }
+  (void)world_->SnapshotPlayer(h.id, &p.saved);
+  if (storage_ != nullptr) storage_->Save({RecordOf(p, p.saved)});  // a zone change: at once
+  players_->Add(arrival.session, std::move(p));
+  metrics_->players.fetch_add(1, std::memory_order_relaxed);
+  if (arrival.sink.expired()) Logout(arrival.session);  // its client left on the way
 }
 
 void CharacterKeeper::OnHandoffAnswer(HandoffKey key, const HandoffAnswer& answer) {
@@ -141,6 +206,10 @@ void CharacterKeeper::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
   if (players_->ByName(who.name) != nullptr || players_->ByAccount(who.account) != nullptr) {
     Login(session, std::move(sink), std::move(who));  // online here already: the live one wins
     return;
+  }
+  if (options_.local != nullptr &&
+      options_.local->PassOnLogin(options_.runner, session, sink, who)) {
+    return;  // online in another runner of this process: the live one wins there
   }
   metrics_->handoffs_arrived.fetch_add(1, std::memory_order_relaxed);
   Enter(session, {.sink = std::move(sink), .who = std::move(who)},

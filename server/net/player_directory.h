@@ -3,15 +3,19 @@
 // A character's name is unique among the players online, and so is an account (other than 0,
 // "no account"): the login path (CharacterKeeper) takes a character over rather than adding a
 // second one.
-// Thread: the tick loop's only.
+// With a roster (the runners of one process), every character listed or unlisted here is told
+// to it, so that logins find the runner that has their character.
+// Thread: its zone runner's only.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "core/entity_id.h"
+#include "net/local_zones.h"
 #include "net/session_sink.h"
 #include "zone/zone_types.h"
 
@@ -28,8 +32,15 @@ class PlayerDirectory {
     zone::PlayerSnapshot saved;  // the state last handed to storage (checkpoints skip equal ones)
   };
 
+  // Tells `roster` (may be null) of every character listed and unlisted, as runner `runner`.
+  void SetRoster(LocalZones* roster, size_t runner) {
+    roster_ = roster;
+    runner_ = runner;
+  }
+
   // REQUIRES: neither the session, the entity, the name nor the account (unless 0) is listed.
   void Add(uint64_t session, Player player) {
+    if (roster_ != nullptr) roster_->Listed(runner_, player.name, player.account);
     session_of_[ToRaw(player.entity)] = session;
     by_name_[player.name] = session;
     if (player.account != 0) by_account_[player.account] = session;
@@ -38,6 +49,7 @@ class PlayerDirectory {
   void Remove(uint64_t session) {
     const auto it = players_.find(session);
     if (it == players_.end()) return;
+    if (roster_ != nullptr) roster_->Unlisted(runner_, it->second.name, it->second.account);
     session_of_.erase(ToRaw(it->second.entity));
     by_name_.erase(it->second.name);
     if (it->second.account != 0) by_account_.erase(it->second.account);
@@ -45,11 +57,14 @@ class PlayerDirectory {
   }
   // The character of `from` is now played through `to` (a second login took it over).
   // REQUIRES: `from` is listed, `to` is not.
+  // The roster hears nothing: the character stays online here throughout.
   Player& Rebind(uint64_t from, uint64_t to, std::weak_ptr<SessionSink> sink) {
+    LocalZones* const roster = std::exchange(roster_, nullptr);
     Player player = std::move(players_.at(from));
     Remove(from);
     player.sink = std::move(sink);
     Add(to, std::move(player));
+    roster_ = roster;
     return players_.at(to);
   }
   // The online player called `name` (whispers, logins), or null.
@@ -83,6 +98,8 @@ class PlayerDirectory {
   std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
   std::unordered_map<std::string, uint64_t> by_name_;  // session by character name
   std::unordered_map<uint64_t, uint64_t> by_account_;  // session by account (not 0)
+  LocalZones* roster_ = nullptr;
+  size_t runner_ = 0;
 };
 
 }  // namespace zs::net

@@ -12,11 +12,11 @@ namespace zs::net {
 
 namespace asio = boost::asio;
 
-Server::Server(asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
+Server::Server(asio::io_context& io, Limits limits, PlayerPort* players, Metrics* metrics,
                ChurnLog* churn, auth::Authenticator* auth, TicketBook* tickets)
     : io_(io),
       limits_(limits),
-      tick_loop_(tick_loop),
+      players_(players),
       metrics_(metrics),
       churn_(churn),
       auth_(auth),

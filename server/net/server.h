@@ -1,7 +1,8 @@
 // Server: the listening socket, the session registry, connection caps, and graceful shutdown.
 //
 // Threads: the acceptor and all sessions run on the io_context's threads (each session on its
-// own strand); the world runs on the TickLoop's thread. The registry is guarded by a mutex.
+// own strand); the zones run on their runners' threads, reached through a PlayerPort
+// (ZoneRunners). The registry is guarded by a mutex.
 #pragma once
 
 #include <spdlog/spdlog.h>
@@ -20,7 +21,7 @@
 #include "net/churn_log.h"
 #include "net/limits.h"
 #include "net/metrics.h"
-#include "net/tick_loop.h"
+#include "net/player_port.h"
 #include "net/ticket_book.h"
 
 namespace zs::net {
@@ -32,7 +33,7 @@ class Server {
   // `churn`: where per-connection log lines are throttled (shared with the tick loop).
   // `auth`: who a Hello logs in as (mode none or token).
   // `tickets`: characters handed to this server by others (null: none are).
-  Server(boost::asio::io_context& io, Limits limits, TickLoop* tick_loop, Metrics* metrics,
+  Server(boost::asio::io_context& io, Limits limits, PlayerPort* players, Metrics* metrics,
          ChurnLog* churn, auth::Authenticator* auth, TicketBook* tickets = nullptr);
 
   // Binds and starts accepting. Throws on a bad address or a port in use (start-up error).
@@ -45,7 +46,7 @@ class Server {
 
   // For sessions.
   [[nodiscard]] const Limits& limits() const { return limits_; }
-  [[nodiscard]] TickLoop& tick_loop() { return *tick_loop_; }
+  [[nodiscard]] PlayerPort& players() { return *players_; }
   [[nodiscard]] Metrics& metrics() { return *metrics_; }
   [[nodiscard]] auth::Authenticator& authenticator() { return *auth_; }
   [[nodiscard]] TicketBook* tickets() { return tickets_; }
@@ -63,7 +64,7 @@ class Server {
 
   boost::asio::io_context& io_;
   Limits limits_;
-  TickLoop* tick_loop_;
+  PlayerPort* players_;
   Metrics* metrics_;
   ChurnLog* churn_;
   auth::Authenticator* auth_;

@@ -127,7 +127,7 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
   if (!who) return false;
   state_ = State::kJoining;
   login_timer_.cancel();
-  server_->tick_loop().Join(id_, weak_from_this(), *who);
+  server_->players().Join(id_, weak_from_this(), *who);
   NoteInput();
   ArmIdle(limits_.idle_timeout_s);
   return true;
@@ -144,7 +144,7 @@ bool Session::HandleTicket(const std::string& ticket) {
   }
   state_ = State::kJoining;
   login_timer_.cancel();
-  server_->tick_loop().Arrive(id_, weak_from_this(), std::move(*character));
+  server_->players().Arrive(id_, weak_from_this(), std::move(*character));
   NoteInput();
   ArmIdle(limits_.idle_timeout_s);
   return true;
@@ -198,20 +198,20 @@ bool Session::HandleFrame(const std::string& frame) {
   }
   switch (in.kind) {
     case wire::ClientKind::kMove:
-      server_->tick_loop().Move(id_, in.move);
+      server_->players().Move(id_, in.move);
       NoteInput();
       break;
     case wire::ClientKind::kSkill:
-      server_->tick_loop().Skill(id_, in.skill);
+      server_->players().Skill(id_, in.skill);
       NoteInput();
       break;
     case wire::ClientKind::kChat:
-      server_->tick_loop().Chat(id_, in.chat, std::move(in.chat_text), in.chat_text_ok,
-                                std::move(in.chat_to));
+      server_->players().Chat(id_, in.chat, std::move(in.chat_text), in.chat_text_ok,
+                              std::move(in.chat_to));
       NoteInput();
       break;
     case wire::ClientKind::kPing:  // not activity: a client that only pings is idle
-      Enqueue(wire::PongFrame(in.client_time, server_->tick_loop().tick(), WallClockMs()),
+      Enqueue(wire::PongFrame(in.client_time, server_->players().TickOf(id_), WallClockMs()),
               FrameKind::kControl);
       break;
     case wire::ClientKind::kLogout:
@@ -239,7 +239,7 @@ RateLimiter& Session::LimiterFor(wire::ClientKind kind) {
 
 void Session::TellRateLimited(const wire::ClientIntent& in) {
   const auto refuse = [this](zone::InputKind kind, uint32_t seq) {
-    server_->tick_loop().Refused(id_, kind, seq, zone::Outcome::kRateLimited);
+    server_->players().Refused(id_, kind, seq, zone::Outcome::kRateLimited);
   };
   if (in.kind == wire::ClientKind::kMove) refuse(zone::InputKind::kMove, in.move.seq);
   if (in.kind == wire::ClientKind::kSkill) refuse(zone::InputKind::kSkill, in.skill.seq);
@@ -396,7 +396,7 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
     awaiting_resync_ = true;
     ++stall_generation_;
     stall_timer_.cancel();
-    server_->tick_loop().Resync(id_);
+    server_->players().Resync(id_);
   }
   if (!queue_.empty()) {
     WriteMore();
@@ -411,7 +411,7 @@ void Session::BeginClose(const std::string& reason) {
   close_reason_ = reason;
   login_timer_.cancel();
   idle_timer_.cancel();
-  server_->tick_loop().Leave(id_);
+  server_->players().Leave(id_);
   // Flush what is queued (the error or kick), then close. The stall timer bounds the wait.
   if (!writing_ && queue_.empty()) {
     Finish();
@@ -425,7 +425,7 @@ void Session::BeginClose(const std::string& reason) {
 
 void Session::Finish() {
   if (state_ == State::kClosed) return;
-  if (state_ != State::kClosing) server_->tick_loop().Leave(id_);
+  if (state_ != State::kClosing) server_->players().Leave(id_);
   state_ = State::kClosed;
   Account(-static_cast<int64_t>(queued_bytes_));  // whatever is queued goes with the socket
   login_timer_.cancel();

@@ -29,7 +29,7 @@
 #include <string>
 
 #include "net/limits.h"
-#include "net/tick_loop.h"
+#include "net/player_port.h"
 #include "wire/encoder.h"
 #include "wire/frame_codec.h"
 #include "wire/protocol.h"

@@ -1,5 +1,5 @@
 // TickObserver: something that looks at the world after each tick (the zone viewer), called by
-// TickLoop on its thread once every frame of the tick has been handed out. It must be quick
+// ZoneRunner on its thread once every frame of the tick has been handed out. It must be quick
 // and must not block (the tick waits for it) and sees the world read-only.
 #pragma once
 

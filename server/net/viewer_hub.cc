@@ -41,8 +41,6 @@ ViewerHub::ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world
       hello_(Hello(world, options)),
       metrics_(metrics),
       options_(options),
-      watch_(world.zones.size()),
-      buffers_(world.zones.size()),
       interval_ticks_(std::max<uint64_t>(
           1,
           static_cast<uint64_t>(std::lround(options.frame_interval_seconds * world.tick_rate)))) {
@@ -136,26 +134,60 @@ void ViewerHub::CloseAll() {
   for (const auto& s : sessions) s->Close();
 }
 
-void ViewerHub::CopyWatches() {
-  for (Watch& w : watch_) {
+void ViewerHub::CopyWatches(std::vector<Watch>* watch) {
+  watch->resize(zone_ids_.size());
+  for (Watch& w : *watch) {
     w.wanted = false;
     w.selected.clear();
   }
   std::lock_guard lock(mu_);
   for (const auto& [id, v] : viewers_) {
     if (v.paused) continue;
-    watch_[v.zone].wanted = true;
-    if (v.selected != 0) watch_[v.zone].selected.push_back(v.selected);
+    (*watch)[v.zone].wanted = true;
+    if (v.selected != 0) (*watch)[v.zone].selected.push_back(v.selected);
   }
 }
 
-void ViewerHub::Accumulate(const zone::World& world, const FrameFanout& fanout) {
-  for (size_t z = 0; z < watch_.size(); ++z) {
-    if (!watch_[z].wanted) continue;
+// One zone runner's side of the hub: the swings and bytes of its zones since the last
+// snapshot, and the snapshots themselves, taken on that runner's thread.
+class ViewerHub::Tap : public TickObserver {
+ public:
+  explicit Tap(ViewerHub* hub) : hub_(hub) {}
+  void AfterTick(const zone::World& world, const FrameFanout& fanout) override;
+
+ private:
+  void Map(const zone::World& world);
+  void Accumulate(const zone::World& world, const FrameFanout& fanout);
+  std::shared_ptr<ViewerSnapshot> Capture(const zone::World& world, size_t z, uint64_t ticks);
+
+  ViewerHub* hub_;
+  std::vector<size_t> hub_zone_;     // the hub's zone index of each of the world's zones
+  std::vector<Watch> watch_;         // by the hub's zone index
+  std::vector<ZoneBuffer> buffers_;  // by the world's zone index
+  uint64_t last_capture_tick_ = 0;
+};
+
+std::unique_ptr<TickObserver> ViewerHub::NewTap() { return std::make_unique<Tap>(this); }
+
+void ViewerHub::Tap::Map(const zone::World& world) {
+  if (hub_zone_.size() == world.zone_count()) return;
+  hub_zone_.clear();
+  for (size_t z = 0; z < world.zone_count(); ++z) {
+    const auto id =
+        std::find(hub_->zone_ids_.begin(), hub_->zone_ids_.end(), world.zone(z).config().id);
+    hub_zone_.push_back(static_cast<size_t>(id - hub_->zone_ids_.begin()));
+  }
+  buffers_.resize(world.zone_count());
+}
+
+void ViewerHub::Tap::Accumulate(const zone::World& world, const FrameFanout& fanout) {
+  for (size_t z = 0; z < world.zone_count(); ++z) {
+    const Watch& w = watch_[hub_zone_[z]];
+    if (!w.wanted) continue;
     ZoneBuffer& b = buffers_[z];
     CollectSwings(world, z, kMaxSwingsPerFrame, &b.swings, &b.hits);
     const std::vector<zone::PlayerView>& views = world.output(z).views;
-    for (const uint32_t id : watch_[z].selected) {
+    for (const uint32_t id : w.selected) {
       for (size_t v = 0; v < views.size(); ++v) {
         if (ToRaw(views[v].player) == id) b.bytes[id] += fanout.FrameBytes(z, v);
       }
@@ -163,23 +195,26 @@ void ViewerHub::Accumulate(const zone::World& world, const FrameFanout& fanout) 
   }
 }
 
-void ViewerHub::AfterTick(const zone::World& world, const FrameFanout& fanout) {
-  if (count_.load(std::memory_order_relaxed) == 0) {
+void ViewerHub::Tap::AfterTick(const zone::World& world, const FrameFanout& fanout) {
+  if (hub_->count_.load(std::memory_order_relaxed) == 0) {
     last_capture_tick_ = 0;
     return;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  CopyWatches();
+  Map(world);
+  hub_->CopyWatches(&watch_);
   Accumulate(world, fanout);
-  if (last_capture_tick_ == 0) last_capture_tick_ = world.tick() - interval_ticks_;
+  if (last_capture_tick_ == 0) last_capture_tick_ = world.tick() - hub_->interval_ticks_;
   const uint64_t ticks = world.tick() - last_capture_tick_;
-  if (ticks >= interval_ticks_) {
+  if (ticks >= hub_->interval_ticks_) {
     last_capture_tick_ = world.tick();
-    for (size_t z = 0; z < watch_.size(); ++z) {
+    for (size_t z = 0; z < world.zone_count(); ++z) {
       ZoneBuffer& b = buffers_[z];
-      if (watch_[z].wanted) {
+      if (watch_[hub_zone_[z]].wanted) {
         std::shared_ptr<const ViewerSnapshot> snapshot = Capture(world, z, ticks);
-        boost::asio::post(io_, [this, z, snapshot] { Broadcast(z, snapshot); });
+        boost::asio::post(hub_->io_, [hub = hub_, zone = hub_zone_[z], snapshot] {
+          hub->Broadcast(zone, snapshot);
+        });
       }
       b.swings.clear();
       b.hits.clear();
@@ -188,8 +223,8 @@ void ViewerHub::AfterTick(const zone::World& world, const FrameFanout& fanout) {
   }
   const auto us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-  metrics_->viewer_snapshot_us.fetch_add(static_cast<uint64_t>(us.count()),
-                                         std::memory_order_relaxed);
+  hub_->metrics_->viewer_snapshot_us.fetch_add(static_cast<uint64_t>(us.count()),
+                                               std::memory_order_relaxed);
 }
 
 std::shared_ptr<ViewerSnapshot> ViewerHub::NewSnapshot() {
@@ -212,17 +247,18 @@ std::shared_ptr<ViewerSnapshot> ViewerHub::NewSnapshot() {
           }};
 }
 
-std::shared_ptr<ViewerSnapshot> ViewerHub::Capture(const zone::World& world, size_t z,
-                                                   uint64_t ticks) {
-  std::shared_ptr<ViewerSnapshot> s = NewSnapshot();
+std::shared_ptr<ViewerSnapshot> ViewerHub::Tap::Capture(const zone::World& world, size_t z,
+                                                        uint64_t ticks) {
+  std::shared_ptr<ViewerSnapshot> s = hub_->NewSnapshot();
   CaptureZone(world, z, s.get());
   ZoneBuffer& b = buffers_[z];
   s->swings.swap(b.swings);
   s->hits.swap(b.hits);
-  s->tick_ms = static_cast<float>(metrics_->last_tick_us.load(std::memory_order_relaxed)) / 1000;
-  s->connections = static_cast<uint32_t>(metrics_->connections.load(std::memory_order_relaxed));
-  s->bytes_out = metrics_->bytes_out.load(std::memory_order_relaxed);
-  for (const uint32_t id : watch_[z].selected) {
+  const Metrics& m = *hub_->metrics_;
+  s->tick_ms = static_cast<float>(m.last_tick_us.load(std::memory_order_relaxed)) / 1000;
+  s->connections = static_cast<uint32_t>(m.connections.load(std::memory_order_relaxed));
+  s->bytes_out = m.bytes_out.load(std::memory_order_relaxed);
+  for (const uint32_t id : watch_[hub_zone_[z]].selected) {
     ViewerSelection& sel = s->selections.emplace_back();
     CaptureSelection(world, z, id, &sel);
     const auto it = b.bytes.find(id);

@@ -11,8 +11,9 @@
 // once and the same bytes go to every viewer of that zone (latest frame wins per viewer:
 // viewer_session.h). zs_viewer_snapshot_seconds_total counts the tick thread's time here.
 //
-// Threads: TryAdmit and the sessions' hooks on I/O threads; AfterTick on the tick thread;
-// the viewer list is guarded by mu_. The hub must outlive the io_context's run.
+// Threads: TryAdmit and the sessions' hooks on I/O threads. Each zone runner has a tap of its
+// own (NewTap), called on that runner's thread after its ticks, keeping that runner's buffers;
+// the viewer list is guarded by mu_. The hub must outlive the io_context's run and the runners.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -38,7 +39,7 @@ namespace zs::net {
 
 class ViewerSession;
 
-class ViewerHub : public TickObserver {
+class ViewerHub {
  public:
   struct Options {
     size_t max_viewers = 4;               // admin.max_viewers
@@ -50,7 +51,7 @@ class ViewerHub : public TickObserver {
 
   ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world, Metrics* metrics,
             Options options);
-  ~ViewerHub() override;
+  ~ViewerHub();
   ViewerHub(const ViewerHub&) = delete;
   ViewerHub& operator=(const ViewerHub&) = delete;
 
@@ -62,7 +63,8 @@ class ViewerHub : public TickObserver {
   void CloseAll();
   [[nodiscard]] size_t max_viewers() const { return options_.max_viewers; }
 
-  void AfterTick(const zone::World& world, const FrameFanout& fanout) override;
+  // What a zone runner calls after each tick (one tap per runner: a tap is not thread-safe).
+  [[nodiscard]] std::unique_ptr<TickObserver> NewTap();
 
  private:
   struct Viewer {
@@ -71,6 +73,7 @@ class ViewerHub : public TickObserver {
     uint32_t selected = 0;  // raw entity id; 0: none
     bool paused = false;
   };
+  class Tap;
   struct Watch {  // what the viewers want of one zone this tick (tick thread's copy)
     bool wanted = false;
     std::vector<uint32_t> selected;
@@ -84,9 +87,8 @@ class ViewerHub : public TickObserver {
   const char* OnCommand(uint64_t id, const ViewerCommand& c);
   void OnClosed(uint64_t id);
   static std::string Hello(const zone::WorldConfig& world, const Options& options);
-  void CopyWatches();
-  void Accumulate(const zone::World& world, const FrameFanout& fanout);
-  std::shared_ptr<ViewerSnapshot> Capture(const zone::World& world, size_t z, uint64_t ticks);
+  // Fills `watch` (by the hub's zone index) from the viewers' choices.
+  void CopyWatches(std::vector<Watch>* watch);
   void Broadcast(size_t zone, const std::shared_ptr<const ViewerSnapshot>& snapshot);
 
   boost::asio::io_context& io_;
@@ -110,11 +112,7 @@ class ViewerHub : public TickObserver {
   std::shared_ptr<ViewerSnapshot> NewSnapshot();
   std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();
 
-  // Tick thread only.
-  std::vector<Watch> watch_;
-  std::vector<ZoneBuffer> buffers_;
-  uint64_t last_capture_tick_ = 0;
-  uint64_t interval_ticks_ = 1;
+  const uint64_t interval_ticks_ = 1;  // ticks between two snapshots
 };
 
 }  // namespace zs::net

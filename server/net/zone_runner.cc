@@ -1,6 +1,8 @@
-#include "net/tick_loop.h"
+#include "net/zone_runner.h"
 
 #include <spdlog/spdlog.h>
+
+#include <pthread.h>
 
 #include <chrono>
 
@@ -30,9 +32,10 @@ const char* RejectName(zone::Reject r) {
 
 }  // namespace
 
-TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads, ChurnLog* churn,
-                   Persistence persistence, std::span<const uint32_t> hosted)
-    : world_(std::move(config), hosted),
+ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads,
+                       ChurnLog* churn, Persistence persistence, std::span<const uint32_t> hosted,
+                       Siblings siblings)
+    : world_(std::move(config), hosted, siblings.ids),
       metrics_(metrics),
       churn_(churn),
       pool_(sim_threads),
@@ -48,12 +51,15 @@ TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_thread
                .token_mode = persistence.token_mode,
                .handoff = persistence.handoff,
                .tickets = persistence.tickets,
+               .local = siblings.local,
+               .runner = siblings.index,
                .answered =
                    [this](CharacterKeeper::HandoffKey key, HandoffAnswer answer) {
                      std::lock_guard lock(mu_);
                      answers_.emplace_back(key, std::move(answer));
                    }},
               [this](uint64_t session, storage::LoadResult r) { Loaded(session, std::move(r)); }) {
+  players_.SetRoster(siblings.local, siblings.index);
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
       monsters_ += e.kind == zone::EntityKind::kMonster ? 1 : 0;
@@ -61,19 +67,24 @@ TickLoop::TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_thread
   }
 }
 
-TickLoop::~TickLoop() { Stop(); }
+ZoneRunner::~ZoneRunner() { Stop(); }
 
-void TickLoop::Start() {
+void ZoneRunner::Start() {
   running_ = true;
-  thread_ = std::thread([this] { Run(); });
+  // "zone <name>" (cut to the kernel's 15 bytes): each zone's thread shows in top -H and ps.
+  const std::string name = ("zone " + world_.zone(0).config().name).substr(0, 15);
+  thread_ = std::thread([this, name] {
+    pthread_setname_np(pthread_self(), name.c_str());
+    Run();
+  });
 }
 
-void TickLoop::Stop() {
+void ZoneRunner::Stop() {
   running_ = false;
   if (thread_.joinable()) thread_.join();
 }
 
-void TickLoop::Push(Request r) {
+void ZoneRunner::Push(Request r) {
   std::lock_guard lock(mu_);
   // A tick thread that falls behind must not let inputs pile up without bound: beyond the cap
   // inputs are dropped (counted); joins, leaves and resyncs always go through.
@@ -86,12 +97,12 @@ void TickLoop::Push(Request r) {
   pending_.push_back(std::move(r));
 }
 
-void TickLoop::SaveEveryone() {
+void ZoneRunner::SaveEveryone() {
   Drain();  // logouts queued while the loop stopped
   keeper_.SaveEveryone();
 }
 
-void TickLoop::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
+void ZoneRunner::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
   Push({.kind = Request::kJoin,
         .session = session,
         .sink = std::move(sink),
@@ -99,8 +110,8 @@ void TickLoop::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIden
         .account = who.account});
 }
 
-void TickLoop::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
-                      storage::CharacterRecord character) {
+void ZoneRunner::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+                        storage::CharacterRecord character) {
   {
     std::lock_guard lock(mu_);
     arriving_[session] = std::move(character);
@@ -108,34 +119,43 @@ void TickLoop::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
   Push({.kind = Request::kArrive, .session = session, .sink = std::move(sink)});
 }
 
-void TickLoop::Loaded(uint64_t session, storage::LoadResult result) {
+void ZoneRunner::Adopt(LocalArrival arrival) {
+  const uint64_t session = arrival.session;
+  {
+    std::lock_guard lock(mu_);
+    adopting_[session] = std::move(arrival);
+  }
+  Push({.kind = Request::kAdopt, .session = session});
+}
+
+void ZoneRunner::Loaded(uint64_t session, storage::LoadResult result) {
   std::lock_guard lock(mu_);
   loaded_.emplace_back(session, std::move(result));
 }
-void TickLoop::Leave(uint64_t session) { Push({.kind = Request::kLeave, .session = session}); }
-void TickLoop::Move(uint64_t session, const zone::MoveInput& in) {
+void ZoneRunner::Leave(uint64_t session) { Push({.kind = Request::kLeave, .session = session}); }
+void ZoneRunner::Move(uint64_t session, const zone::MoveInput& in) {
   Push({.kind = Request::kMove, .session = session, .move = in});
 }
-void TickLoop::Skill(uint64_t session, const zone::SkillInput& in) {
+void ZoneRunner::Skill(uint64_t session, const zone::SkillInput& in) {
   Push({.kind = Request::kSkill, .session = session, .skill = in});
 }
-void TickLoop::Resync(uint64_t session) { Push({.kind = Request::kResync, .session = session}); }
-void TickLoop::Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
-                    std::string to) {
+void ZoneRunner::Resync(uint64_t session) { Push({.kind = Request::kResync, .session = session}); }
+void ZoneRunner::Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
+                      std::string to) {
   Request r{.kind = Request::kChat, .session = session, .name = std::move(to), .chat = in};
   if (text_ok) r.text = std::move(text);  // a refused text (up to a frame's size) is not kept
   if (!text_ok)
     r.result = {.kind = zone::InputKind::kChat, .seq = in.seq, .outcome = zone::Outcome::kBadText};
   Push(std::move(r));
 }
-void TickLoop::Refused(uint64_t session, zone::InputKind kind, uint32_t seq,
-                       zone::Outcome outcome) {
+void ZoneRunner::Refused(uint64_t session, zone::InputKind kind, uint32_t seq,
+                         zone::Outcome outcome) {
   Push({.kind = Request::kRefused,
         .session = session,
         .result = {.kind = kind, .seq = seq, .outcome = outcome}});
 }
 
-void TickLoop::Run() {
+void ZoneRunner::Run() {
   using Clock = std::chrono::steady_clock;
   const auto interval = std::chrono::nanoseconds(1'000'000'000 / tick_rate_);
   auto next = Clock::now();
@@ -158,7 +178,7 @@ void TickLoop::Run() {
   }
 }
 
-void TickLoop::ObserveLoad(double share) {
+void ZoneRunner::ObserveLoad(double share) {
   if (!governor_.Observe(share)) return;
   metrics_->interest_level.store(governor_.level(), std::memory_order_relaxed);
   metrics_->interest_scale_milli.store(static_cast<uint64_t>(governor_.scale() * 1000),
@@ -170,7 +190,7 @@ void TickLoop::ObserveLoad(double share) {
       governor_.level(), governor_.scale(), share * 100);
 }
 
-void TickLoop::Drain() {
+void ZoneRunner::Drain() {
   {
     std::lock_guard lock(mu_);
     draining_.swap(pending_);
@@ -193,7 +213,7 @@ void TickLoop::Drain() {
   answering_.clear();
 }
 
-void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
+void ZoneRunner::Admit(Request& r, PlayerDirectory::Player* player) {
   if (r.kind == Request::kJoin) {
     if (player == nullptr) {
       keeper_.Login(r.session, std::move(r.sink),
@@ -216,6 +236,18 @@ void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
     }
     if (character && player == nullptr)
       keeper_.Arrive(r.session, std::move(r.sink), std::move(*character));
+    return;
+  }
+  if (r.kind == Request::kAdopt) {
+    std::optional<LocalArrival> arrival;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = adopting_.find(r.session); it != adopting_.end()) {
+        arrival = std::move(it->second);
+        adopting_.erase(it);
+      }
+    }
+    if (arrival) keeper_.Adopt(std::move(*arrival));
     return;
   }
   if (player == nullptr) return;  // not (or no longer) in the world
@@ -242,11 +274,12 @@ void TickLoop::Admit(Request& r, PlayerDirectory::Player* player) {
       break;
     case Request::kJoin:
     case Request::kArrive:
+    case Request::kAdopt:
       break;
   }
 }
 
-void TickLoop::AdmitChat(Request& r, const PlayerDirectory::Player& player) {
+void ZoneRunner::AdmitChat(Request& r, const PlayerDirectory::Player& player) {
   if (r.result.outcome == zone::Outcome::kBadText) {
     r.result.player = player.entity;
     results_.push_back(r.result);
@@ -261,7 +294,7 @@ void TickLoop::AdmitChat(Request& r, const PlayerDirectory::Player& player) {
   chats_.push_back(r.chat);
 }
 
-void TickLoop::Step() {
+void ZoneRunner::Step() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   Drain();
@@ -291,7 +324,7 @@ void TickLoop::Step() {
   metrics_->tick_deliver_us.fetch_add(micros(Clock::now() - t2), std::memory_order_relaxed);
 }
 
-void TickLoop::PublishStorageStats() {
+void ZoneRunner::PublishStorageStats() {
   if (storage_ == nullptr) return;
   const storage::StorageWorker::Stats st = storage_->stats();
   metrics_->PublishStorage({.errors = st.errors_total,

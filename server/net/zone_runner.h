@@ -1,10 +1,11 @@
-// TickLoop: owns the World and advances it at the tick rate on its own thread.
+// ZoneRunner: owns one World (the zones it was given: one zone in a server, see ZoneRunners)
+// and advances it at the tick rate on its own thread.
 //
-// Threads: Join/Leave/Input/Resync may be called from any thread (I/O threads); they queue a
-// request under a mutex, keyed by session id, never a pointer into the world. The loop thread
-// drains the queue at the start of each tick (sessions <-> entities in a PlayerDirectory), runs
-// World::Tick, and hands each zone's output to a FrameFanout, which gives every player exactly
-// one frame through its SessionSink.
+// Threads: Join/Leave/Input/Resync/Adopt may be called from any thread (I/O threads, other
+// runners); they queue a request under a mutex, keyed by session id, never a pointer into the
+// world. The runner's thread drains the queue at the start of each tick (sessions <-> entities
+// in a PlayerDirectory), runs World::Tick, and hands each zone's output to a FrameFanout, which
+// gives every player exactly one frame through its SessionSink.
 // A tick that overruns its interval is counted and logged; the schedule then restarts from
 // now instead of trying to catch up (no spiral). Overload control: each tick's work, as a share
 // of the interval, feeds an interest::OverloadGovernor whose level shrinks the zones' interest
@@ -27,6 +28,7 @@
 #include "net/character_keeper.h"
 #include "net/churn_log.h"
 #include "net/frame_fanout.h"
+#include "net/local_zones.h"
 #include "net/metrics.h"
 #include "net/player_directory.h"
 #include "net/session_sink.h"
@@ -39,7 +41,7 @@ namespace zs::net {
 
 // Where the tick loop's characters are kept (CharacterKeeper): no storage means fresh
 // characters, never saved (tests, benchmarks).
-struct TickLoopPersistence {
+struct ZoneRunnerPersistence {
   storage::StorageWorker* storage = nullptr;
   double checkpoint_seconds = 10;
   bool token_mode = false;
@@ -47,16 +49,25 @@ struct TickLoopPersistence {
   TicketBook* tickets = nullptr;   // characters handed to this server
 };
 
-class TickLoop {
+// The other runners of this process (`local`, null: this runner is alone), this one's number
+// among them, and the entity ids they share (null: the world's own).
+struct ZoneRunnerSiblings {
+  LocalZones* local = nullptr;
+  size_t index = 0;
+  zone::IdSource* ids = nullptr;
+};
+
+class ZoneRunner {
  public:
-  using Persistence = TickLoopPersistence;
+  using Persistence = ZoneRunnerPersistence;
   // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
   // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
-  // `hosted`: the zone ids this server runs (empty: all of them).
-  TickLoop(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
-           ChurnLog* churn = nullptr, Persistence persistence = {},
-           std::span<const uint32_t> hosted = {});
-  ~TickLoop();
+  // `hosted`: the zone ids this runner ticks (empty: all of them).
+  using Siblings = ZoneRunnerSiblings;
+  ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
+             ChurnLog* churn = nullptr, Persistence persistence = {},
+             std::span<const uint32_t> hosted = {}, Siblings siblings = {});
+  ~ZoneRunner();
 
   void Start();
   void Stop();  // joins the thread; idempotent
@@ -66,11 +77,15 @@ class TickLoop {
   // After Stop: applies the requests still queued (logouts) and hands every character still
   // online to storage. The caller then flushes the storage worker.
   void SaveEveryone();
+  // After Stop: applies the requests still queued (without saving).
+  void ApplyQueued() { Drain(); }
 
   void Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   // A client with a redeemed hand-off ticket, as `character`.
   void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
               storage::CharacterRecord character);
+  // A character handed over by another runner of this process (LocalZones::HandTo).
+  void Adopt(LocalArrival arrival);
   void Leave(uint64_t session);
   void Move(uint64_t session, const zone::MoveInput& in);
   void Skill(uint64_t session, const zone::SkillInput& in);
@@ -93,7 +108,7 @@ class TickLoop {
 
  private:
   struct Request {
-    enum Kind { kJoin, kLeave, kMove, kSkill, kResync, kChat, kRefused, kArrive } kind;
+    enum Kind { kJoin, kLeave, kMove, kSkill, kResync, kChat, kRefused, kArrive, kAdopt } kind;
     uint64_t session = 0;
     std::weak_ptr<SessionSink> sink = {};
     std::string name = {};  // kJoin: the player's name; kChat: the whisper's recipient
@@ -134,6 +149,7 @@ class TickLoop {
   std::vector<std::pair<uint64_t, storage::LoadResult>> applying_;
   // Arrivals (kArrive: their characters) and hand-off answers, guarded by mu_ the same way.
   std::unordered_map<uint64_t, storage::CharacterRecord> arriving_;
+  std::unordered_map<uint64_t, LocalArrival> adopting_;  // kAdopt: from other runners
   std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answers_;
   std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answering_;
 
