@@ -1,4 +1,4 @@
-// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 5).
+// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 6).
 //
 // A ZoneChanged with a server_address (a zone hosted by another server) is followed: the bot
 // closes, connects there and sends Hello{ticket}; the time from its last tick in the old zone to

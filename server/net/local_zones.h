@@ -28,6 +28,14 @@ struct LocalArrival {
   storage::CharacterRecord character;  // a login's character (player not set)
 };
 
+// A whisper to a player another runner of this process has online.
+struct RelayedChat {
+  EntityId from = kInvalidEntity;
+  std::string from_name;
+  std::string to_name;
+  std::string text;
+};
+
 class LocalZones {
  public:
   virtual ~LocalZones() = default;
@@ -42,6 +50,9 @@ class LocalZones {
   // the character over (or logs the other one out) as if the login had come there first.
   virtual bool PassOnLogin(size_t runner, uint64_t session, const std::weak_ptr<SessionSink>& sink,
                            const LoginIdentity& who) = 0;
+  // A whisper said in runner `runner` to `chat.to_name`, online in another runner: true when
+  // it was passed on there (false: nobody of that name is online in another runner).
+  virtual bool RelayWhisper(size_t runner, RelayedChat chat) = 0;
   // The roster: a character is online (or no more) in runner `runner`.
   virtual void Listed(size_t runner, const std::string& name, uint64_t account) = 0;
   virtual void Unlisted(size_t runner, const std::string& name, uint64_t account) = 0;

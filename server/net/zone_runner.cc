@@ -35,7 +35,9 @@ const char* RejectName(zone::Reject r) {
 ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads,
                        ChurnLog* churn, Persistence persistence, std::span<const uint32_t> hosted,
                        Siblings siblings)
-    : world_(std::move(config), hosted, siblings.ids),
+    : local_(siblings.local),
+      runner_index_(siblings.index),
+      world_(std::move(config), hosted, siblings.ids),
       metrics_(metrics),
       churn_(churn),
       pool_(sim_threads),
@@ -128,6 +130,15 @@ void ZoneRunner::Adopt(LocalArrival arrival) {
   Push({.kind = Request::kAdopt, .session = session});
 }
 
+void ZoneRunner::Relay(RelayedChat chat) {
+  std::lock_guard lock(mu_);
+  if (relayed_in_.size() >= kMaxPendingRequests / 100) {  // a flood from one runner to another
+    metrics_->RejectInput("server_busy");
+    return;
+  }
+  relayed_in_.push_back(std::move(chat));
+}
+
 void ZoneRunner::Loaded(uint64_t session, storage::LoadResult result) {
   std::lock_guard lock(mu_);
   loaded_.emplace_back(session, std::move(result));
@@ -196,13 +207,16 @@ void ZoneRunner::Drain() {
     draining_.swap(pending_);
     applying_.swap(loaded_);
     answering_.swap(answers_);
+    relaying_.swap(relayed_in_);
   }
   moves_.clear();
   skills_.clear();
   chats_.clear();
   chat_text_.clear();
   results_.clear();
+  relayed_.clear();
   for (Request& r : draining_) Admit(r, players_.BySession(r.session));
+  AdmitRelayed();
   draining_.clear();
   if (draining_.capacity() > 4 * kMaxPendingRequests / 100) {
     draining_.shrink_to_fit();  // do not keep a spike's memory forever
@@ -286,19 +300,43 @@ void ZoneRunner::AdmitChat(Request& r, const PlayerDirectory::Player& player) {
     return;
   }
   r.chat.entity = player.entity;
+  r.chat.text = chat_text_.emplace_back(std::move(r.text));
   if (r.chat.channel == zone::ChatChannel::kWhisper) {
     const PlayerDirectory::Player* to = players_.ByName(r.name);
     r.chat.to = to != nullptr ? to->entity : kInvalidEntity;  // none: NO_SUCH_PLAYER
+    if (to == nullptr && local_ != nullptr &&
+        local_->RelayWhisper(runner_index_, {.from = player.entity,
+                                             .from_name = player.name,
+                                             .to_name = r.name,
+                                             .text = std::string(r.chat.text)})) {
+      r.chat.relayed_to = chat_text_.emplace_back(std::move(r.name));  // online in another zone
+    }
   }
-  r.chat.text = chat_text_.emplace_back(std::move(r.text));
   chats_.push_back(r.chat);
+}
+
+// Whispers from other runners, to players of this one (by name: they may have left meanwhile).
+void ZoneRunner::AdmitRelayed() {
+  for (RelayedChat& c : relaying_) {
+    const PlayerDirectory::Player* to = players_.ByName(c.to_name);
+    if (to == nullptr) continue;
+    relayed_.push_back({.from = c.from,
+                        .from_name = chat_text_.emplace_back(std::move(c.from_name)),
+                        .to = to->entity,
+                        .text = chat_text_.emplace_back(std::move(c.text))});
+  }
+  relaying_.clear();
 }
 
 void ZoneRunner::Step() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   Drain();
-  world_.Tick({.moves = moves_, .skills = skills_, .chats = chats_, .results = results_},
+  world_.Tick({.moves = moves_,
+               .skills = skills_,
+               .chats = chats_,
+               .results = results_,
+               .relayed = relayed_},
               governor_.level(), &pool_);
   const auto t1 = Clock::now();
   tick_.store(world_.tick(), std::memory_order_relaxed);

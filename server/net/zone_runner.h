@@ -86,6 +86,8 @@ class ZoneRunner {
               storage::CharacterRecord character);
   // A character handed over by another runner of this process (LocalZones::HandTo).
   void Adopt(LocalArrival arrival);
+  // A whisper from another runner of this process to a player of this one (by name).
+  void Relay(RelayedChat chat);
   void Leave(uint64_t session);
   void Move(uint64_t session, const zone::MoveInput& in);
   void Skill(uint64_t session, const zone::SkillInput& in);
@@ -128,6 +130,9 @@ class ZoneRunner {
   void Loaded(uint64_t session, storage::LoadResult result);  // from the storage thread
   void PublishStorageStats();
   void AdmitChat(Request& r, const PlayerDirectory::Player& player);
+  void AdmitRelayed();
+  LocalZones* local_;
+  const size_t runner_index_;
 
   zone::World world_;
   Metrics* metrics_;
@@ -150,6 +155,8 @@ class ZoneRunner {
   // Arrivals (kArrive: their characters) and hand-off answers, guarded by mu_ the same way.
   std::unordered_map<uint64_t, storage::CharacterRecord> arriving_;
   std::unordered_map<uint64_t, LocalArrival> adopting_;  // kAdopt: from other runners
+  std::vector<RelayedChat> relayed_in_;                  // whispers from other runners
+  std::vector<RelayedChat> relaying_;
   std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answers_;
   std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answering_;
 
@@ -162,6 +169,7 @@ class ZoneRunner {
   std::vector<zone::ChatInput> chats_;
   std::deque<std::string> chat_text_;  // this tick's chat texts (stable addresses for chats_)
   std::vector<zone::InputResult> results_;
+  std::vector<zone::RelayedWhisper> relayed_;
 
   TickObserver* observer_ = nullptr;
   std::atomic<bool> running_{false};

@@ -157,6 +157,14 @@ bool ZoneRunners::PassOnLogin(size_t runner, uint64_t session,
   return true;
 }
 
+bool ZoneRunners::RelayWhisper(size_t runner, RelayedChat chat) {
+  std::lock_guard lock(mu_);
+  const auto it = name_runner_.find(chat.to_name);
+  if (it == name_runner_.end() || it->second == runner) return false;
+  runners_[it->second]->Relay(std::move(chat));
+  return true;
+}
+
 void ZoneRunners::Listed(size_t runner, const std::string& name, uint64_t account) {
   std::lock_guard lock(mu_);
   name_runner_[name] = runner;

@@ -302,9 +302,11 @@ void TickEncoder::EncodeChat(const zone::ZoneTickOutput& out) {
     std::string body;
     PutField(C::kChannelFieldNumber, static_cast<uint32_t>(line.channel), &body);
     PutField(C::kFromIdFieldNumber, ToRaw(line.from), &body);
-    LengthDelimited(C::kFromNameFieldNumber, name_of(line.from), &body);
+    const std::string_view from = line.from_name.empty() ? name_of(line.from) : line.from_name;
+    LengthDelimited(C::kFromNameFieldNumber, from, &body);
     LengthDelimited(C::kTextFieldNumber, line.text, &body);
     if (line.to != kInvalidEntity) LengthDelimited(C::kToFieldNumber, name_of(line.to), &body);
+    if (!line.to_name.empty()) LengthDelimited(C::kToFieldNumber, line.to_name, &body);
     chat_[i].clear();
     LengthDelimited(pb::TickUpdate::kChatFieldNumber, body, &chat_[i]);
   }

@@ -134,8 +134,8 @@ Status World::ForgetKnown(EntityId id) {
 
 void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
                  uint32_t overload_level, TaskRunner* runner) {
-  Tick(Inputs{.moves = moves, .skills = skills, .chats = {}, .results = {}}, overload_level,
-       runner);
+  Tick(Inputs{.moves = moves, .skills = skills, .chats = {}, .results = {}, .relayed = {}},
+       overload_level, runner);
 }
 
 void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runner) {
@@ -167,6 +167,7 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
     zones_[z].Simulate(tick_, moves_[z], skills_[z], overload_level, r.workers(), &outputs_[z]);
   });
   DeliverChat(inputs.chats);
+  DeliverRelayed(inputs.relayed);
   AddResults(inputs.results);
   ShareNames();
   view_start_.assign(1, 0);

@@ -129,6 +129,7 @@ class World {
     std::span<const SkillInput> skills;
     std::span<const ChatInput> chats;
     std::span<const InputResult> results;
+    std::span<const RelayedWhisper> relayed = {};  // whispers from other worlds of this process
   };
   void Tick(const Inputs& in, uint32_t overload_level = 0, TaskRunner* runner = nullptr);
 
@@ -153,6 +154,8 @@ class World {
   std::vector<ZoneTickOutput> outputs_;
   // Chat (world_chat.cc): each line goes into the output that holds its recipients' views.
   void DeliverChat(std::span<const ChatInput> chats);
+  void DeliverWhisper(size_t z, const ChatInput& c);
+  void DeliverRelayed(std::span<const RelayedWhisper> relayed);
   void DeliverSay(size_t z, const ChatInput& c);
   void DeliverTo(size_t z, uint32_t line, EntityId recipient);
   void AddResults(std::span<const InputResult> results);

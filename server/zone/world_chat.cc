@@ -42,19 +42,41 @@ void World::DeliverChat(std::span<const ChatInput> chats) {
       TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kAccepted, &outputs_[*z].results);
       continue;
     }
-    const std::optional<size_t> rz = ZoneIndexOf(c.to);
-    if (!rz) {
-      TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kNoSuchPlayer, &outputs_[*z].results);
-      continue;
-    }
-    const ChatLine line{.from = c.entity, .channel = c.channel, .text = c.text, .to = c.to};
+    DeliverWhisper(*z, c);
+  }
+}
+
+void World::DeliverWhisper(size_t z, const ChatInput& c) {
+  const std::optional<size_t> rz = ZoneIndexOf(c.to);
+  if (!rz && c.relayed_to.empty()) {
+    TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kNoSuchPlayer, &outputs_[z].results);
+    return;
+  }
+  ChatLine line{.from = c.entity, .channel = c.channel, .text = c.text, .to = c.to};
+  if (rz) {
     outputs_[*rz].chat_lines.push_back(line);
     DeliverTo(*rz, static_cast<uint32_t>(outputs_[*rz].chat_lines.size() - 1), c.to);
-    if (c.to != c.entity) {  // the sender's copy
-      outputs_[*z].chat_lines.push_back(line);
-      DeliverTo(*z, static_cast<uint32_t>(outputs_[*z].chat_lines.size() - 1), c.entity);
-    }
-    TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kAccepted, &outputs_[*z].results);
+  } else {  // the other world delivers it; the copy names the recipient
+    line.to = kInvalidEntity;
+    line.to_name = c.relayed_to;
+  }
+  if (c.to != c.entity) {  // the sender's copy
+    outputs_[z].chat_lines.push_back(line);
+    DeliverTo(z, static_cast<uint32_t>(outputs_[z].chat_lines.size() - 1), c.entity);
+  }
+  TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kAccepted, &outputs_[z].results);
+}
+
+void World::DeliverRelayed(std::span<const RelayedWhisper> relayed) {
+  for (const RelayedWhisper& r : relayed) {
+    const std::optional<size_t> z = ZoneIndexOf(r.to);
+    if (!z) continue;  // left meanwhile
+    outputs_[*z].chat_lines.push_back(ChatLine{.from = r.from,
+                                               .channel = ChatChannel::kWhisper,
+                                               .text = r.text,
+                                               .to = r.to,
+                                               .from_name = r.from_name});
+    DeliverTo(*z, static_cast<uint32_t>(outputs_[*z].chat_lines.size() - 1), r.to);
   }
 }
 

@@ -73,12 +73,24 @@ enum class ChatChannel : uint8_t { kSay = 1, kZone = 2, kWhisper = 3 };  // as o
 
 // Say `text` on `channel`. `text` must stay valid until the tick's output has been encoded
 // (the caller owns it). `to`: the recipient for kWhisper (the caller resolves the name).
+// `relayed_to`: a whisper to the player of that name in another world of this process (which
+// gets a RelayedWhisper): this world only gives the speaker its copy (same lifetime as text).
 struct ChatInput {
   EntityId entity = kInvalidEntity;
   uint32_t seq = 0;
   ChatChannel channel = ChatChannel::kSay;
   std::string_view text;
   EntityId to = kInvalidEntity;
+  std::string_view relayed_to = {};
+};
+
+// A whisper said in another world of this process to player `to` of this one, by `from` called
+// `from_name` (views valid until the tick's output has been encoded).
+struct RelayedWhisper {
+  EntityId from = kInvalidEntity;
+  std::string_view from_name = {};
+  EntityId to = kInvalidEntity;
+  std::string_view text = {};
 };
 
 // Why an input was not applied. Counted in the tick output for metrics.
@@ -171,6 +183,9 @@ struct ChatLine {
   ChatChannel channel = ChatChannel::kSay;
   std::string_view text;
   EntityId to = kInvalidEntity;  // kWhisper
+  // Names of a speaker or recipient in another world of this process (else: by their ids).
+  std::string_view from_name = {};
+  std::string_view to_name = {};
 };
 struct ChatDelivery {
   EntityId recipient = kInvalidEntity;

@@ -6,7 +6,7 @@
 //   yard's frames (the first one a resync), with the same entity id, and the acknowledgement of
 //   its inputs carries on from where the plaza left it;
 // - a second login finds the character in the yard's runner and takes it over (one entity);
-// - the shutdown saves the characters of every zone.
+// - a whisper reaches a player in the other runner's zone, naming the speaker.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "integration/harness.h"
 
@@ -95,6 +96,47 @@ TEST(ZoneRunners, ASecondLoginFindsTheCharacterInTheOtherRunnerAndTakesItOver) {
   const auto last = first.ReadUntilClosed(5);
   ASSERT_TRUE(last && last->has_kick()) << s.Log();
   EXPECT_EQ(last->kick().reason(), "logged_in_elsewhere");
+}
+
+// The chat lines a client hears within `seconds`.
+std::vector<pb::ChatLine> Hear(TestClient& c, double seconds) {
+  std::vector<pb::ChatLine> heard;
+  const double end = NowS() + seconds;
+  while (NowS() < end) {
+    const auto m = c.Read(end - NowS());
+    if (m && m->has_tick())
+      heard.insert(heard.end(), m->tick().chat().begin(), m->tick().chat().end());
+  }
+  return heard;
+}
+
+TEST(ZoneRunners, AWhisperReachesAPlayerInAZoneAnotherRunnerTicks) {
+  ServerProcess s;
+  TestClient kira(s.port());
+  const auto k = kira.Login("Kira");
+  ASSERT_TRUE(k) << s.Log();
+  TestClient lux(s.port());
+  ASSERT_TRUE(lux.Login("Lux")) << s.Log();
+  uint32_t seq = 0;
+  ASSERT_TRUE(WalkIntoTheYard(lux, &seq)) << s.Log();
+  (void)Hear(kira, 0.2);
+
+  pb::ClientMessage m;
+  m.mutable_chat()->set_seq(1);
+  m.mutable_chat()->set_channel(pb::CHAT_CHANNEL_WHISPER);
+  m.mutable_chat()->set_text("over the wall");
+  m.mutable_chat()->set_to("Lux");
+  kira.Send(m);
+  const std::vector<pb::ChatLine> copy = Hear(kira, 1);
+  const std::vector<pb::ChatLine> heard = Hear(lux, 0.5);
+  ASSERT_EQ(heard.size(), 1u) << s.Log();
+  EXPECT_EQ(heard[0].channel(), pb::CHAT_CHANNEL_WHISPER);
+  EXPECT_EQ(heard[0].from_id(), k->entity_id());
+  EXPECT_EQ(heard[0].from_name(), "Kira");
+  EXPECT_EQ(heard[0].text(), "over the wall");
+  ASSERT_EQ(copy.size(), 1u);
+  EXPECT_EQ(copy[0].to(), "Lux") << "the speaker's copy says to whom";
+  EXPECT_EQ(copy[0].text(), "over the wall");
 }
 
 }  // namespace

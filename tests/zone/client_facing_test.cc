@@ -239,5 +239,42 @@ TEST(Chat, ResultsFromOutsideTheWorldReachThePlayersZone) {
   EXPECT_EQ(ResultsOf(w.output(1), p)[0].outcome, Outcome::kRateLimited);
 }
 
+// Two worlds of one process (each zone on its own runner): the speaker's world gives it its copy
+// naming the recipient, the recipient's world delivers the line naming the speaker.
+TEST(Chat, AWhisperRelayedBetweenWorldsReachesTheRecipientAndCopiesTheSpeaker) {
+  EntityIdAllocator ids;
+  const std::vector<uint32_t> plaza = {1};
+  const std::vector<uint32_t> yard = {2};
+  World here(TestWorld(/*two_zones=*/true), plaza, &ids);
+  World there(TestWorld(/*two_zones=*/true), yard, &ids);
+  EntityId a, far;
+  ASSERT_TRUE(here.AddPlayer(1, &a, "a").ok());
+  ASSERT_TRUE(there.AddPlayer(2, &far, "far").ok());
+  const ChatInput said{.entity = a,
+                       .seq = 4,
+                       .channel = ChatChannel::kWhisper,
+                       .text = "psst",
+                       .to = kInvalidEntity,
+                       .relayed_to = "far"};
+  here.Tick({.moves = {}, .skills = {}, .chats = {&said, 1}, .results = {}});
+  const ZoneTickOutput& copy = here.output(0);
+  ASSERT_EQ(copy.chat_lines.size(), 1u);
+  EXPECT_EQ(copy.chat_lines[0].to_name, "far") << "the copy says to whom";
+  EXPECT_EQ(Recipients(copy)[0], (std::set<uint32_t>{ToRaw(a)}));
+  ASSERT_EQ(ResultsOf(copy, a).size(), 1u);
+  EXPECT_EQ(ResultsOf(copy, a)[0].outcome, Outcome::kAccepted);
+
+  const RelayedWhisper relayed{.from = a, .from_name = "a", .to = far, .text = "psst"};
+  const RelayedWhisper gone{.from = a, .from_name = "a", .to = a, .text = "not here"};
+  const std::vector<RelayedWhisper> in = {relayed, gone};
+  there.Tick({.moves = {}, .skills = {}, .chats = {}, .results = {}, .relayed = in});
+  const ZoneTickOutput& line = there.output(0);
+  ASSERT_EQ(line.chat_lines.size(), 1u) << "one for a player of this world, none for another";
+  EXPECT_EQ(line.chat_lines[0].from, a);
+  EXPECT_EQ(line.chat_lines[0].from_name, "a") << "named: the speaker is not in this world";
+  EXPECT_EQ(line.chat_lines[0].text, "psst");
+  EXPECT_EQ(Recipients(line)[0], (std::set<uint32_t>{ToRaw(far)}));
+}
+
 }  // namespace
 }  // namespace zs::zone
