@@ -107,11 +107,12 @@ std::string AgonesSdk::PublicAddress(const std::string& port_name,
                                                stopping_ ? "shutting down" : "already asking"));
       return;
     }
-    address_wait_ = AddressWait{.port_name = port_name,
-                                .deadline = deadline,
-                                .backoff = {},
-                                .last_problem = {},
-                                .done = [answer](GameServerAddress a) { answer->set_value(a); }};
+    address_wait_ =
+        AddressWait{.port_name = port_name,
+                    .deadline = deadline,
+                    .backoff = {},
+                    .last_problem = {},
+                    .done = [answer](GameServerAddress a) { answer->set_value(std::move(a)); }};
     Enqueue({.call = AgonesCall::kGameServer, .deadline = deadline});
   });
   // The SDK's thread gives up at the deadline; the margin lets its last answer arrive.

@@ -94,9 +94,9 @@ std::shared_ptr<HttpExchange> NewExchange(asio::io_context& io, const asio::ip::
 
 void AsyncPostJson(asio::io_context& io, const asio::ip::tcp::endpoint& to, std::string_view target,
                    std::string body, std::chrono::milliseconds timeout, PostDone done) {
-  auto exchange = NewExchange(
-      io, to, http::verb::post, target, kMaxResponseBytes,
-      [done = std::move(done)](bool ok, const std::string& why, std::string) { done(ok, why); });
+  auto exchange = NewExchange(io, to, http::verb::post, target, kMaxResponseBytes,
+                              [done = std::move(done)](bool ok, const std::string& why,
+                                                       const std::string&) { done(ok, why); });
   exchange->request.set(http::field::content_type, "application/json");
   exchange->request.body() = std::move(body);
   exchange->request.prepare_payload();
