@@ -3,7 +3,8 @@
 #   1. every manifest parses as YAML (python3-yaml), and the facts that must agree across
 #      files do: the Fleet's `game` port is listen.port, Dynamic, TCP; Health is sent more
 #      often than health.periodSeconds; terminationGracePeriodSeconds covers the graceful stop;
-#      NATS runs with JetStream and its Service has 4222 and 8222;
+#      NATS runs with JetStream and its Service has 4222 and 8222; the cluster block asks Agones
+#      for the public address of the port the Fleet names, and the node is named after its pod;
 #   2. `kubectl kustomize docker/k8s` renders them (when kubectl is installed; offline);
 #   3. the ConfigMap's server.yaml starts the real zone_server (laid out as in the pod, beside
 #      the image's config), with AGONES_SDK_HTTP_PORT pointing at a stand-in sidecar
@@ -49,6 +50,12 @@ stop = (config["storage"]["shutdown_timeout_seconds"] + config["limits"]["shutdo
         + 5)  # + kAgonesShutdownTimeout (server/app/main.cc)
 assert pod["terminationGracePeriodSeconds"] > stop, "terminationGracePeriodSeconds too short"
 assert pod["containers"][0]["name"] == gs["container"]
+# public_address: agones (the commented cluster block) reads the port named agones.port_name,
+# and the node's name comes from ZS_CLUSTER_NODE, the pod's name.
+assert config["agones"].get("port_name", "game") == game[0]["name"], "agones.port_name != game"
+assert "#   public_address: agones" in config_text, "cluster block without public_address: agones"
+env = {e["name"]: e for e in pod["containers"][0].get("env", [])}
+assert env["ZS_CLUSTER_NODE"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
 nats = docs["Deployment"]["spec"]["template"]["spec"]["containers"][0]
 assert "-js" in nats["args"], "NATS without JetStream"
 assert {p["port"] for p in docs["Service"]["spec"]["ports"]} == {4222, 8222}

@@ -37,7 +37,7 @@ PACKAGES=(
   libssl-dev            # HMAC login tokens (OpenSSL's libcrypto)
   # issue 12 (hardening): formats written by the libraries made for them
   prometheus-cpp-dev    # /metrics text exposition (net links only its core library)
-  nlohmann-json3-dev    # client_sim's JSON report
+  nlohmann-json3-dev    # client_sim's JSON report; the Agones GET /gameserver answer
   jq                    # scripts/loadtest.sh and soak.sh read that report
   # issue 9 (zones on many processes): the cluster joins zone servers through NATS
   libnats-dev           # cluster: the NATS C client (request/reply, JetStream key-value)

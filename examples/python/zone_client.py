@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Reference client for the zone server, in plain Python with the protobuf library.
 
-Speaks protocol 3 exactly as proto/zone.proto documents it: logs in, prints what it sees
+Speaks protocol 6 exactly as proto/zone.proto documents it: logs in, prints what it sees
 (entities entering with their names, leaving, hits, chat, the results of its own inputs, clock
-sync from Pong), walks in a circle, swings at the nearest monster, says something and whispers.
+sync from Pong), walks in a circle (or straight on, --heading), swings at the nearest monster,
+says something and whispers. When its zone is hosted by another server (a portal, or a login
+routed there) it gets ZoneChanged{server_address, ticket}: it closes, connects to that address,
+sends Hello{protocol_version, ticket} and carries on there. A portal that cannot be taken just
+now is a Notice (printed); the player stays where it was.
 
 The protocol's Python code is generated from proto/zone.proto at build time (never checked in):
 
@@ -11,8 +15,8 @@ The protocol's Python code is generated from proto/zone.proto at build time (nev
     PYTHONPATH=build/python python3 examples/python/zone_client.py --name Aria --seconds 10
 
 Needs Debian's python3-protobuf (installed by scripts/install-deps.sh). Every line it prints
-starts with a word saying what it is (welcome, enter, leave, hit, chat, result, pong, kick,
-error, summary), so scripts and tests can read it.
+starts with a word saying what it is (welcome, enter, leave, hit, chat, result, pong, zone,
+handoff, notice, kick, error, summary), so scripts and tests can read it.
 """
 
 import argparse
@@ -26,9 +30,16 @@ from google.protobuf.internal.encoder import _VarintBytes
 
 import zone_pb2 as pb
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 CM = 100.0  # positions are centimetres on the wire
 TURN = 65536  # angles are 1/65536 of a turn
+MAX_HANDOFFS_PER_LOGIN = 4  # a login routed on and on is a server bug: give up
+
+
+def split_address(address):
+    """'host:port' or '[v6]:port' -> (host, port)."""
+    host, _, port = address.rpartition(":")
+    return host.strip("[]"), int(port)
 
 
 class Connection:
@@ -39,6 +50,13 @@ class Connection:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
         self.closed = False
+
+    def close(self):
+        self.closed = True
+        try:
+            self.sock.close()
+        except OSError:
+            pass
 
     def send(self, message):
         body = message.SerializeToString()
@@ -133,6 +151,74 @@ class World:
         return best
 
 
+def hello_by_name(name):
+    hello = pb.ClientMessage()
+    hello.hello.protocol_version = PROTOCOL_VERSION
+    hello.hello.player_name = name
+    return hello
+
+
+def hello_by_ticket(ticket):
+    hello = pb.ClientMessage()
+    hello.hello.protocol_version = PROTOCOL_VERSION
+    hello.hello.ticket = ticket
+    return hello
+
+
+def hand_off(conn, zone_changed, out):
+    """Leaves `conn` for the server that hosts the zone now; returns the new Connection."""
+    out("handoff %s to %s" % (zone_changed.zone_name, zone_changed.server_address))
+    conn.close()
+    host, port = split_address(zone_changed.server_address)
+    new = Connection(host, port)
+    new.send(hello_by_ticket(zone_changed.ticket))
+    return new
+
+
+def log_in(conn, hello, out):
+    """Sends `hello` and waits for the Welcome, following a login routed to another server.
+
+    Returns (connection, welcome, messages that came right behind the Welcome); welcome is None
+    (said why) when the server refused.
+    """
+    if hello is not None:  # None: already sent (hand_off sends the ticket)
+        conn.send(hello)
+    for _ in range(MAX_HANDOFFS_PER_LOGIN + 1):
+        welcome, routed, early = None, None, []
+        deadline = time.time() + 5
+        while welcome is None and routed is None and time.time() < deadline and not conn.closed:
+            for m in conn.receive(0.5):
+                if welcome is not None:
+                    early.append(m)
+                elif m.HasField("welcome"):
+                    welcome = m.welcome
+                elif m.HasField("zone_changed") and m.zone_changed.server_address:
+                    routed = m.zone_changed
+                    break
+                elif m.HasField("error"):
+                    out("error %s: %s" % (pb.ErrorCode.Name(m.error.code), m.error.message))
+                    return conn, None, []
+        if routed is None:
+            if welcome is None:
+                out("error no Welcome")
+            return conn, welcome, early
+        conn = hand_off(conn, routed, out)
+    out("error routed more than %d times" % MAX_HANDOFFS_PER_LOGIN)
+    return conn, None, []
+
+
+def print_welcome(welcome, out):
+    you = welcome.you
+    out("welcome %s id=%d zone %s at (%.1f, %.1f) hp %d/%d speed %.1f m/s view %.0f m chat %.0f m "
+        "tick %d Hz" % (welcome.player_name, welcome.entity_id, welcome.zone_name,
+                        welcome.x / CM, welcome.y / CM, you.hp, you.max_hp, you.speed / CM,
+                        you.view_radius / CM, welcome.chat_radius / CM, welcome.tick_rate))
+    for s in you.skills:
+        out("welcome skill %d %s %s range %.1f m radius %.1f m cooldown %d ms damage %d" %
+            (s.id, s.name, pb.SkillShape.Name(s.shape), s.range / CM, s.radius / CM,
+             s.cooldown_ms, s.damage))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -143,40 +229,17 @@ def main():
     parser.add_argument("--whisper-to", default="")
     parser.add_argument("--walk-seconds", type=float, default=1e9,
                         help="walk in a circle this long, then stand still")
+    parser.add_argument("--heading", type=float, default=None,
+                        help="walk straight on at this many degrees (0: east, 90: north) "
+                             "instead of in a circle, e.g. into a portal")
     args = parser.parse_args()
 
-    conn = Connection(args.host, args.port)
     out = lambda line: print(line, flush=True)
-
-    hello = pb.ClientMessage()
-    hello.hello.protocol_version = PROTOCOL_VERSION
-    hello.hello.player_name = args.name
-    conn.send(hello)
-
-    welcome = None
-    early = []  # what arrived right behind the Welcome (the first ticks), handled below
-    deadline = time.time() + 5
-    while welcome is None and time.time() < deadline and not conn.closed:
-        for m in conn.receive(0.5):
-            if welcome is not None:
-                early.append(m)
-            elif m.HasField("welcome"):
-                welcome = m.welcome
-            elif m.HasField("error"):
-                out("error %s: %s" % (pb.ErrorCode.Name(m.error.code), m.error.message))
-                return 1
+    conn, welcome, early = log_in(Connection(args.host, args.port), hello_by_name(args.name), out)
     if welcome is None:
-        out("error no Welcome")
         return 1
+    print_welcome(welcome, out)
     you = welcome.you
-    out("welcome %s id=%d zone %s at (%.1f, %.1f) hp %d/%d speed %.1f m/s view %.0f m chat %.0f m "
-        "tick %d Hz" % (welcome.player_name, welcome.entity_id, welcome.zone_name,
-                        welcome.x / CM, welcome.y / CM, you.hp, you.max_hp, you.speed / CM,
-                        you.view_radius / CM, welcome.chat_radius / CM, welcome.tick_rate))
-    for s in you.skills:
-        out("welcome skill %d %s %s range %.1f m radius %.1f m cooldown %d ms damage %d" %
-            (s.id, s.name, pb.SkillShape.Name(s.shape), s.range / CM, s.radius / CM,
-             s.cooldown_ms, s.damage))
     world = World(welcome)
 
     seq = 0
@@ -191,6 +254,8 @@ def main():
             next_act = now + 0.5
             seq += 1
             angle = (now - start) * 0.8  # walk in a circle
+            if args.heading is not None:
+                angle = math.radians(args.heading)
             walking = now - start < args.walk_seconds
             move = pb.ClientMessage()
             move.move.seq = seq
@@ -225,7 +290,8 @@ def main():
                     whisper.chat.to = args.whisper_to
                     whisper.chat.text = "psst, " + args.whisper_to
                     conn.send(whisper)
-        for m in early + conn.receive(0.05):
+        arrivals, early = early, []
+        for m in arrivals + conn.receive(0.05):
             kind = m.WhichOneof("kind")
             if kind == "tick":
                 counts["ticks"] += 1
@@ -251,13 +317,23 @@ def main():
                 offset = m.pong.server_time_ms - (m.pong.client_time + received) / 2
                 out("pong rtt %.1f ms, server clock %+.0f ms from ours, tick %d" %
                     (rtt, offset, m.pong.server_tick))
+            elif kind == "zone_changed" and m.zone_changed.server_address:
+                # Nothing more comes here (the Kick "zone_handoff" is all): go there now.
+                conn, welcome, arrived = log_in(hand_off(conn, m.zone_changed, out), None, out)
+                if welcome is None:
+                    return 1
+                print_welcome(welcome, out)
+                you, world = welcome.you, World(welcome)
+                early = arrived
+                break
             elif kind == "zone_changed":
                 out("zone %s" % m.zone_changed.zone_name)
+            elif kind == "notice":
+                out("notice %s: %s" % (pb.NoticeCode.Name(m.notice.code), m.notice.text))
             elif kind == "kick":
                 out("kick %s" % m.kick.reason)
             elif kind == "error":
                 out("error %s: %s" % (pb.ErrorCode.Name(m.error.code), m.error.message))
-        early = []
 
     logout = pb.ClientMessage()
     logout.logout.SetInParent()

@@ -1,5 +1,10 @@
 #include "app/cluster_setup.h"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+
 #include "zone/config_loader.h"
 
 namespace zs::app {
@@ -33,8 +38,17 @@ std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones) {
   return ids;
 }
 
-void CheckClusterConfig(const ServerConfig& config) {
+void CheckClusterConfig(const ServerConfig& config, bool under_agones) {
   if (!config.cluster.enabled) return;
+  if (config.cluster.node.empty()) {
+    throw zone::ConfigError(
+        "cluster.node: name this node, unique in the world (or set ZS_CLUSTER_NODE)");
+  }
+  if (config.cluster.public_address == kPublicAddressFromAgones && !under_agones) {
+    throw zone::ConfigError(
+        "cluster.public_address: agones asks the Agones SDK for this GameServer's address, but "
+        "AGONES_SDK_HTTP_PORT is not set (not running under Agones): give host:port instead");
+  }
   if (config.cluster.zones.empty()) {
     throw zone::ConfigError("cluster: name the zones this node hosts (cluster.zones or --zones)");
   }
@@ -45,19 +59,32 @@ void CheckClusterConfig(const ServerConfig& config) {
   }
 }
 
+std::string PublicAddress(const ServerConfig& config, uint16_t port, cluster::AgonesSdk* agones) {
+  std::string address = config.cluster.public_address;
+  if (address == kPublicAddressFromAgones) {
+    spdlog::info("cluster: asking Agones for this GameServer's address and '{}' port",
+                 config.agones.port_name);
+    address = agones->PublicAddress(
+        config.agones.port_name,
+        std::chrono::milliseconds(std::lround(config.agones.address_timeout_seconds * 1000)));
+    spdlog::info("cluster: public address {} (the GameServer's status)", address);
+  } else if (address.ends_with(":0")) {
+    address.replace(address.size() - 1, 1, std::to_string(port));
+  }
+  return address;
+}
+
 std::unique_ptr<cluster::ClusterNode> JoinCluster(const ServerConfig& config,
                                                   std::vector<cluster::ZoneClaim> zones,
                                                   uint16_t port, net::TicketBook* tickets,
-                                                  storage::StorageWorker* storage) {
+                                                  storage::StorageWorker* storage,
+                                                  cluster::AgonesSdk* agones) {
   if (!config.cluster.enabled) return nullptr;
-  ClusterConfig c = config.cluster;
-  if (c.public_address.ends_with(":0")) {
-    c.public_address.replace(c.public_address.size() - 1, 1, std::to_string(port));
-  }
+  const ClusterConfig& c = config.cluster;
   return std::make_unique<cluster::ClusterNode>(
       cluster::NodeOptions{.nats_url = c.nats_url,
                            .node = c.node,
-                           .public_address = c.public_address,
+                           .public_address = PublicAddress(config, port, agones),
                            .directory_ttl_seconds = c.directory_ttl_seconds,
                            .handoff_timeout_ms = c.handoff_timeout_ms},
       std::move(zones), tickets, storage);

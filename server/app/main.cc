@@ -235,8 +235,8 @@ int main(int argc, char** argv) {
     if (tick_rate) config.tick_rate = *tick_rate;
     if (storage_path) config.storage.sqlite_path = *storage_path;
     if (!zones.empty()) config.cluster.zones = zones;
-    zs::app::CheckClusterConfig(config);
     agones_options = AgonesFromEnvironment();
+    zs::app::CheckClusterConfig(config, agones_options.has_value());
     world_config = zs::zone::LoadWorldConfig(config.world_path);
     if (config.tick_rate) {  // durations in the world were converted at the world's rate
       const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
@@ -339,8 +339,10 @@ int main(int argc, char** argv) {
     spdlog::error("cannot listen: {}", e.what());
     return 1;
   }
+  // Ready once listening; the cluster's public address may be the GameServer's (after Ready).
+  const auto agones = StartAgones(agones_options, config.agones);
   try {  // after listening: a public address with port 0 means the port just bound
-    node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage);
+    node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get());
   } catch (const std::exception& e) {  // cannot reach NATS, or a zone hosted by another node
     spdlog::error("cluster: {}", e.what());
     zs::cluster::NatsBus::ShutdownLibrary();  // libnats' threads, before the process ends
@@ -363,7 +365,6 @@ int main(int argc, char** argv) {
   if (port_file) std::ofstream(*port_file) << server.port() << ' ' << admin.port() << '\n';
 
   runners.Start();
-  const auto agones = StartAgones(agones_options, config.agones);
   boost::asio::steady_timer stats_timer(io);
   ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
 

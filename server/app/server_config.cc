@@ -97,11 +97,13 @@ void LoadCluster(const zone::YamlNode& root, ClusterConfig* out) {
                "handoff_timeout_ms", "ticket_seconds"});
   out->enabled = true;
   out->nats_url = c["nats_url"].String();
-  out->node = c["node"].String();
+  if (c.Has("node")) out->node = c["node"].String();  // or ZS_CLUSTER_NODE: CheckClusterConfig
   out->public_address = c["public_address"].String();
-  if (out->node.empty()) c["node"].Fail("must name this node (unique in the world)");
-  if (out->public_address.find(':') == std::string::npos) {
-    c["public_address"].Fail("must be host:port (what this node's clients connect to)");
+  if (out->public_address != kPublicAddressFromAgones &&
+      out->public_address.find(':') == std::string::npos) {
+    c["public_address"].Fail(
+        "must be host:port (what this node's clients connect to), or agones (the GameServer's "
+        "address and port, from the Agones SDK)");
   }
   if (c.Has("zones")) {
     for (const zone::YamlNode& z : c["zones"].Seq(1)) out->zones.push_back(z.String());
@@ -118,9 +120,16 @@ void LoadCluster(const zone::YamlNode& root, ClusterConfig* out) {
 void LoadAgones(const zone::YamlNode& root, AgonesConfig* out) {
   if (!root.Has("agones")) return;
   const zone::YamlNode a = root["agones"];
-  a.AllowOnly({"health_interval_seconds"});
+  a.AllowOnly({"health_interval_seconds", "port_name", "address_timeout_seconds"});
   if (a.Has("health_interval_seconds")) {
     out->health_interval_seconds = a["health_interval_seconds"].Number(0.1, 60);
+  }
+  if (a.Has("port_name")) {
+    out->port_name = a["port_name"].String();
+    if (out->port_name.empty()) a["port_name"].Fail("must name the Fleet's game port");
+  }
+  if (a.Has("address_timeout_seconds")) {
+    out->address_timeout_seconds = a["address_timeout_seconds"].Number(0.1, 600);
   }
 }
 
@@ -214,6 +223,9 @@ void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config) {
   };
   if (const auto address = value(kEnvAdminListen)) config->admin_address = *address;
   if (const auto path = value(kEnvStoragePath)) config->storage.sqlite_path = *path;
+  if (const auto node = value(kEnvClusterNode); node && config->cluster.enabled) {
+    config->cluster.node = *node;
+  }
   if (const auto port = value(kEnvAdminPort)) {
     unsigned parsed = 0;
     const char* end = port->data() + port->size();

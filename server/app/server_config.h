@@ -6,7 +6,9 @@
 //   2. the environment, for the admin address: ZS_ADMIN_LISTEN and ZS_ADMIN_PORT (a
 //      container image sets them, so that `docker run IMAGE --port 7000` keeps the admin port
 //      reachable and its HEALTHCHECK knows where to look), and for the SQLite file:
-//      ZS_STORAGE_PATH (the image keeps characters on its volume, /var/lib/zone_server);
+//      ZS_STORAGE_PATH (the image keeps characters on its volume, /var/lib/zone_server), and
+//      for cluster.node: ZS_CLUSTER_NODE (one ConfigMap for a Fleet of nodes, each named after
+//      its pod: docker/k8s/fleet.yaml);
 //   3. the config file.
 // Everything here runs once at start-up, on the main thread; errors are ConfigError exceptions.
 #pragma once
@@ -15,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "auth/authenticator.h"
@@ -48,15 +51,25 @@ struct StorageConfig {
 // health.periodSeconds (5 s by default, docker/k8s/fleet.yaml), or the GameServer goes Unhealthy.
 struct AgonesConfig {
   double health_interval_seconds = 2;
+  // cluster.public_address `agones`: the GameServer's port (status.ports[].name, the Fleet's
+  // spec.ports[].name) whose host port clients use, and how long start-up waits for the
+  // GameServer's status to have an address and that port (GET /gameserver) before giving up.
+  std::string port_name = "game";
+  double address_timeout_seconds = 30;
 };
+
+// cluster.public_address that means: the GameServer's status.address and its game port's
+// host port, from the Agones SDK (GET /gameserver) once Ready (app/cluster_setup.h).
+inline constexpr std::string_view kPublicAddressFromAgones = "agones";
 
 // cluster: this server as one node of a world spread over many (docs/cluster.md). Absent: the
 // server hosts every zone and needs no NATS.
 struct ClusterConfig {
   bool enabled = false;
   std::string nats_url;            // e.g. nats://127.0.0.1:4222
-  std::string node;                // unique in the world
-  std::string public_address;      // "host:port" this node's clients connect to
+  std::string node;                // unique in the world (ZS_CLUSTER_NODE overrides)
+  std::string public_address;      // "host:port" this node's clients connect to, or
+                                   // kPublicAddressFromAgones
   std::vector<std::string> zones;  // zone names this node hosts (--zones overrides)
   int directory_ttl_seconds = 5;
   int handoff_timeout_ms = 500;
@@ -94,6 +107,7 @@ struct ServerConfig {
 inline constexpr const char* kEnvAdminListen = "ZS_ADMIN_LISTEN";
 inline constexpr const char* kEnvAdminPort = "ZS_ADMIN_PORT";
 inline constexpr const char* kEnvStoragePath = "ZS_STORAGE_PATH";
+inline constexpr const char* kEnvClusterNode = "ZS_CLUSTER_NODE";
 
 // Returns the value of an environment variable, or nullptr when it is unset.
 using GetEnvFn = std::function<const char*(const char*)>;
@@ -101,7 +115,8 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // Throws zone::ConfigError naming the file, key and problem.
 ServerConfig LoadServerConfig(const std::string& path);
 
-// Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT / ZS_STORAGE_PATH (unset or empty: no change). Throws
+// Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT / ZS_STORAGE_PATH / ZS_CLUSTER_NODE (unset or empty:
+// no change; ZS_CLUSTER_NODE only to a config with a `cluster:` block). Throws
 // zone::ConfigError naming the variable for a port that is not an integer in 0..65535.
 void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config);
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cluster/gameserver_status.h"
 #include "cluster/http_post.h"
 
 namespace zs::cluster {
@@ -20,9 +21,10 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Indexed by AgonesCall.
-constexpr std::array<std::string_view, kAgonesCallCount> kPaths = {"/ready", "/health",
-                                                                   "/shutdown"};
-constexpr std::array<std::string_view, kAgonesCallCount> kNames = {"Ready", "Health", "Shutdown"};
+constexpr std::array<std::string_view, kAgonesCallCount> kPaths = {"/ready", "/health", "/shutdown",
+                                                                   "/gameserver"};
+constexpr std::array<std::string_view, kAgonesCallCount> kNames = {"Ready", "Health", "Shutdown",
+                                                                   "GetGameServer"};
 // Agones' REST gateway takes the gRPC message as JSON; Ready, Health and Shutdown take Empty.
 constexpr std::string_view kEmptyBody = "{}";
 // A failure repeated this often is logged once per this many (the first one always is).
@@ -54,6 +56,7 @@ AgonesSdk::AgonesSdk(AgonesSdkOptions options)
       work_(asio::make_work_guard(io_)),
       health_timer_(io_),
       retry_timer_(io_),
+      address_timer_(io_),
       thread_([this] { io_.run(); }) {
   spdlog::info("agones: SDK at http://{}:{} (REST)", options_.host, options_.port);
 }
@@ -93,6 +96,41 @@ bool AgonesSdk::Shutdown(std::chrono::milliseconds timeout) {
   return result.get();
 }
 
+std::string AgonesSdk::PublicAddress(const std::string& port_name,
+                                     std::chrono::milliseconds timeout) {
+  auto answer = std::make_shared<std::promise<GameServerAddress>>();
+  std::future<GameServerAddress> result = answer->get_future();
+  const Clock::time_point deadline = Clock::now() + timeout;
+  asio::post(io_, [this, port_name, deadline, answer] {
+    if (stopping_ || address_wait_) {
+      answer->set_value(GameServerAddress::Not(GameServerParse::kIncomplete,
+                                               stopping_ ? "shutting down" : "already asking"));
+      return;
+    }
+    address_wait_ =
+        AddressWait{.port_name = port_name,
+                    .deadline = deadline,
+                    .backoff = {},
+                    .last_problem = {},
+                    .done = [answer](GameServerAddress a) { answer->set_value(std::move(a)); }};
+    Enqueue({.call = AgonesCall::kGameServer, .deadline = deadline});
+  });
+  // The SDK's thread gives up at the deadline; the margin lets its last answer arrive.
+  const std::string seconds = fmt::format("{:.1f} s", static_cast<double>(timeout.count()) / 1000);
+  if (result.wait_until(deadline + options_.request_timeout) != std::future_status::ready) {
+    throw std::runtime_error("agones: no answer to GET /gameserver within " + seconds);
+  }
+  const GameServerAddress a = result.get();
+  if (a.outcome == GameServerParse::kOk) return a.HostPort();
+  if (a.outcome == GameServerParse::kMalformed) {
+    throw std::runtime_error("agones: GET /gameserver answered with an unusable GameServer: " +
+                             a.why);
+  }
+  throw std::runtime_error("agones: no public address from GET /gameserver within " + seconds +
+                           " (last: " + a.why + (a.state.empty() ? "" : ", state " + a.state) +
+                           ")");
+}
+
 AgonesStats AgonesSdk::stats() const {
   AgonesStats s;
   for (size_t i = 0; i < kAgonesCallCount; ++i) {
@@ -107,6 +145,10 @@ void AgonesSdk::BeginShutdown(Clock::time_point deadline, std::function<void(boo
   on_shutdown_ = std::move(on_done);
   health_timer_.cancel();
   retry_timer_.cancel();  // a Ready waiting to retry is dropped by SendNext
+  address_timer_.cancel();
+  if (address_wait_) {
+    FinishAddressWait(GameServerAddress::Not(GameServerParse::kIncomplete, "Shutdown asked for"));
+  }
   Enqueue({.call = AgonesCall::kShutdown, .deadline = deadline});
 }
 
@@ -128,6 +170,12 @@ void AgonesSdk::SendNext() {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(p.deadline - Clock::now());
     timeout = std::clamp(left, std::chrono::milliseconds(1), timeout);
+  }
+  if (p.call == AgonesCall::kGameServer) {
+    return AsyncGetJson(io_, endpoint_, AgonesPath(p.call), timeout, kMaxGameServerBytes,
+                        [this](bool ok, const std::string& why, const std::string& body) {
+                          OnGameServer(ok, why, body);
+                        });
   }
   AsyncPostJson(io_, endpoint_, AgonesPath(p.call), std::string(kEmptyBody), timeout,
                 [this, p](bool ok, const std::string& why) { OnResult(p, ok, why); });
@@ -177,6 +225,43 @@ void AgonesSdk::ScheduleHealth() {
     if (!queued) Enqueue({.call = AgonesCall::kHealth, .deadline = Clock::time_point::max()});
     ScheduleHealth();
   });
+}
+
+void AgonesSdk::OnGameServer(bool ok, const std::string& why, const std::string& body) {
+  const size_t i = Index(AgonesCall::kGameServer);
+  (ok ? ok_ : failed_)[i].fetch_add(1, std::memory_order_relaxed);
+  queue_.pop_front();
+  if (!ok) LogFailure(AgonesCall::kGameServer, why);
+  if (address_wait_) {
+    AddressWait& w = *address_wait_;
+    GameServerAddress a =
+        ok ? ParseGameServerAddress(body, w.port_name)
+           : GameServerAddress::Not(GameServerParse::kIncomplete, "GET failed: " + why);
+    w.backoff = w.backoff.count() == 0 ? options_.first_backoff
+                                       : std::min(w.backoff * 2, options_.max_backoff);
+    if (a.outcome != GameServerParse::kIncomplete || Clock::now() + w.backoff >= w.deadline) {
+      FinishAddressWait(std::move(a));
+    } else {
+      if (ok && a.why != w.last_problem)
+        spdlog::info("agones: GameServer not placed yet: {}", a.why);
+      w.last_problem = a.why;
+      address_timer_.expires_after(w.backoff);
+      address_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || stopping_ || !address_wait_) return;
+        Enqueue({.call = AgonesCall::kGameServer, .deadline = address_wait_->deadline});
+      });
+    }
+  }
+  SendNext();
+}
+
+void AgonesSdk::FinishAddressWait(GameServerAddress result) {
+  if (result.outcome == GameServerParse::kOk) {
+    spdlog::info("agones: GameServer at {} (state {})", result.HostPort(), result.state);
+  }
+  auto done = std::move(address_wait_->done);
+  address_wait_.reset();
+  done(std::move(result));
 }
 
 void AgonesSdk::LogFailure(AgonesCall call, const std::string& why) {

@@ -6,7 +6,9 @@
 //   POST /health    every `interval` (more often than the Fleet's health.periodSeconds, or
 //                   Agones marks the GameServer Unhealthy and replaces it)
 //   POST /shutdown  after the graceful stop: Agones deletes the pod
-// Each request has the body `{}` and `Content-Type: application/json`; any 2xx answer is an
+//   GET /gameserver when asked (PublicAddress): the GameServer, whose status has the address
+//                   and port clients must use (gameserver_status.h)
+// Each POST has the body `{}` and `Content-Type: application/json`; any 2xx answer is an
 // acknowledgement, anything else (refused, timed out, 4xx/5xx) a failure, logged and counted.
 //
 // Threads: the SDK owns one io_context and one thread; every request runs there, one at a
@@ -18,7 +20,9 @@
 // Retries: Ready and Shutdown are retried with exponential back-off (the sidecar may not be
 // listening yet); Ready until it succeeds or Shutdown is asked for, Shutdown until its
 // deadline. A failed Health is not retried: the next one is due in `interval` anyway. A Health
-// still waiting (behind a slow Ready) when the next one is due is not queued twice.
+// still waiting (behind a slow Ready) when the next one is due is not queued twice. GET
+// /gameserver is retried with the same back-off until the status has what PublicAddress wants,
+// but a retry waits outside the queue: Health goes on meanwhile.
 #pragma once
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -37,13 +41,15 @@
 #include <string_view>
 #include <thread>
 
+#include "cluster/gameserver_status.h"
+
 namespace zs::cluster {
 
 // The REST calls we make. DO NOT REORDER without the tables in agones_sdk.cc (indexed by it).
-enum class AgonesCall : uint8_t { kReady, kHealth, kShutdown };
-inline constexpr size_t kAgonesCallCount = 3;
+enum class AgonesCall : uint8_t { kReady, kHealth, kShutdown, kGameServer };
+inline constexpr size_t kAgonesCallCount = 4;
 
-// "/ready", "/health", "/shutdown".
+// "/ready", "/health", "/shutdown", "/gameserver".
 [[nodiscard]] std::string_view AgonesPath(AgonesCall call);
 
 // Set by Agones in the game server container's environment; unset outside Agones.
@@ -87,6 +93,14 @@ class AgonesSdk {
   // Stops Health and further Ready retries, sends Shutdown (retried until `timeout`) and waits
   // for it. True when the sidecar acknowledged it. The SDK sends nothing afterwards.
   bool Shutdown(std::chrono::milliseconds timeout);
+  // Where clients reach this game server: asks GET /gameserver (queued after Ready, so sent
+  // once Ready is acknowledged) until its status has an address and a port named `port_name`,
+  // and returns "address:port". Retried with back-off while the sidecar is unreachable or
+  // fails, or the status is not filled in yet. Blocks the caller (start-up) for at most about
+  // `timeout`. Throws std::runtime_error naming the problem: the timeout passed (with the last
+  // answer's problem), the answer is malformed (at once: it will not get better), or Shutdown
+  // was asked for meanwhile. One call at a time.
+  std::string PublicAddress(const std::string& port_name, std::chrono::milliseconds timeout);
 
   [[nodiscard]] AgonesStats stats() const;
 
@@ -105,6 +119,16 @@ class AgonesSdk {
   void BeginShutdown(std::chrono::steady_clock::time_point deadline,
                      std::function<void(bool)> on_done);
   void LogFailure(AgonesCall call, const std::string& why);
+  // GET /gameserver (PublicAddress), on the SDK's thread.
+  struct AddressWait {
+    std::string port_name;
+    std::chrono::steady_clock::time_point deadline;
+    std::chrono::milliseconds backoff{0};
+    std::string last_problem;
+    std::function<void(GameServerAddress)> done;
+  };
+  void OnGameServer(bool ok, const std::string& why, const std::string& body);
+  void FinishAddressWait(GameServerAddress result);
 
   const AgonesSdkOptions options_;
   const boost::asio::ip::tcp::endpoint endpoint_;
@@ -116,8 +140,10 @@ class AgonesSdk {
   std::chrono::milliseconds backoff_{0};
   std::deque<Pending> queue_;  // front() is in flight when busy_
   bool busy_ = false;
-  bool stopping_ = false;                  // Shutdown asked for: no more Ready retries or Health
-  std::function<void(bool)> on_shutdown_;  // completes Shutdown's wait
+  bool stopping_ = false;                    // Shutdown asked for: no more Ready retries or Health
+  std::function<void(bool)> on_shutdown_;    // completes Shutdown's wait
+  boost::asio::steady_timer address_timer_;  // the next GET /gameserver
+  std::optional<AddressWait> address_wait_;  // a PublicAddress call waiting
   std::atomic<bool> shutdown_called_{false};
   uint64_t health_failures_in_a_row_ = 0;
   std::array<std::atomic<uint64_t>, kAgonesCallCount> ok_{};

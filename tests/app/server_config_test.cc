@@ -159,5 +159,30 @@ TEST(ServerConfig, AgonesBlockIsReadAndChecked) {
   }
 }
 
+// cluster.public_address `agones` (the GameServer's address, cluster_setup.h) and the agones
+// keys it uses; the node's name from ZS_CLUSTER_NODE (one ConfigMap for a whole Fleet).
+TEST(ServerConfig, PublicAddressFromAgonesAndTheNodeFromTheEnvironment) {
+  const std::string cluster = "cluster: {nats_url: \"nats://n:4222\", public_address: agones}\n";
+  const ConfigFile file(cluster + "agones: {port_name: play, address_timeout_seconds: 5}\n");
+  ServerConfig c = LoadServerConfig(file.path());
+  EXPECT_EQ(c.cluster.public_address, kPublicAddressFromAgones);
+  EXPECT_EQ(c.cluster.node, "");
+  EXPECT_EQ(c.agones.port_name, "play");
+  EXPECT_EQ(c.agones.address_timeout_seconds, 5);
+  ApplyEnvironment(FakeEnv({{kEnvClusterNode, "zone-server-x7k2p-4fzqv"}}), &c);
+  EXPECT_EQ(c.cluster.node, "zone-server-x7k2p-4fzqv");
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).agones.port_name, "game");
+  for (const char* bad :
+       {"cluster: {nats_url: x, public_address: agonesx}\n", "agones: {port_name: \"\"}\n",
+        "agones: {address_timeout_seconds: 0}\n"}) {
+    const ConfigFile f(bad);
+    EXPECT_THROW((void)LoadServerConfig(f.path()), zone::ConfigError) << bad;
+  }
+  ServerConfig plain = LoadServerConfig(ConfigFile().path());
+  ApplyEnvironment(FakeEnv({{kEnvClusterNode, "n"}}), &plain);
+  EXPECT_EQ(plain.cluster.node, "") << "no cluster block: the variable changes nothing";
+  EXPECT_FALSE(plain.cluster.enabled);
+}
+
 }  // namespace
 }  // namespace zs::app

@@ -7,6 +7,9 @@
 
 #include <map>
 #include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "cluster/fake_agones_sidecar.h"
 
@@ -137,6 +140,132 @@ TEST(AgonesSdk, ShutdownWithNoSidecarGivesUpAtItsTimeout) {
   EXPECT_LT(SecondsSince(start), 1.5);
   EXPECT_GE(sdk.stats().failed[static_cast<size_t>(AgonesCall::kShutdown)], 2u);
   EXPECT_FALSE(sdk.Shutdown(milliseconds(400)));  // once only
+}
+
+// PublicAddress: GET /gameserver, after Ready, until the status has the address and the port.
+size_t IndexOf(const std::vector<fakes::SidecarRequest>& reqs, const std::string& target) {
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    if (reqs[i].target == target) return i;
+  }
+  return reqs.size();
+}
+
+// The message of what `f` throws as std::runtime_error ("" when it returns).
+template <typename F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(AgonesSdk, PublicAddressIsAGetOfTheGameServerAfterReady) {
+  FakeAgonesSidecar sidecar;
+  sidecar.set_gameserver(fakes::GameServerJson("34.89.10.7", 7342));
+  sidecar.fail_first(2);  // Ready refused twice: the GET still waits for it
+  AgonesSdk sdk(Options(sidecar.port()));
+  sdk.Ready();
+  EXPECT_EQ(sdk.PublicAddress("game", milliseconds(3000)), "34.89.10.7:7342");
+  const auto reqs = sidecar.Requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(reqs[2].target, "/ready");  // the acknowledged one
+  EXPECT_EQ(reqs[3].method, "GET");
+  EXPECT_EQ(reqs[3].target, "/gameserver");
+  EXPECT_EQ(reqs[3].body, "");
+  EXPECT_EQ(sdk.stats().ok[static_cast<size_t>(AgonesCall::kGameServer)], 1u);
+  EXPECT_EQ(AgonesPath(AgonesCall::kGameServer), "/gameserver");
+}
+
+TEST(AgonesSdk, PublicAddressWaitsForTheStatusWhileHealthGoesOn) {
+  FakeAgonesSidecar sidecar;
+  sidecar.set_gameserver(fakes::GameServerJson("", 0, "Scheduled"));
+  AgonesSdk sdk(Options(sidecar.port()));
+  sdk.Ready();
+  sdk.StartHealth(milliseconds(50));
+  std::thread placer([&sidecar] {
+    // Placed after a few answers and a few Health calls (Health is not held up meanwhile).
+    sidecar.WaitFor("/gameserver", 4, milliseconds(5000));
+    sidecar.WaitFor("/health", 3, milliseconds(5000));
+    sidecar.set_gameserver(fakes::GameServerJson("10.1.2.3", 7100));
+  });
+  const std::string address = sdk.PublicAddress("game", milliseconds(5000));
+  placer.join();
+  EXPECT_EQ(address, "10.1.2.3:7100");
+  const auto reqs = sidecar.Requests();
+  EXPECT_EQ(reqs.front().target, "/ready");
+  EXPECT_GE(sidecar.Count("/gameserver"), 5u);
+  size_t last_get = 0;
+  for (size_t i = 0; i < reqs.size(); ++i)
+    last_get = reqs[i].target == "/gameserver" ? i : last_get;
+  EXPECT_LT(IndexOf(reqs, "/gameserver"), IndexOf(reqs, "/health"));
+  EXPECT_LT(IndexOf(reqs, "/health"), last_get) << "Health held up behind the GET's retries";
+}
+
+TEST(AgonesSdk, PublicAddressGivesUpAtItsTimeoutNamingWhatIsMissing) {
+  FakeAgonesSidecar sidecar;
+  sidecar.set_gameserver(fakes::GameServerJson("10.1.2.3", 0, "Scheduled"));
+  AgonesSdk sdk(Options(sidecar.port()));
+  sdk.Ready();
+  const auto start = Clock::now();
+  const std::string error = ErrorOf([&] { (void)sdk.PublicAddress("game", milliseconds(600)); });
+  EXPECT_GE(SecondsSince(start), 0.4);
+  EXPECT_LT(SecondsSince(start), 1.5);
+  EXPECT_NE(error.find("no public address from GET /gameserver within 0.6 s"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("(last: status.ports: 'game' has no port yet, state Scheduled)"),
+            std::string::npos)
+      << error;
+  EXPECT_GE(sidecar.Count("/gameserver"), 3u);  // retried meanwhile
+}
+
+TEST(AgonesSdk, PublicAddressWithoutASidecarSaysWhy) {
+  AgonesSdk sdk(Options(fakes::UnusedLoopbackPort()));
+  sdk.Ready();
+  const std::string error = ErrorOf([&] { (void)sdk.PublicAddress("game", milliseconds(400)); });
+  // Ready never acknowledged: the GET never went out.
+  EXPECT_NE(error.find("no answer to GET /gameserver within 0.4 s"), std::string::npos) << error;
+}
+
+TEST(AgonesSdk, AMalformedGameServerIsAnErrorAtOnce) {
+  FakeAgonesSidecar sidecar;
+  sidecar.set_gameserver(R"({"status": {"address": "10.0.0.1", "ports": "game:7777"}})");
+  AgonesSdk sdk(Options(sidecar.port()));
+  sdk.Ready();
+  const auto start = Clock::now();
+  const std::string error = ErrorOf([&] { (void)sdk.PublicAddress("game", milliseconds(5000)); });
+  EXPECT_LT(SecondsSince(start), 1.0);
+  EXPECT_NE(error.find("unusable GameServer: status.ports: expected an array, got string"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(sidecar.Count("/gameserver"), 1u);
+}
+
+TEST(AgonesSdk, AHugeAnswerIsRefusedNotBuffered) {
+  FakeAgonesSidecar sidecar;
+  sidecar.set_gameserver("{\"pad\": \"" + std::string(2 * kMaxGameServerBytes, 'x') + "\"}");
+  AgonesSdk sdk(Options(sidecar.port()));
+  sdk.Ready();
+  const std::string error = ErrorOf([&] { (void)sdk.PublicAddress("game", milliseconds(500)); });
+  EXPECT_NE(error.find("GET failed: answer larger than 1048576 bytes"), std::string::npos) << error;
+  // The SDK goes on: Shutdown still works.
+  EXPECT_TRUE(sdk.Shutdown(milliseconds(2000)));
+}
+
+TEST(AgonesSdk, ShutdownEndsAWaitForThePublicAddress) {
+  FakeAgonesSidecar sidecar;  // answers {} to GET /gameserver: never placed
+  AgonesSdk sdk(Options(sidecar.port()));
+  sdk.Ready();
+  std::string error;
+  std::thread waiter(
+      [&] { error = ErrorOf([&] { (void)sdk.PublicAddress("game", milliseconds(10000)); }); });
+  ASSERT_TRUE(sidecar.WaitFor("/gameserver", 2, milliseconds(3000)));
+  const auto start = Clock::now();
+  EXPECT_TRUE(sdk.Shutdown(milliseconds(2000)));
+  waiter.join();
+  EXPECT_LT(SecondsSince(start), 1.0);
+  EXPECT_NE(error.find("Shutdown asked for"), std::string::npos) << error;
 }
 
 TEST(AgonesSdk, FromEnvironment) {

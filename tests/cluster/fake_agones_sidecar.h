@@ -1,8 +1,9 @@
 // FakeAgonesSidecar: a small HTTP/1.1 listener on loopback (Boost.Beast) standing in for the
 // Agones SDK sidecar's REST gateway in tests. It records every request (method, target,
-// Content-Type, body, arrival time) and answers as told: 200 `{}`, 500, or never (the
-// connection is held open, unanswered, until Stop). No Agones here: this is what the REST
-// calls look like on the wire, and nothing more.
+// Content-Type, body, arrival time) and answers as told: 200 `{}` (GET /gameserver: 200 with
+// the GameServer JSON set by set_gameserver, `{}` until then), 500, or never (the connection is
+// held open, unanswered, until Stop). No Agones here: this is what the REST calls look like on
+// the wire, and nothing more.
 //
 // Threads: its own io_context and thread. Requests() and the setters may be called from any
 // thread. An optional hook runs on the sidecar's thread when a request arrives, before the
@@ -26,6 +27,28 @@
 #include <vector>
 
 namespace zs::fakes {
+
+// A GameServer as the sidecar's GET /gameserver returns it (Agones' REST docs, and the fields
+// an Agones 1.3x sidecar adds: spec, status.addresses, players, counters, lists), for a Fleet
+// whose `game` port got `port` on a node at `address`; `state` as the GameServer's.
+inline std::string GameServerJson(const std::string& address, uint16_t port,
+                                  const std::string& state = "Ready") {
+  return R"({"object_meta":{"name":"zone-server-x7k2p-4fzqv","namespace":"default",)"
+         R"("uid":"3f1c9a52-0d3e-4c55-9b1e-6d2f7a8e0c41","resource_version":"48213",)"
+         R"("generation":"3","creation_timestamp":"1718035200",)"
+         R"("annotations":{"agones.dev/sdk-version":"1.38.0","agones.dev/ready-container-id":)"
+         R"("containerd://a1b2c3"},"labels":{"agones.dev/fleet":"zone-server",)"
+         R"("agones.dev/gameserverset":"zone-server-x7k2p","app.kubernetes.io/name":)"
+         R"("zone-server"}},"spec":{"health":{"period_seconds":5,"failure_threshold":3,)"
+         R"("initial_delay_seconds":10}},"status":{"state":")" +
+         state + R"(","address":")" + address +
+         R"(","addresses":[{"type":"InternalIP","address":"10.128.0.17"},)"
+         R"({"type":"ExternalIP","address":")" +
+         address +
+         R"("},{"type":"Hostname","address":"gke-pool-1-node-9"}],)"
+         R"("ports":[{"name":"game","port":)" +
+         std::to_string(port) + R"(}],"players":null,"counters":{},"lists":{}}})";
+}
 
 struct SidecarRequest {
   std::string method;
@@ -68,6 +91,11 @@ class FakeAgonesSidecar {
   void set_answer(SidecarAnswer a) { answer_ = a; }
   // The first `n` requests get 500, later ones the answer set above.
   void fail_first(int n) { fail_first_ = n; }
+  // The body of later answers to GET /gameserver.
+  void set_gameserver(std::string json) {
+    std::lock_guard lock(mu_);
+    gameserver_ = std::move(json);
+  }
 
   [[nodiscard]] std::vector<SidecarRequest> Requests() const {
     std::lock_guard lock(mu_);
@@ -133,12 +161,18 @@ class FakeAgonesSidecar {
                            : http::status::ok);
     x->response.set(http::field::content_type, "application/json");
     x->response.keep_alive(false);
-    x->response.body() = "{}";
+    x->response.body() = GameServerBody(r);
     x->response.prepare_payload();
     http::async_write(x->socket, x->response, [x](boost::system::error_code, size_t) {
       boost::system::error_code ignored;
       x->socket.shutdown(boost::asio::ip::tcp::socket::shutdown_send, ignored);
     });
+  }
+
+  std::string GameServerBody(const SidecarRequest& r) const {
+    if (r.method != "GET" || r.target != "/gameserver") return "{}";
+    std::lock_guard lock(mu_);
+    return gameserver_;
   }
 
   boost::asio::io_context io_;
@@ -149,6 +183,7 @@ class FakeAgonesSidecar {
   std::atomic<int> fail_first_{0};
   mutable std::mutex mu_;
   std::vector<SidecarRequest> requests_;         // guarded by mu_
+  std::string gameserver_ = "{}";                // guarded by mu_
   std::vector<std::shared_ptr<Exchange>> held_;  // sidecar thread only
   std::thread thread_;
 };

@@ -5,15 +5,22 @@
 // is what Agones' REST gateway expects of a game server: POST /ready, /health and /shutdown with
 // `{}` as JSON; Ready only once the game port accepts connections; Health repeating at
 // agones.health_interval_seconds; Shutdown after SIGTERM, once the graceful stop has saved the
-// characters, and nothing after it: Ready < Health* < Shutdown. Whether a real sidecar accepts
-// these requests is not tested here (docker/k8s/README.md says what was and was not tested).
+// characters, and nothing after it: Ready < Health* < Shutdown. With cluster.public_address
+// `agones`: GET /gameserver after Ready, and the GameServer's status.address and `game` port are
+// what the node announces to the cluster (a real two-node cluster: nats-server and PostgreSQL
+// started here, as in cluster_test.cc). Whether a real sidecar accepts these requests, and
+// answers GET /gameserver as its documentation says, is not tested here (docker/k8s/README.md
+// says what was and was not tested).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 
 #include "cluster/fake_agones_sidecar.h"
 #include "integration/harness.h"
+#include "support/nats_server.h"
+#include "support/postgres_server.h"
 
 namespace zs::integration {
 namespace {
@@ -151,6 +158,99 @@ TEST(AgonesRestContract, ABadPortIsAConfigError) {
                        {.env = {{"AGONES_SDK_HTTP_PORT", "sidecar"}}, .args = {}});
   EXPECT_EQ(server.Wait(10), std::optional<int>(2));
   EXPECT_NE(server.Log().find("AGONES_SDK_HTTP_PORT"), std::string::npos) << server.Log();
+}
+
+// cluster.public_address `agones` asks the SDK, so it needs one: a config error elsewhere.
+TEST(AgonesRestContract, APublicAddressFromAgonesOutsideAgonesIsAConfigError) {
+  ServerProcess server(
+      "  idle_timeout_seconds: 60\n",
+      "cluster: {nats_url: \"nats://127.0.0.1:1\", node: n, public_address: agones, zones: [a]}\n",
+      ZS_TEST_WORLD, 0, {.env = {{"AGONES_SDK_HTTP_PORT", ""}}, .args = {}});
+  EXPECT_EQ(server.Wait(10), std::optional<int>(2));
+  EXPECT_NE(server.Log().find("AGONES_SDK_HTTP_PORT is not set"), std::string::npos)
+      << server.Log();
+}
+
+// A cluster node under Agones with public_address `agones`: NATS and PostgreSQL of its own per
+// test, as in cluster_test.cc, and the cluster world (plaza and yard, portals both ways).
+class AgonesClusterContract : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { postgres_ = new test::PostgresServer(); }
+  static void TearDownTestSuite() {
+    delete postgres_;
+    postgres_ = nullptr;
+  }
+  void SetUp() override {
+    database_ = "zs_agones_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++);
+    postgres_->CreateDatabase(database_);
+  }
+
+  // A node hosting `zone`; under the fake sidecar (public_address: agones) when `sidecar_port`.
+  std::unique_ptr<ServerProcess> Node(const std::string& node, const std::string& zone,
+                                      uint16_t sidecar_port = 0, uint16_t game_port = 0) {
+    const std::string address = sidecar_port != 0 ? "agones" : "\"127.0.0.1:0\"";
+    const std::string top = "storage: {backend: postgres, postgres: \"" +
+                            postgres_->conninfo(database_) + "\"}\n" + "cluster: {nats_url: \"" +
+                            nats_.url() + "\", node: " + node + ", public_address: " + address +
+                            ", zones: [" + zone + "]}\n" +
+                            "agones: {health_interval_seconds: 0.5, address_timeout_seconds: 2}\n";
+    ProcessExtras extras;
+    if (sidecar_port != 0) extras = AgonesExtras(sidecar_port, game_port);
+    return std::make_unique<ServerProcess>("  idle_timeout_seconds: 60\n", top, ZS_CLUSTER_WORLD, 0,
+                                           extras);
+  }
+
+  static inline test::PostgresServer* postgres_ = nullptr;
+  static inline int counter_ = 0;
+  test::NatsServer nats_;
+  std::string database_;
+};
+
+TEST_F(AgonesClusterContract, TheNodeAnnouncesTheGameServersAddressAndGamePort) {
+  const uint16_t yard_port = fakes::UnusedLoopbackPort();
+  FakeAgonesSidecar sidecar;
+  // "localhost": an address the server could not have made up from its own settings.
+  sidecar.set_gameserver(fakes::GameServerJson("localhost", yard_port));
+  auto yard = Node("yard-gs", "yard", sidecar.port(), yard_port);
+  ASSERT_EQ(yard->port(), yard_port) << yard->Log();
+  auto plaza = Node("plaza-a", "plaza");
+  const std::string announced = "localhost:" + std::to_string(yard_port);
+  EXPECT_NE(yard->Log().find("cluster: public address " + announced), std::string::npos)
+      << yard->Log();
+
+  const auto reqs = sidecar.Requests();
+  ASSERT_GE(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0].target, "/ready");
+  EXPECT_EQ(reqs[1].method, "GET");
+  EXPECT_EQ(reqs[1].target, "/gameserver");
+
+  // What a client is told when a portal takes it to the yard: the announced address.
+  TestClient c(plaza->port());
+  ASSERT_TRUE(c.Login("Wanderer")) << plaza->Log();
+  c.Move(1, 0, 1);
+  const auto m = c.ReadUntil(
+      [](const pb::ServerMessage& s) { return s.has_zone_changed() || s.has_notice(); }, 15);
+  ASSERT_TRUE(m && m->has_zone_changed()) << plaza->Log() << yard->Log();
+  EXPECT_EQ(m->zone_changed().server_address(), announced);
+  TestClient there(yard_port);
+  pb::ClientMessage hello;
+  hello.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
+  hello.mutable_hello()->set_ticket(m->zone_changed().ticket());
+  there.Send(hello);
+  EXPECT_TRUE(there.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 5))
+      << yard->Log();
+}
+
+TEST_F(AgonesClusterContract, AGameServerNeverPlacedEndsStartUpWithAClearError) {
+  FakeAgonesSidecar sidecar;
+  sidecar.set_gameserver(fakes::GameServerJson("", 0, "Scheduled"));
+  auto yard = Node("yard-gs", "yard", sidecar.port(), fakes::UnusedLoopbackPort());
+  EXPECT_EQ(yard->Wait(10), std::optional<int>(1)) << yard->Log();
+  EXPECT_NE(yard->Log().find("cluster: agones: no public address from GET /gameserver within "
+                             "2.0 s (last: status.address is empty, state Scheduled)"),
+            std::string::npos)
+      << yard->Log();
+  EXPECT_GE(sidecar.Count("/gameserver"), 3u);  // asked again meanwhile
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Zones on two zone_server processes joined through NATS (issue 9): a real nats-server with
 // JetStream and a real PostgreSQL server (shared storage), both started here on loopback / a
 // unix socket, and two real zone_server processes: one hosts the plaza, the other the yard
-// (tests/integration/world/cluster.yaml: portals both ways).
+// (tests/integration/world/cluster.yaml: portals both ways). The Python reference client follows
+// a hand-off too.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -179,6 +180,74 @@ TEST_F(Cluster, ATicketNeverUsedExpiresAndTheCharacterWaitsInStorage) {
   const auto w = again.Login("Dawdler");
   ASSERT_TRUE(w) << yard->Log();
   EXPECT_EQ(w->zone_id(), 2u);
+}
+
+// The Python reference client (examples/python/zone_client.py, Debian's python3 with
+// python3-protobuf) walking east into the plaza's portal (290 m away at 40 m/s: about 7.5 s):
+// its exit status and what it printed.
+struct PythonRun {
+  int status = -1;
+  std::string log;
+};
+
+PythonRun RunPythonClient(uint16_t port, const std::string& name, double seconds) {
+  const fs::path out =
+      fs::temp_directory_path() / ("zs_py_cluster_" + std::to_string(::getpid()) + name);
+  const std::string port_arg = std::to_string(port);
+  const std::string seconds_arg = std::to_string(seconds);
+  const char* python = "/usr/bin/python3";  // where python3-protobuf installs
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::setenv("PYTHONPATH", ZS_PYTHON_PATH, 1);
+    ::execl(python, python, ZS_PYTHON_CLIENT, "--port", port_arg.c_str(), "--name", name.c_str(),
+            "--seconds", seconds_arg.c_str(), "--heading", "0", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  PythonRun run;
+  const double start = NowS();
+  while (NowS() - start < seconds + 20 && ::waitpid(pid, &run.status, WNOHANG) != pid) Sleep(0.05);
+  if (NowS() - start >= seconds + 20) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &run.status, 0);
+  }
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  run.log = text.str();
+  fs::remove(out);
+  return run;
+}
+
+TEST_F(Cluster, ThePythonReferenceClientFollowsAHandOffToTheOtherNode) {
+  auto plaza = Node("plaza-a", "plaza");
+  auto yard = Node("yard-a", "yard");
+  const PythonRun run = RunPythonClient(plaza->port(), "Py", 11);
+  ASSERT_TRUE(WIFEXITED(run.status)) << run.log;
+  EXPECT_EQ(WEXITSTATUS(run.status), 0) << run.log << plaza->Log() << yard->Log();
+  const std::string yard_address = "127.0.0.1:" + std::to_string(yard->port());
+  const size_t first = run.log.find("welcome Py id=");
+  const size_t handoff = run.log.find("handoff yard to " + yard_address);
+  const size_t there = run.log.find("zone yard at (", handoff);
+  ASSERT_NE(first, std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("zone plaza at ("), std::string::npos) << run.log;
+  ASSERT_NE(handoff, std::string::npos) << run.log;
+  ASSERT_NE(there, std::string::npos) << "no Welcome at the yard's node:\n" << run.log;
+  EXPECT_NE(run.log.find("kick logout", there), std::string::npos) << "logged out there";
+  EXPECT_NE(run.log.find("summary ticks", there), std::string::npos) << run.log;
+  EXPECT_EQ(run.log.find("error"), std::string::npos) << run.log;
+}
+
+TEST_F(Cluster, ThePythonReferenceClientPrintsTheNoticeOfAZoneNobodyHosts) {
+  auto plaza = Node("plaza-a", "plaza");  // no yard node
+  const PythonRun run = RunPythonClient(plaza->port(), "Stay", 9);
+  ASSERT_TRUE(WIFEXITED(run.status)) << run.log;
+  EXPECT_EQ(WEXITSTATUS(run.status), 0) << run.log;
+  EXPECT_NE(run.log.find("notice NOTICE_CODE_ZONE_UNAVAILABLE: "), std::string::npos) << run.log;
+  EXPECT_EQ(run.log.find("handoff"), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("kick logout"), std::string::npos) << "still at the plaza's node";
 }
 
 }  // namespace
