@@ -133,6 +133,18 @@ void CharacterKeeper::Enter(uint64_t session, PendingLogin login,
   const std::shared_ptr<SessionSink> s = login.sink.lock();
   if (!s) return;
   const bool fresh = result.outcome != storage::LoadOutcome::kFound;
+  if (fresh && options_.local != nullptr && !world_->Hosts(options_.local->StartZone())) {
+    options_.local->HandTo(options_.local->StartZone(), {.session = session,
+                                                         .sink = std::move(login.sink),
+                                                         .account = login.who.account,
+                                                         .player = std::nullopt,
+                                                         .character = {.name = login.who.name,
+                                                                       .account = login.who.account,
+                                                                       .state = {},
+                                                                       .saved_at_ms = 0},
+                                                         .fresh = true});
+    return;  // new characters start in another runner's zone
+  }
   EntityId id = kInvalidEntity;
   const Status added = fresh ? world_->AddPlayer(std::nullopt, &id, login.who.name)
                              : world_->RestorePlayer(result.record.state, &id, login.who.name);

@@ -74,8 +74,10 @@ void CharacterKeeper::Adopt(LocalArrival arrival) {
     Login(arrival.session, std::move(arrival.sink), std::move(who));  // the live one wins
     return;
   }
+  const storage::LoadOutcome outcome =
+      arrival.fresh ? storage::LoadOutcome::kNotFound : storage::LoadOutcome::kFound;
   Enter(arrival.session, {.sink = std::move(arrival.sink), .who = std::move(who)},
-        {.outcome = storage::LoadOutcome::kFound, .record = std::move(arrival.character)});
+        {.outcome = outcome, .record = std::move(arrival.character)});
 }
 
 // A player who walked through a portal in another runner of this process arrives here.

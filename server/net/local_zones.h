@@ -26,6 +26,7 @@ struct LocalArrival {
   // not set: a login whose character was loaded by one runner and lives in another's zone.
   std::optional<zone::World::HandedPlayer> player;
   storage::CharacterRecord character;  // a login's character (player not set)
+  bool fresh = false;                  // a login with no character yet: a new one starts here
 };
 
 // A whisper to a player another runner of this process has online.
@@ -41,6 +42,8 @@ class LocalZones {
   virtual ~LocalZones() = default;
   // Whether zone `zone_id` is ticked by a runner of this process.
   [[nodiscard]] virtual bool HostsHere(uint32_t zone_id) const = 0;
+  // Where new characters start: the first hosted zone (in the world config's order).
+  [[nodiscard]] virtual uint32_t StartZone() const = 0;
   // Hands `arrival` to the runner of its zone (the player's state.zone, else the character's):
   // from now on the session's requests go there, and so does a login of its name or account.
   // REQUIRES: HostsHere(that zone).

@@ -110,9 +110,12 @@ void Metrics::RejectInput(const std::string& reason, uint64_t n) {
   rejected_[reason] += n;
 }
 
-void Metrics::SetZoneEntities(const std::string& zone, uint64_t n) {
+void Metrics::ObserveZone(const std::string& zone, const ZoneFigures& figures) {
   std::lock_guard lock(mu_);
-  zone_entities_[zone] = n;
+  ZoneStats& z = zones_[zone];
+  z.last = figures;
+  ++z.ticks;
+  z.tick_seconds_total += figures.tick_seconds;
 }
 
 std::string Metrics::Render() const {
@@ -153,10 +156,19 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
   counter("zs_admin_evictions_total",
           "Admin connections closed unanswered to make room at admin.max_connections.",
           Num(admin_evictions));
-  gauge("zs_interest_level", "Overload level: 0 = full interest budgets, 8 = the floor.",
-        Num(interest_level));
-  gauge("zs_interest_scale", "Interest budget scale under overload control (1 = full).",
-        Num(interest_scale_milli) / 1000.0);
+  double level = Num(interest_level);
+  double scale = Num(interest_scale_milli) / 1000.0;
+  {
+    std::lock_guard lock(mu_);
+    if (!zones_.empty()) level = 0, scale = 1;
+    for (const auto& [name, z] : zones_) {  // the busiest: a higher level, a smaller scale
+      level = std::max(level, static_cast<double>(z.last.interest_level));
+      scale = std::min(scale, z.last.interest_scale);
+    }
+  }
+  gauge("zs_interest_level",
+        "Overload level of the busiest zone: 0 = full interest budgets, 8 = the floor.", level);
+  gauge("zs_interest_scale", "Interest budget scale of the busiest zone (1 = full).", scale);
   counter("zs_interest_level_changes_total", "Overload level changes.",
           Num(interest_level_changes));
   gauge("zs_send_queue_bytes", "Memory held by all client send queues.",
@@ -189,7 +201,8 @@ void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const 
   }
   // The histograms: buckets are stored per interval, exposed cumulative, ending with +Inf.
   families.push_back(Family("zs_tick_duration_seconds",
-                            "Time to run one world tick and encode its frames.",
+                            "Time to run one zone's tick and encode its frames (every zone's "
+                            "ticks: each zone ticks on its own thread).",
                             prometheus::MetricType::Histogram));
   prometheus::ClientMetric tick;
   ticks_all_.Fill(&tick);
@@ -220,12 +233,32 @@ void Metrics::RenderLabelled(std::vector<prometheus::MetricFamily>* out) const {
     for (const auto& [reason, n] : rejected) {
       families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
     }
-    families.push_back(
-        Family("zs_zone_entities", "Entities in each zone.", prometheus::MetricType::Gauge));
-    for (const auto& [zone, n] : zone_entities_) {
-      families.back().metric.push_back(GaugeValue(static_cast<double>(n), "zone", zone));
-    }
+    RenderZones(&families);
   }
+}
+
+// Per zone (each ticks on its own runner). REQUIRES: mu_ held.
+void Metrics::RenderZones(std::vector<prometheus::MetricFamily>* out) const {
+  const auto family = [&](const char* name, const char* help, prometheus::MetricType type,
+                          auto value) {
+    out->push_back(Family(name, help, type));
+    for (const auto& [zone, z] : zones_) {
+      const double v = value(z);
+      out->back().metric.push_back(type == prometheus::MetricType::Counter
+                                       ? CounterValue(v, "zone", zone)
+                                       : GaugeValue(v, "zone", zone));
+    }
+  };
+  family("zs_zone_entities", "Entities in each zone.", prometheus::MetricType::Gauge,
+         [](const ZoneStats& z) { return static_cast<double>(z.last.entities); });
+  family("zs_zone_ticks_total", "Ticks each zone has run (each zone ticks on its own thread).",
+         prometheus::MetricType::Counter,
+         [](const ZoneStats& z) { return static_cast<double>(z.ticks); });
+  family("zs_zone_tick_seconds_total", "Time each zone's ticks took (work, not sleep).",
+         prometheus::MetricType::Counter, [](const ZoneStats& z) { return z.tick_seconds_total; });
+  family("zs_zone_interest_level", "Each zone's overload level (0 = full interest budgets).",
+         prometheus::MetricType::Gauge,
+         [](const ZoneStats& z) { return static_cast<double>(z.last.interest_level); });
 }
 
 void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {

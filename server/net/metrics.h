@@ -60,7 +60,14 @@ class Metrics {
   void ObserveTick(double seconds, bool flushing = false);
   void Kick(const std::string& reason);
   void RejectInput(const std::string& reason, uint64_t n = 1);
-  void SetZoneEntities(const std::string& zone, uint64_t n);
+  // One zone's figures after one of its ticks (each zone ticks on its own runner).
+  struct ZoneFigures {
+    uint64_t entities = 0;
+    double tick_seconds = 0;  // the work of the runner's tick
+    uint32_t interest_level = 0;
+    double interest_scale = 1;
+  };
+  void ObserveZone(const std::string& zone, const ZoneFigures& figures);
 
   std::atomic<uint64_t> connections{0};        // currently open
   std::atomic<uint64_t> connections_total{0};  // accepted since start
@@ -88,7 +95,8 @@ class Metrics {
   std::atomic<uint64_t> tick_encode_us{0};
   std::atomic<uint64_t> tick_deliver_us{0};
   // Overload control (interest::OverloadGovernor): the current level (0 = full budgets) and
-  // the scale it stands for (1.0 = full), stored in thousandths.
+  // the scale it stands for (1.0 = full), stored in thousandths. Each zone has its own
+  // (ObserveZone); zs_interest_level shows the highest of them, these the last change.
   std::atomic<uint64_t> interest_level{0};
   std::atomic<uint64_t> interest_scale_milli{1000};
   std::atomic<uint64_t> interest_level_changes{0};
@@ -129,6 +137,7 @@ class Metrics {
   void RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const;
   void RenderLabelled(std::vector<prometheus::MetricFamily>* out) const;
   void RenderStorage(std::vector<prometheus::MetricFamily>* out) const;
+  void RenderZones(std::vector<prometheus::MetricFamily>* out) const;
 
   TickHistogram ticks_all_;
   TickHistogram ticks_flushing_;
@@ -138,7 +147,12 @@ class Metrics {
   bool has_storage_ = false;
   std::map<std::string, uint64_t> kicks_;
   std::map<std::string, uint64_t> rejected_;
-  std::map<std::string, uint64_t> zone_entities_;
+  struct ZoneStats {
+    ZoneFigures last;
+    uint64_t ticks = 0;
+    double tick_seconds_total = 0;
+  };
+  std::map<std::string, ZoneStats> zones_;
 };
 
 }  // namespace zs::net

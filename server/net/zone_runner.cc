@@ -178,6 +178,13 @@ void ZoneRunner::Run() {
     const double work = std::chrono::duration<double>(end - start).count();
     metrics_->ObserveTick(work, storage_ != nullptr && storage_->flushing());
     ObserveLoad(work / std::chrono::duration<double>(interval).count());
+    for (size_t z = 0; z < zone_count_; ++z) {
+      metrics_->ObserveZone(world_.zone(z).config().name,
+                            {.entities = world_.output(z).states.size(),
+                             .tick_seconds = work,
+                             .interest_level = governor_.level(),
+                             .interest_scale = governor_.scale()});
+    }
     if (end > next) {
       metrics_->tick_overruns.fetch_add(1, std::memory_order_relaxed);
       spdlog::warn("tick {} overran its {} ms budget by {:.1f} ms", tick(), 1000 / tick_rate_,
@@ -346,7 +353,6 @@ void ZoneRunner::Step() {
     for (size_t r = 0; r < out.rejected.size(); ++r) {
       metrics_->RejectInput(RejectName(static_cast<zone::Reject>(r)), out.rejected[r]);
     }
-    metrics_->SetZoneEntities(world_.zone(z).config().name, out.states.size());
     fanout_.Encode(world_, z, players_, &pool_);
   }
   const auto t2 = Clock::now();

@@ -13,6 +13,7 @@ ZoneRunners::ZoneRunners(const zone::WorldConfig& config, Metrics* metrics, size
       zones.push_back(z.id);
     }
   }
+  start_zone_ = zones.empty() ? 0 : zones[0];
   const bool alone = zones.size() == 1;  // nobody to hand players to: no roster, no routing
   for (size_t i = 0; i < zones.size(); ++i) {
     runner_of_zone_[zones[i]] = i;

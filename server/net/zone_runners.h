@@ -71,6 +71,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
 
   // LocalZones
   [[nodiscard]] bool HostsHere(uint32_t zone_id) const override;
+  [[nodiscard]] uint32_t StartZone() const override { return start_zone_; }
   void HandTo(uint32_t zone_id, LocalArrival arrival) override;
   bool PassOnLogin(size_t runner, uint64_t session, const std::weak_ptr<SessionSink>& sink,
                    const LoginIdentity& who) override;
@@ -87,6 +88,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   SharedIds ids_;  // before the runners: their worlds take ids from it
   std::vector<std::unique_ptr<ZoneRunner>> runners_;
   std::unordered_map<uint32_t, size_t> runner_of_zone_;  // by zone id; fixed after construction
+  uint32_t start_zone_ = 0;                              // runner 0's zone
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, size_t> session_runner_;  // guarded by mu_

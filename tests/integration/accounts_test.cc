@@ -150,6 +150,28 @@ TEST(Accounts, ASecondLoginForAnAccountKicksTheFirstAndKeepsOneEntity) {
   EXPECT_EQ(MetricValue(t.s().HttpGet("/metrics"), "zs_players"), 1);
 }
 
+// The plaza and the yard tick on runners of their own: one session per account still holds
+// when the account's character is in the other runner's zone.
+TEST(Accounts, AnotherCharacterOfTheAccountLogsOutTheOneInAnotherZonesRunner) {
+  TokenServer t;
+  TestClient first(t.s().port());
+  ASSERT_TRUE(LoginWith(first, Mint(11, "Dara", 300)));
+  first.Move(1, 0, 1);  // east into the yard (about 7 s)
+  const auto changed =
+      first.ReadUntil([](const pb::ServerMessage& m) { return m.has_zone_changed(); }, 15);
+  ASSERT_TRUE(changed) << t.s().Log();
+  EXPECT_EQ(changed->zone_changed().zone_id(), 2u);
+  TestClient second(t.s().port());
+  const auto w = LoginWith(second, Mint(11, "Dara2", 300));
+  ASSERT_TRUE(w) << t.s().Log();
+  EXPECT_EQ(w->zone_id(), 1u) << "a new character starts in the plaza";
+  const auto kicked = first.ReadUntilClosed(3);
+  ASSERT_TRUE(kicked && kicked->has_kick()) << t.s().Log();
+  EXPECT_EQ(kicked->kick().reason(), "logged_in_elsewhere");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(MetricValue(t.s().HttpGet("/metrics"), "zs_players"), 1);
+}
+
 TEST(Accounts, ANameOwnedByAnotherAccountIsRefused) {
   TokenServer t;
   {

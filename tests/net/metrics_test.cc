@@ -178,8 +178,8 @@ double Sample(const std::vector<SampleLine>& samples, const std::string& name,
 TEST(Metrics, ZoneNamesAreEscapedAndThePageParses) {
   Metrics m;
   const std::string nasty = "a \"quoted\" zone\\with\na newline";
-  m.SetZoneEntities(nasty, 7);
-  m.SetZoneEntities("plaza", 3);
+  m.ObserveZone(nasty, {.entities = 7});
+  m.ObserveZone("plaza", {.entities = 3});
   m.Kick("slow \"reader\"");
   m.RejectInput("bad\\input", 2);
   m.rate_limited_inputs = 5;
@@ -209,7 +209,7 @@ TEST(Metrics, TheParserRejectsWhatTheOldPageWrote) {  // the checker itself
 
 TEST(Metrics, NamesAndTypesStayTheSame) {
   Metrics m;
-  m.SetZoneEntities("plaza", 1);
+  m.ObserveZone("plaza", {.entities = 1});
   std::map<std::string, std::string> types;
   ParsePage(m.Render(), &types);
   const std::map<std::string, std::string> want = {
@@ -235,6 +235,9 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_kicks_total", "counter"},
       {"zs_rejected_inputs_total", "counter"},
       {"zs_zone_entities", "gauge"},
+      {"zs_zone_ticks_total", "counter"},
+      {"zs_zone_tick_seconds_total", "counter"},
+      {"zs_zone_interest_level", "gauge"},
       {"zs_tick_during_flush_seconds", "histogram"},
       {"zs_logins_total", "counter"},
       {"zs_login_takeovers_total", "counter"},
@@ -251,6 +254,27 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_viewer_snapshot_seconds_total", "counter"},
   };
   EXPECT_EQ(types, want);
+}
+
+// Each zone ticks on its own runner: its ticks, tick time and overload level are its own, and
+// zs_interest_level shows the busiest zone's.
+TEST(Metrics, EachZoneHasItsOwnTicksAndTheBusiestSetsTheInterestLevel) {
+  Metrics m;
+  m.ObserveZone(
+      "plaza", {.entities = 10, .tick_seconds = 0.004, .interest_level = 3, .interest_scale = 0.5});
+  m.ObserveZone(
+      "plaza", {.entities = 12, .tick_seconds = 0.006, .interest_level = 3, .interest_scale = 0.5});
+  m.ObserveZone("yard",
+                {.entities = 2, .tick_seconds = 0.001, .interest_level = 0, .interest_scale = 1});
+  const std::vector<SampleLine> samples = ParsePage(m.Render());
+  EXPECT_EQ(Sample(samples, "zs_zone_ticks_total", {{"zone", "plaza"}}), 2);
+  EXPECT_EQ(Sample(samples, "zs_zone_ticks_total", {{"zone", "yard"}}), 1);
+  EXPECT_NEAR(Sample(samples, "zs_zone_tick_seconds_total", {{"zone", "plaza"}}), 0.010, 1e-9);
+  EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", "plaza"}}), 12) << "the last tick's";
+  EXPECT_EQ(Sample(samples, "zs_zone_interest_level", {{"zone", "plaza"}}), 3);
+  EXPECT_EQ(Sample(samples, "zs_zone_interest_level", {{"zone", "yard"}}), 0);
+  EXPECT_EQ(Sample(samples, "zs_interest_level"), 3) << "the busiest zone's";
+  EXPECT_EQ(Sample(samples, "zs_interest_scale"), 0.5);
 }
 
 TEST(Metrics, StorageFiguresAppearOnceTheLoopPublishesThem) {
