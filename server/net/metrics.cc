@@ -116,6 +116,7 @@ void Metrics::ObserveZone(const std::string& zone, const ZoneFigures& figures) {
   z.last = figures;
   ++z.ticks;
   z.tick_seconds_total += figures.tick_seconds;
+  z.durations.Observe(figures.tick_seconds);
 }
 
 std::string Metrics::Render() const {
@@ -259,6 +260,15 @@ void Metrics::RenderZones(std::vector<prometheus::MetricFamily>* out) const {
   family("zs_zone_interest_level", "Each zone's overload level (0 = full interest budgets).",
          prometheus::MetricType::Gauge,
          [](const ZoneStats& z) { return static_cast<double>(z.last.interest_level); });
+  out->push_back(Family("zs_zone_tick_duration_seconds",
+                        "Each zone's tick durations (its runner's work per tick).",
+                        prometheus::MetricType::Histogram));
+  for (const auto& [zone, z] : zones_) {
+    prometheus::ClientMetric m;
+    m.label.push_back({.name = "zone", .value = zone});
+    z.durations.Fill(&m);
+    out->back().metric.push_back(std::move(m));
+  }
 }
 
 void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {

@@ -151,6 +151,7 @@ class Metrics {
     ZoneFigures last;
     uint64_t ticks = 0;
     double tick_seconds_total = 0;
+    TickHistogram durations;
   };
   std::map<std::string, ZoneStats> zones_;
 };

@@ -30,6 +30,17 @@ const char* RejectName(zone::Reject r) {
   return "unknown";
 }
 
+// Takes the entry of `session` out of `parked` (guarded by `mu`): what came with a request.
+template <typename T>
+std::optional<T> Unpark(std::mutex& mu, std::unordered_map<uint64_t, T>& parked, uint64_t session) {
+  std::lock_guard lock(mu);
+  const auto it = parked.find(session);
+  if (it == parked.end()) return std::nullopt;
+  std::optional<T> out = std::move(it->second);
+  parked.erase(it);
+  return out;
+}
+
 }  // namespace
 
 ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads,
@@ -247,28 +258,15 @@ void ZoneRunner::Admit(Request& r, PlayerDirectory::Player* player) {
     return;
   }
   if (r.kind == Request::kArrive) {
-    std::optional<storage::CharacterRecord> character;
-    {
-      std::lock_guard lock(mu_);
-      if (auto it = arriving_.find(r.session); it != arriving_.end()) {
-        character = std::move(it->second);
-        arriving_.erase(it);
-      }
-    }
+    std::optional<storage::CharacterRecord> character = Unpark(mu_, arriving_, r.session);
     if (character && player == nullptr)
       keeper_.Arrive(r.session, std::move(r.sink), std::move(*character));
     return;
   }
   if (r.kind == Request::kAdopt) {
-    std::optional<LocalArrival> arrival;
-    {
-      std::lock_guard lock(mu_);
-      if (auto it = adopting_.find(r.session); it != adopting_.end()) {
-        arrival = std::move(it->second);
-        adopting_.erase(it);
-      }
+    if (std::optional<LocalArrival> arrival = Unpark(mu_, adopting_, r.session)) {
+      keeper_.Adopt(std::move(*arrival));
     }
-    if (arrival) keeper_.Adopt(std::move(*arrival));
     return;
   }
   if (player == nullptr) return;  // not (or no longer) in the world

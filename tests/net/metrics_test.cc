@@ -238,6 +238,7 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_zone_ticks_total", "counter"},
       {"zs_zone_tick_seconds_total", "counter"},
       {"zs_zone_interest_level", "gauge"},
+      {"zs_zone_tick_duration_seconds", "histogram"},
       {"zs_tick_during_flush_seconds", "histogram"},
       {"zs_logins_total", "counter"},
       {"zs_login_takeovers_total", "counter"},
@@ -273,6 +274,10 @@ TEST(Metrics, EachZoneHasItsOwnTicksAndTheBusiestSetsTheInterestLevel) {
   EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", "plaza"}}), 12) << "the last tick's";
   EXPECT_EQ(Sample(samples, "zs_zone_interest_level", {{"zone", "plaza"}}), 3);
   EXPECT_EQ(Sample(samples, "zs_zone_interest_level", {{"zone", "yard"}}), 0);
+  EXPECT_EQ(Sample(samples, "zs_zone_tick_duration_seconds_count", {{"zone", "plaza"}}), 2);
+  EXPECT_EQ(
+      Sample(samples, "zs_zone_tick_duration_seconds_bucket", {{"zone", "yard"}, {"le", "0.001"}}),
+      1);
   EXPECT_EQ(Sample(samples, "zs_interest_level"), 3) << "the busiest zone's";
   EXPECT_EQ(Sample(samples, "zs_interest_scale"), 0.5);
 }
