@@ -75,9 +75,10 @@ done
 # --- build ---------------------------------------------------------------------------------------
 # zone-town's build is the zone server's image (zone-server:latest); BUILDAH_FORMAT=docker keeps
 # the images' HEALTHCHECKs (the OCI format drops them). Images a build replaces are removed, so
-# that they do not pile up from run to run; layers still in use stay.
+# that they do not pile up from run to run; layers still in use stay. The zone server's build
+# stage is tagged zone-server-build:latest, as scripts/docker-smoke.sh does, for the same reason.
 t=$SECONDS
-images=(zone-server:latest zone-nats:latest zone-postgres:latest)
+images=(zone-server:latest zone-server-build:latest zone-nats:latest zone-postgres:latest)
 id_of() { podman image inspect --format '{{.Id}}' "$1" 2>/dev/null || true; }
 old_ids=()
 for image in "${images[@]}"; do old_ids+=("$(id_of "$image")"); done
@@ -87,6 +88,11 @@ if ! BUILDAH_FORMAT=docker nice -n 10 "${compose[@]}" build zone-town nats postg
   tail -30 "$work/build.log"
   fail "podman-compose build failed (log: $work/build.log)"
 fi
+# The build stage's image: the last "--> ID" before the runtime stage starts (zone-town is built
+# first, one stage at a time).
+stage_id=$(awk '/^\[2\/2\] STEP / { exit } /^--> [0-9a-f]+$/ { id = $NF } END { print id }' \
+  "$work/build.log")
+[[ -n "$stage_id" ]] && podman tag "$stage_id" zone-server-build:latest
 for i in "${!images[@]}"; do
   new=$(id_of "${images[$i]}")
   [[ -n "$new" ]] || fail "podman-compose build made no ${images[$i]} (log: $work/build.log)"
