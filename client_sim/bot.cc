@@ -41,6 +41,7 @@ Bot::Bot(asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t
       verify_(index % std::max(1u, options.verify_every) == 0),
       rng_(seed),
       socket_(strand_),
+      resolver_(strand_),
       act_timer_(strand_),
       ping_timer_(strand_),
       life_timer_(strand_),
@@ -73,12 +74,29 @@ void Bot::Connect() {
     port_ = options_.port;
   }
   boost::system::error_code ec;
-  const asio::ip::tcp::endpoint ep(asio::ip::make_address(host_, ec), port_);
-  if (ec) {
-    stats_->logins_failed.fetch_add(1);
-    stats_->Error("bad_host");
+  const asio::ip::address ip = asio::ip::make_address(host_, ec);
+  if (!ec) {
+    ConnectTo(asio::ip::tcp::endpoint(ip, port_));
     return;
   }
+  // A host name: a hand-off to a node that announces one (a compose service such as
+  // `zone-field:7777`; options_.host was resolved once at start). Resolved off the strand by
+  // Asio's resolver thread; a name that does not resolve fails like a refused connection.
+  resolver_.async_resolve(
+      host_, std::to_string(port_),
+      [self = shared_from_this(), c = conn_](const boost::system::error_code& e,
+                                             const asio::ip::tcp::resolver::results_type& found) {
+        if (c != self->conn_) return;
+        if (e || found.empty()) {
+          self->OnConnected(e ? e : make_error_code(asio::error::host_not_found));
+          return;
+        }
+        self->ConnectTo(found.begin()->endpoint());
+      });
+}
+
+void Bot::ConnectTo(const asio::ip::tcp::endpoint& ep) {
+  if (stopped_) return;
   socket_.async_connect(ep,
                         [self = shared_from_this(), c = conn_](const boost::system::error_code& e) {
                           if (c == self->conn_) self->OnConnected(e);
@@ -427,6 +445,7 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
   act_timer_.cancel();
   ping_timer_.cancel();
   life_timer_.cancel();
+  resolver_.cancel();
   model_.FlushChat();  // what this connection heard goes to the end-of-run chat check
   stats_->connected.fetch_sub(1);
   if (in_world_) stats_->in_world.fetch_sub(1);

@@ -1,8 +1,9 @@
 // Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 6).
 //
-// A ZoneChanged with a server_address (a zone hosted by another server) is followed: the bot
-// closes, connects there and sends Hello{ticket}; the time from its last tick in the old zone to
-// its first tick from the new server is a hand-off latency sample.
+// A ZoneChanged with a server_address (a zone hosted by another server; "host:port", the host an
+// address or a name) is followed: the bot closes, connects there and sends Hello{ticket}; the
+// time from its last tick in the old zone to its first tick from the new server is a hand-off
+// latency sample.
 //
 // It logs in, then moves and swings according to its scenario, and pings once a second for RTT.
 // A verifying bot (index % verify_every == 0) parses every frame with protobuf and keeps a full
@@ -63,7 +64,9 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void Stop();
 
  private:
+  // Connects to host_:port_ (an address, or a name it resolves first).
   void Connect();
+  void ConnectTo(const boost::asio::ip::tcp::endpoint& ep);
   void OnConnected(const boost::system::error_code& ec);
   void ReadMore();
   // Splits the n bytes just read into frames and handles each; false when the bot disconnected.
@@ -97,6 +100,7 @@ class Bot : public std::enable_shared_from_this<Bot> {
   bool verify_;
   Rng rng_;
   boost::asio::ip::tcp::socket socket_;
+  boost::asio::ip::tcp::resolver resolver_;  // host names in hand-offs
   boost::asio::steady_timer act_timer_;
   boost::asio::steady_timer ping_timer_;
   boost::asio::steady_timer life_timer_;

@@ -64,10 +64,15 @@ BROWSER_TOOLS=(
 # cgroups); debootstrap makes the base images from the Debian mirror. podman brings conmon,
 # containernetworking-plugins and iptables: rootful use needs nothing more. Left out where
 # ZS_NO_CONTAINER_TOOLS=1 (the Dockerfile's build stage: nothing in the image runs images).
+# podman-compose runs docker/compose.yaml's `cluster` profile (scripts/cluster-compose-smoke.sh);
+# its services find each other by name (postgres, nats, zone-field), which podman's CNI
+# networks answer only with the dnsname plugin.
 CONTAINER_TOOLS=(
   podman
   runc
   debootstrap
+  podman-compose
+  golang-github-containernetworking-plugin-dnsname
 )
 [[ "${ZS_NO_CONTAINER_TOOLS:-0}" == 1 ]] || PACKAGES+=("${CONTAINER_TOOLS[@]}")
 
