@@ -7,7 +7,9 @@
 # steady window), failed hand-offs, client_sim's hand-off latency p50/p99 (last tick in the old
 # zone -> first tick from the new node), and the CPU each process used over the same window (from
 # /proc/PID/stat utime + stime; postgres: the postmaster and all its children), so it shows which
-# side saturated. Everything shares this machine's cores; the load average at the start is printed.
+# side saturated. Everything shares this machine's cores: "CPU % all" is those five together, and
+# "CPU % other processes" the rest of the machine's busy time over the window (/proc/stat), which
+# says whether something else (a build) was competing for the cores.
 #
 #   scripts/handoffs.sh [--bots "100 200 400"] [--duration 20] [--verify-every 10]
 #                       [--pg-fsync on|off] [--build-dir DIR]
@@ -172,16 +174,22 @@ pg_ticks() {
   for pid in $(pgrep -P "$pg_pid"); do total=$(( total + $(cpu_ticks "$pid") )); done
   echo "$total"
 }
-# "ping pong nats postgres client_sim" CPU ticks, now.
+# ... of the whole machine, every core (/proc/stat: all but idle and iowait).
+machine_ticks() {
+  local -a f
+  read -r -a f </proc/stat
+  echo $(( f[1] + f[2] + f[3] + f[6] + f[7] + f[8] ))
+}
+# "ping pong nats postgres client_sim machine" CPU ticks, now.
 all_ticks() {
   echo "$(cpu_ticks "${node_pids[0]}") $(cpu_ticks "${node_pids[1]}") $(cpu_ticks "$nats_pid")" \
-    "$(pg_ticks) $(cpu_ticks "$sim_pid")"
+    "$(pg_ticks) $(cpu_ticks "$sim_pid") $(machine_ticks)"
 }
 
 echo "== $(nproc) cores; load average at the start:$(uptime | sed 's/.*load average://');" \
   "nats $nats_url; postgres fsync=$pg_fsync; nodes ping-a :${ports[0]}, pong-a :${ports[1]}" >&2
-table="| bots | hand-offs/s | failed | latency p50 (ms) | latency p99 (ms) | CPU % ping node | CPU % pong node | CPU % nats-server | CPU % postgres | CPU % client_sim | CPU % all | tick p99 ping / pong (ms) | violations |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+table="| bots | hand-offs/s | failed | latency p50 (ms) | latency p99 (ms) | CPU % ping node | CPU % pong node | CPU % nats-server | CPU % postgres | CPU % client_sim | CPU % all | CPU % other processes | tick p99 ping / pong (ms) | violations |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 echo "$table"
 hz=$(getconf CLK_TCK)
 settle=3
@@ -209,7 +217,8 @@ for bots in $bots_list; do
   sim_pid=""
   grep -A20 '^client_sim zones' "$work/sim.log" >&2 || tail -5 "$work/sim.log" >&2
   echo "  storage (both nodes, the window): $(( r1 - r0 )) characters saved in $(( b1 - b0 ))" \
-    "batches (a hand-off saves the character at once on the node that takes it)" >&2
+    "batches (a hand-off saves the character at once on the node that takes it); load" \
+    "average now:$(uptime | sed 's/.*load average://')" >&2
   read -r p50 p99 violations < <(jq -r '[.handoffs.latency_ms.p50, .handoffs.latency_ms.p99,
     .violations_total] | map(if type == "number" then . else "n/a" end) | @tsv' \
     "$work/report.json" 2>/dev/null || echo "n/a n/a n/a")
@@ -226,7 +235,8 @@ for bots in $bots_list; do
         pct = 100 * (y[i] - x[i]) / hz / wall; all += pct
         row = row sprintf(" %.0f |", pct)
       }
-      print row sprintf(" %.0f | %s | %s |", all, tick, v) }'
+      other = 100 * (y[6] - x[6]) / hz / wall - all  # other processes: a build, a test...
+      print row sprintf(" %.0f | %.0f | %s | %s |", all, other < 0 ? 0 : other, tick, v) }'
   sleep 3  # the bots log out; their characters are saved
 done
 echo "(CPU %: over the ${duration} s window, 100% = one core; $(nproc) cores here. Command: scripts/handoffs.sh --bots \"$bots_list\" --duration $duration --verify-every $verify_every --pg-fsync $pg_fsync)" >&2
