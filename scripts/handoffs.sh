@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Hand-offs per second between two zone_server processes (issue 9): starts everything itself on
+# loopback in a temp dir (nats-server -js with its own store, a PostgreSQL cluster from initdb on a
+# unix socket, one node hosting each zone of config/worlds/handoffs/, whose bots hop back as soon
+# as they arrive), then for each bot count runs client_sim's `zones` scenario against the first
+# node and prints one table row: hand-offs/s (zs_handoffs_accepted_total of both nodes over the
+# steady window), failed hand-offs, client_sim's hand-off latency p50/p99 (last tick in the old
+# zone -> first tick from the new node), and the CPU each process used over the same window (from
+# /proc/PID/stat utime + stime; postgres: the postmaster and all its children), so it shows which
+# side saturated. Everything shares this machine's cores: "CPU % all" is those five together, and
+# "CPU % other processes" the rest of the machine's busy time over the window (/proc/stat), which
+# says whether something else (a build) was competing for the cores.
+#
+#   scripts/handoffs.sh [--bots "100 200 400"] [--duration 20] [--verify-every 10]
+#                       [--pg-fsync on|off] [--build-dir DIR]
+#
+# --bots: one run (and one row) per count, on the same servers. --duration: the measured window
+# per row, after the ramp-up (one second) and 3 s of settling. --verify-every K: one bot in K
+# parses and checks every message (client_sim), the others only tick numbers and positions.
+# --pg-fsync: PostgreSQL's fsync (on: its default, each storage batch is one durable commit; off:
+# what the tests use). --build-dir: binaries already built there (zone_server, client_sim);
+# without it, scripts/build.sh builds build/release. As root, PostgreSQL runs as user postgres
+# (initdb refuses root), as tests/support/postgres_server.h does.
+#
+# Each hand-off also saves the character at once on the receiving node (storage batches those
+# saves). Hand-off latency is over the whole client_sim run of the row (ramp-up included).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
+
+bots_list="100 200 400"
+duration=20
+verify_every=10
+pg_fsync=on
+build_dir=""
+usage="usage: scripts/handoffs.sh [--bots \"100 200 400\"] [--duration S] [--verify-every K] [--pg-fsync on|off] [--build-dir DIR]"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --bots) bots_list="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --verify-every) verify_every="$2"; shift 2 ;;
+    --pg-fsync) pg_fsync="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+[[ "$pg_fsync" == on || "$pg_fsync" == off ]] || { echo "$usage" >&2; exit 2; }
+if [[ -z "$build_dir" ]]; then
+  scripts/build.sh
+  build_dir=build/release
+fi
+server_bin="$build_dir/server/app/zone_server"
+sim_bin="$build_dir/client_sim/client_sim"
+nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
+pg_bin=$(find /usr/lib/postgresql -maxdepth 3 -name pg_ctl -path '*/bin/*' 2>/dev/null |
+  sort -V | tail -1 | xargs -r dirname)
+for bin in "$server_bin" "$sim_bin" "$nats_bin" "$pg_bin/initdb"; do
+  [[ -x "$bin" ]] || { echo "handoffs: $bin not found (scripts/install-deps.sh)" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+chmod 755 "$work"
+as_pg=()  # PostgreSQL's commands run as user postgres under root
+if (( EUID == 0 )); then as_pg=(runuser -u postgres --); fi
+mkdir -p "$work/pg"
+if (( EUID == 0 )); then chown postgres: "$work/pg"; fi
+node_pids=() nats_pid="" sim_pid=""
+cleanup() {
+  local pid
+  for pid in "$sim_pid" "${node_pids[@]}"; do
+    if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; fi
+  done
+  for pid in "${node_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [[ -n "$nats_pid" ]]; then kill "$nats_pid" 2>/dev/null || true; fi
+  if [[ -f "$work/pg/data/postmaster.pid" ]]; then
+    "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
+  fi
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+# PostgreSQL: its own cluster, listening only on a unix socket in $work/pg.
+"${as_pg[@]}" "$pg_bin/initdb" -D "$work/pg/data" -A trust -U postgres -E UTF8 --no-sync \
+  >"$work/pg/initdb.log" 2>&1 || { cat "$work/pg/initdb.log" >&2; exit 1; }
+"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/server.log" \
+  -o "-k $work/pg -c listen_addresses='' -c fsync=$pg_fsync" -w start >/dev/null ||
+  { cat "$work/pg/server.log" >&2; exit 1; }
+"${as_pg[@]}" "$pg_bin/createdb" -h "$work/pg" -U postgres zone
+pg_pid=$(head -1 "$work/pg/data/postmaster.pid")
+
+# NATS with JetStream on a free loopback port (-p -1), which it writes to a ports file.
+mkdir -p "$work/nats"
+"$nats_bin" -js -a 127.0.0.1 -p -1 -sd "$work/nats/store" --ports_file_dir "$work/nats" \
+  -l "$work/nats/server.log" &
+nats_pid=$!
+nats_url=""
+for _ in $(seq 100); do
+  nats_url=$(jq -r '.nats[0] // empty' "$work/nats/nats-server_${nats_pid}.ports" 2>/dev/null ||
+    true)
+  [[ -n "$nats_url" ]] && break
+  sleep 0.1
+done
+[[ -n "$nats_url" ]] || { echo "handoffs: nats-server did not start" >&2; cat "$work/nats/server.log" >&2; exit 1; }
+
+# The two nodes: `ping` (zone 1, where the bots log in) and `pong` (zone 2).
+world=$(pwd)/config/worlds/handoffs/world.yaml
+ports=() admins=()
+start_node() {  # $1: the zone (and the node is "$1-a")
+  cat >"$work/$1.yaml" <<EOF
+listen: {address: 127.0.0.1, port: 0}
+admin: {address: 127.0.0.1, port: 0}
+world: $world
+io_threads: 2
+log_level: info
+stats_interval_seconds: 10
+limits: {max_connections: 20000, max_connections_per_ip: 20000}
+storage: {backend: postgres, postgres: "host=$work/pg dbname=zone user=postgres"}
+cluster: {nats_url: "$nats_url", node: $1-a, public_address: "127.0.0.1:0", zones: [$1]}
+EOF
+  "$server_bin" --config "$work/$1.yaml" --port-file "$work/$1.ports" >"$work/$1.log" 2>&1 &
+  node_pids+=("$!")
+  for _ in $(seq 100); do [[ -s "$work/$1.ports" ]] && break; sleep 0.1; done
+  [[ -s "$work/$1.ports" ]] || { echo "handoffs: node $1 did not start" >&2; cat "$work/$1.log" >&2; exit 1; }
+  sleep 0.1  # the file fully written
+  local port admin
+  read -r port admin <"$work/$1.ports"
+  ports+=("$port") admins+=("$admin")
+}
+start_node ping
+start_node pong
+
+# GET /metrics of admin port $1 with bash's /dev/tcp; $2: the metric; prints its value.
+metric() {
+  exec 3<>"/dev/tcp/127.0.0.1/$1"
+  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
+  awk -v name="$2" '$1 == name { print $2 }' <&3
+  exec 3<&-
+}
+# Tick-duration histogram of admin port $1: "le count" lines, cumulative.
+buckets() {
+  exec 3<>"/dev/tcp/127.0.0.1/$1"
+  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
+  sed -n 's/^zs_tick_duration_seconds_bucket{le="\([^"]*\)"} \([0-9]*\)$/\1 \2/p' <&3
+  exec 3<&-
+}
+# Tick p99 in ms between two bucket snapshots (files), as the bucket's upper bound.
+p99_ms() {
+  paste "$1" "$2" | awk '{ le[NR] = $1; d[NR] = $4 - $2 } END {
+    total = d[NR]; if (total == 0) { print "n/a"; exit }
+    for (i = 1; i <= NR; i++) if (d[i] >= 0.99 * total) {
+      if (le[i] == "+Inf") print ">1000"; else printf "<= %g\n", le[i] * 1000; exit } }'
+}
+# The sum of metric $1 over both nodes.
+both() {
+  awk -v a="$(metric "${admins[0]}" "$1")" -v b="$(metric "${admins[1]}" "$1")" \
+    'BEGIN { printf "%d\n", a + b }'
+}
+# CPU clock ticks (utime + stime) process $1 has used so far; 0 when it is gone.
+cpu_ticks() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+  stat=${stat##*) }  # fields after "(comm)", which may hold spaces: state is first, utime 12th
+  local -a f
+  read -r -a f <<<"$stat"
+  echo $(( f[11] + f[12] ))
+}
+# ... of PostgreSQL: the postmaster and its children (backends, writers).
+pg_ticks() {
+  local total pid
+  total=$(cpu_ticks "$pg_pid")
+  for pid in $(pgrep -P "$pg_pid"); do total=$(( total + $(cpu_ticks "$pid") )); done
+  echo "$total"
+}
+# ... of the whole machine, every core (/proc/stat: all but idle and iowait).
+machine_ticks() {
+  local -a f
+  read -r -a f </proc/stat
+  echo $(( f[1] + f[2] + f[3] + f[6] + f[7] + f[8] ))
+}
+# "ping pong nats postgres client_sim machine" CPU ticks, now.
+all_ticks() {
+  echo "$(cpu_ticks "${node_pids[0]}") $(cpu_ticks "${node_pids[1]}") $(cpu_ticks "$nats_pid")" \
+    "$(pg_ticks) $(cpu_ticks "$sim_pid") $(machine_ticks)"
+}
+
+echo "== $(nproc) cores; load average at the start:$(uptime | sed 's/.*load average://');" \
+  "nats $nats_url; postgres fsync=$pg_fsync; nodes ping-a :${ports[0]}, pong-a :${ports[1]}" >&2
+table="| bots | hand-offs/s | failed | latency p50 (ms) | latency p99 (ms) | CPU % ping node | CPU % pong node | CPU % nats-server | CPU % postgres | CPU % client_sim | CPU % all | CPU % other processes | tick p99 ping / pong (ms) | violations |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "$table"
+hz=$(getconf CLK_TCK)
+settle=3
+for bots in $bots_list; do
+  "$sim_bin" --port "${ports[0]}" --bots "$bots" --ramp "$bots" \
+    --duration "$(( settle + duration + 2 ))" --scenario zones --threads "$(nproc)" \
+    --verify-every "$verify_every" --max-violations 1000000000 --max-failed-logins 1000000000 \
+    --report "$work/report.json" >"$work/sim.log" 2>&1 &
+  sim_pid=$!
+  sleep $(( 1 + settle ))
+  a0=$(both zs_handoffs_accepted_total) f0=$(both zs_handoffs_failed_total)
+  r0=$(both zs_storage_rows_saved_total) b0=$(both zs_storage_flushes_total)
+  buckets "${admins[0]}" >"$work/ping.b0"
+  buckets "${admins[1]}" >"$work/pong.b0"
+  c0=$(all_ticks) t0=$EPOCHREALTIME
+  sleep "$duration"
+  a1=$(both zs_handoffs_accepted_total) f1=$(both zs_handoffs_failed_total)
+  r1=$(both zs_storage_rows_saved_total) b1=$(both zs_storage_flushes_total)
+  c1=$(all_ticks) t1=$EPOCHREALTIME
+  buckets "${admins[0]}" >"$work/ping.b1"
+  buckets "${admins[1]}" >"$work/pong.b1"
+  tick_ping=$(p99_ms "$work/ping.b0" "$work/ping.b1")
+  tick_pong=$(p99_ms "$work/pong.b0" "$work/pong.b1")
+  wait "$sim_pid" || true
+  sim_pid=""
+  grep -A20 '^client_sim zones' "$work/sim.log" >&2 || tail -5 "$work/sim.log" >&2
+  echo "  storage (both nodes, the window): $(( r1 - r0 )) characters saved in $(( b1 - b0 ))" \
+    "batches (a hand-off saves the character at once on the node that takes it); load" \
+    "average now:$(uptime | sed 's/.*load average://')" >&2
+  read -r p50 p99 violations < <(jq -r '[.handoffs.latency_ms.p50, .handoffs.latency_ms.p99,
+    .violations_total] | map(if type == "number" then . else "n/a" end) | @tsv' \
+    "$work/report.json" 2>/dev/null || echo "n/a n/a n/a")
+  awk -v bots="$bots" -v a0="$a0" -v a1="$a1" -v f0="$f0" -v f1="$f1" -v t0="$t0" -v t1="$t1" \
+    -v c0="$c0" -v c1="$c1" -v hz="$hz" -v p50="$p50" -v p99="$p99" -v v="$violations" \
+    -v tick="$tick_ping / $tick_pong" 'BEGIN {
+      wall = t1 - t0
+      split(c0, x, " "); split(c1, y, " ")
+      row = sprintf("| %d | **%.0f** | %d | %s | %s |", bots, (a1 - a0) / wall, f1 - f0,
+                    p50 == "n/a" ? p50 : sprintf("%.1f", p50),
+                    p99 == "n/a" ? p99 : sprintf("%.1f", p99))
+      all = 0
+      for (i = 1; i <= 5; i++) {
+        pct = 100 * (y[i] - x[i]) / hz / wall; all += pct
+        row = row sprintf(" %.0f |", pct)
+      }
+      other = 100 * (y[6] - x[6]) / hz / wall - all  # other processes: a build, a test...
+      print row sprintf(" %.0f | %.0f | %s | %s |", all, other < 0 ? 0 : other, tick, v) }'
+  sleep 3  # the bots log out; their characters are saved
+done
+echo "(CPU %: over the ${duration} s window, 100% = one core; $(nproc) cores here. Command: scripts/handoffs.sh --bots \"$bots_list\" --duration $duration --verify-every $verify_every --pg-fsync $pg_fsync)" >&2
