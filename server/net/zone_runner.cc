@@ -68,8 +68,11 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_th
                .runner = siblings.index,
                .answered =
                    [this](CharacterKeeper::HandoffKey key, HandoffAnswer answer) {
-                     std::lock_guard lock(mu_);
-                     answers_.emplace_back(key, std::move(answer));
+                     {
+                       std::lock_guard lock(mu_);
+                       answers_.emplace_back(key, std::move(answer));
+                     }
+                     answered_.notify_one();  // applied now, not at the next tick
                    }},
               [this](uint64_t session, storage::LoadResult r) { Loaded(session, std::move(r)); }) {
   players_.SetRoster(siblings.local, siblings.index);
@@ -93,7 +96,11 @@ void ZoneRunner::Start() {
 }
 
 void ZoneRunner::Stop() {
-  running_ = false;
+  {
+    std::lock_guard lock(mu_);  // a waiting runner sees it at once
+    running_ = false;
+  }
+  answered_.notify_one();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -202,8 +209,23 @@ void ZoneRunner::Run() {
                    std::chrono::duration<double, std::milli>(end - next).count());
       if (end - next > 5 * interval) next = end;  // far behind: start over, do not spiral
     } else {
-      std::this_thread::sleep_until(next);
+      WaitForNextTick(next);
     }
+  }
+}
+
+// Sleeps until `next`, applying hand-off answers as they come: a player whose hand-off was
+// accepted is sent on its way at once, not up to a tick later (the world is only touched here,
+// on this thread, between ticks, as Drain does).
+void ZoneRunner::WaitForNextTick(std::chrono::steady_clock::time_point next) {
+  std::unique_lock lock(mu_);
+  while (answered_.wait_until(lock, next, [this] { return !answers_.empty() || !running_; })) {
+    if (!running_) return;
+    answering_.swap(answers_);
+    lock.unlock();
+    for (auto& [key, answer] : answering_) keeper_.OnHandoffAnswer(key, answer);
+    answering_.clear();
+    lock.lock();
   }
 }
 

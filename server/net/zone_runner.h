@@ -14,6 +14,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -123,6 +125,7 @@ class ZoneRunner {
   };
 
   void Run();
+  void WaitForNextTick(std::chrono::steady_clock::time_point next);
   void ObserveLoad(double share);  // work / interval of the last tick
   void Push(Request r);
   void Drain();
@@ -147,7 +150,8 @@ class ZoneRunner {
 
   static constexpr size_t kMaxPendingRequests = 200000;
   std::mutex mu_;
-  std::vector<Request> pending_;  // guarded by mu_
+  std::condition_variable answered_;  // a hand-off answer came (with mu_)
+  std::vector<Request> pending_;      // guarded by mu_
   std::vector<Request> draining_;
   // Finished character loads (guarded by mu_), applied after the tick's requests.
   std::vector<std::pair<uint64_t, storage::LoadResult>> loaded_;
