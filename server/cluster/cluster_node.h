@@ -4,10 +4,10 @@
 // directory (claims this node's zones at start: another node already hosting one of them stops
 // start-up with a clear error), the hand-off service for those zones (a request is accepted
 // with a one-time ticket from the TicketBook and the character saved at once, so storage knows
-// where it is), and the HandoffPort the tick loop uses to offer players to other nodes (a small
+// where it is), and the HandoffPort the zone runner uses to offer players to other nodes (a small
 // pool of threads does the blocking lookups and requests, off the tick thread).
 //
-// The tick loop and the sessions never see NATS: they see net::HandoffPort and net::TicketBook.
+// The zone runners and the sessions never see NATS: they see net::HandoffPort and net::TicketBook.
 // Threads: Offer may be called from any thread; `done` runs on a pool thread. Release() at a
 // graceful shutdown, before destruction (destruction alone looks like a crash to the others).
 #pragma once

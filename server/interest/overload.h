@@ -6,7 +6,7 @@
 // (interest budgets shrink: mid rate first, then the mid tier, then the near tier down to its
 // floor; see BudgetAt). When it stays below half of `work_share` for `recover_ticks` ticks, the
 // level goes down by one. The level is what the zones use for their budgets next tick.
-// Thread: one (the tick loop's).
+// Thread: one (its zone runner's).
 #pragma once
 
 #include <cstdint>

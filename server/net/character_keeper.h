@@ -1,4 +1,4 @@
-// CharacterKeeper: the lasting side of players, on the tick loop's thread.
+// CharacterKeeper: the lasting side of players, on its zone runner's thread.
 //
 // - Login: a character already online is taken over (the old connection gets Kick
 //   "logged_in_elsewhere", the entity stays, the new connection gets a Welcome and a resync);
@@ -50,7 +50,7 @@ namespace zs::net {
 
 class CharacterKeeper {
  public:
-  // `loaded` hands a finished load back to the tick loop (called on the storage thread).
+  // `loaded` hands a finished load back to the zone runner (called on the storage thread).
   using Loaded = std::function<void(uint64_t session, storage::LoadResult result)>;
   // Which hand-off an answer belongs to: a departing player (by raw entity id) or a login being
   // routed to another server (by session).
@@ -58,7 +58,7 @@ class CharacterKeeper {
     bool login = false;
     uint64_t id = 0;
   };
-  // `answered` hands a hand-off's answer back to the tick loop (called on any thread).
+  // `answered` hands a hand-off's answer back to the zone runner (called on any thread).
   using Answered = std::function<void(HandoffKey key, HandoffAnswer answer)>;
   struct Options {
     uint32_t checkpoint_ticks = 200;  // ticks between checkpoints

@@ -2,7 +2,7 @@
 // are encoded once (wire::TickEncoder: shared per-entity pieces, one buffer per frame, on the
 // worker pool) and each frame is handed to its player's session without a copy, followed by a
 // ZoneChanged for a player who walked through a portal.
-// Thread: the tick loop's only (the encoder spreads its work on the runner it is given).
+// Thread: its zone runner's only (the encoder spreads its work on the runner it is given).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// HandoffPort: how the tick loop hands a character to the server that hosts another zone,
+// HandoffPort: how the zone runner hands a character to the server that hosts another zone,
 // without knowing how servers find and talk to each other (the cluster layer implements it over
 // NATS; a server that hosts every zone has none).
 #pragma once

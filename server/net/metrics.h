@@ -39,7 +39,7 @@ class TickHistogram {
   std::atomic<uint64_t> sum_us_{0};
 };
 
-// The storage worker's figures, copied in by the tick loop about once a second.
+// The storage worker's figures, copied in by the zone runner about once a second.
 struct StorageFigures {
   uint64_t errors = 0;
   uint64_t flushes = 0;

@@ -30,7 +30,7 @@ class Session;
 
 class Server {
  public:
-  // `churn`: where per-connection log lines are throttled (shared with the tick loop).
+  // `churn`: where per-connection log lines are throttled (shared with the zone runner).
   // `auth`: who a Hello logs in as (mode none or token).
   // `tickets`: characters handed to this server by others (null: none are).
   Server(boost::asio::io_context& io, Limits limits, PlayerPort* players, Metrics* metrics,

@@ -2,10 +2,10 @@
 //
 // Ownership: the Server's registry holds the only strong reference; every async handler
 // captures `self` (shared_from_this) so the session lives while an operation is pending; the
-// tick loop holds a weak_ptr. Threads: all socket work runs on the session's strand (the
+// zone runners hold a weak_ptr. Threads: all socket work runs on the session's strand (the
 // socket's executor); DeliverFrame/CloseWith may be called from any thread and post to it.
 //
-// Life: AwaitHello (login timer) -> Joining (Join sent to the tick loop) -> InWorld (idle
+// Life: AwaitHello (login timer) -> Joining (Join sent to the zone runner) -> InWorld (idle
 // timer) -> Closing (the last frames are flushed, then the socket is closed) -> Closed.
 // Every byte read goes through wire::FrameDecoder (length checked before buffering) and
 // wire::ParseClientMessage; any violation sends an Error with a reason, then closes.
@@ -77,7 +77,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
     size_t size;
     double queued_at = 0;  // Now() when queued
   };
-  // What a queued chunk really holds in memory: every buffer is the frame's own (the tick loop
+  // What a queued chunk really holds in memory: every buffer is the frame's own (the zone runner
   // gives each client a buffer of its own), plus the bookkeeping of the buffer and queue entry.
   static constexpr size_t kChunkOverhead = 96;
   static size_t Cost(const Chunk& c) { return c.buffer->capacity() + kChunkOverhead; }

@@ -1,4 +1,4 @@
-// SessionSink: what the tick loop needs from a client connection, and nothing more (the loop
+// SessionSink: what the zone runner needs from a client connection, and nothing more (the loop
 // never sees a socket). Implementations must be thread-safe: the loop calls them from its thread.
 #pragma once
 

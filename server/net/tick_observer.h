@@ -12,7 +12,7 @@ class FrameFanout;
 class TickObserver {
  public:
   virtual ~TickObserver() = default;
-  // REQUIRES: the tick loop's thread.
+  // REQUIRES: its zone runner's thread.
   virtual void AfterTick(const zone::World& world, const FrameFanout& fanout) = 0;
 };
 

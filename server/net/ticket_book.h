@@ -8,7 +8,7 @@
 // hand-offs are refused (the other server keeps the player beside its portal).
 //
 // Thread-safe: the cluster layer issues on its threads, sessions redeem on I/O threads, the
-// tick loop expires.
+// zone runner expires.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,8 @@
-// WorkerPool: a fixed set of threads that run TaskRunner::ForEach for the tick loop.
+// WorkerPool: a fixed set of threads that run TaskRunner::ForEach for the zone runner.
 //
 // ForEach(n, fn) hands out indices in small batches through an atomic counter to the pool's
 // threads and to the calling thread (which is worker 0), and returns when every index is done.
-// One ForEach at a time (the tick loop is its only caller); fn must not throw. Worker numbers
+// One ForEach at a time (the zone runner is its only caller); fn must not throw. Worker numbers
 // are stable per thread, so callers can keep per-worker scratch. With threads = 1 nothing is
 // started and everything runs on the caller, like InlineRunner.
 // Threads: ForEach from one thread at a time; the destructor joins the threads.

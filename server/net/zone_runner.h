@@ -41,7 +41,7 @@
 
 namespace zs::net {
 
-// Where the tick loop's characters are kept (CharacterKeeper): no storage means fresh
+// Where the runner's characters are kept (CharacterKeeper): no storage means fresh
 // characters, never saved (tests, benchmarks).
 struct ZoneRunnerPersistence {
   storage::StorageWorker* storage = nullptr;
