@@ -44,20 +44,7 @@ command -v podman >/dev/null || skip "podman is not installed (scripts/install-d
 ensure_deps # podman-compose and the CNI dnsname plugin among them
 
 mkdir -p "$work"
-# podman's settings as scripts/docker-smoke.sh makes them: runc (crun rejects hybrid cgroups)
-# and ulimits within this machine's hard limits, in a file of our own rather than /etc.
-nofile=$(ulimit -Hn)
-[[ "$nofile" == unlimited || "$nofile" -gt 1048576 ]] && nofile=1048576
-nproc=$(ulimit -Hu)
-[[ "$nproc" == unlimited || "$nproc" -gt 32768 ]] && nproc=32768
-cat >"$work/containers.conf" <<EOF
-# Written by scripts/cluster-compose-smoke.sh.
-[containers]
-default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
-[engine]
-runtime = "runc"
-EOF
-export CONTAINERS_CONF="$PWD/$work/containers.conf"
+podman_conf "$work" scripts/cluster-compose-smoke.sh
 
 t=$SECONDS
 scripts/docker-base.sh || fail "cannot make the base images (scripts/docker-base.sh)"

@@ -24,6 +24,8 @@
 # build/docker-smoke/ rather than /etc. Needs root (rootful podman, debootstrap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 
 build_args=()
 case "${1:-}" in
@@ -64,19 +66,7 @@ command -v podman >/dev/null || skip "podman is not installed (scripts/install-d
 [[ "$(id -u)" -eq 0 ]] || skip "not root: this script uses rootful podman (and debootstrap for the base images)"
 
 mkdir -p "$work"
-nofile=$(ulimit -Hn)
-[[ "$nofile" == unlimited || "$nofile" -gt 1048576 ]] && nofile=1048576
-nproc=$(ulimit -Hu)
-# podman lowers its own RLIMIT_NPROC to 32768 at start, and runc cannot raise it back.
-[[ "$nproc" == unlimited || "$nproc" -gt 32768 ]] && nproc=32768
-cat >"$work/containers.conf" <<EOF
-# Written by scripts/docker-smoke.sh.
-[containers]
-default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
-[engine]
-runtime = "runc"
-EOF
-export CONTAINERS_CONF="$PWD/$work/containers.conf"
+podman_conf "$work" scripts/docker-smoke.sh
 
 containers=()
 cleanup() {

@@ -20,7 +20,7 @@
 #include "cluster/fake_agones_sidecar.h"
 #include "integration/harness.h"
 #include "support/nats_server.h"
-#include "support/postgres_server.h"
+#include "support/postgres_suite.h"
 
 namespace zs::integration {
 namespace {
@@ -173,26 +173,15 @@ TEST(AgonesRestContract, APublicAddressFromAgonesOutsideAgonesIsAConfigError) {
 
 // A cluster node under Agones with public_address `agones`: NATS and PostgreSQL of its own per
 // test, as in cluster_test.cc, and the cluster world (plaza and yard, portals both ways).
-class AgonesClusterContract : public ::testing::Test {
+class AgonesClusterContract : public test::PostgresSuite {
  protected:
-  static void SetUpTestSuite() { postgres_ = new test::PostgresServer(); }
-  static void TearDownTestSuite() {
-    delete postgres_;
-    postgres_ = nullptr;
-  }
-  void SetUp() override {
-    database_ = "zs_agones_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++);
-    postgres_->CreateDatabase(database_);
-  }
-
   // A node hosting `zone`; under the fake sidecar (public_address: agones) when `sidecar_port`.
   std::unique_ptr<ServerProcess> Node(const std::string& node, const std::string& zone,
                                       uint16_t sidecar_port = 0, uint16_t game_port = 0) {
     const std::string address = sidecar_port != 0 ? "agones" : "\"127.0.0.1:0\"";
-    const std::string top = "storage: {backend: postgres, postgres: \"" +
-                            postgres_->conninfo(database_) + "\"}\n" + "cluster: {nats_url: \"" +
-                            nats_.url() + "\", node: " + node + ", public_address: " + address +
-                            ", zones: [" + zone + "]}\n" +
+    const std::string top = "storage: {backend: postgres, postgres: \"" + conninfo() + "\"}\n" +
+                            "cluster: {nats_url: \"" + nats_.url() + "\", node: " + node +
+                            ", public_address: " + address + ", zones: [" + zone + "]}\n" +
                             "agones: {health_interval_seconds: 0.5, address_timeout_seconds: 2}\n";
     ProcessExtras extras;
     if (sidecar_port != 0) extras = AgonesExtras(sidecar_port, game_port);
@@ -200,10 +189,7 @@ class AgonesClusterContract : public ::testing::Test {
                                            extras);
   }
 
-  static inline test::PostgresServer* postgres_ = nullptr;
-  static inline int counter_ = 0;
   test::NatsServer nats_;
-  std::string database_;
 };
 
 TEST_F(AgonesClusterContract, TheNodeAnnouncesTheGameServersAddressAndGamePort) {

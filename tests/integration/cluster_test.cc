@@ -11,8 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "integration/harness.h"
+#include "integration/python_client.h"
 #include "support/nats_server.h"
-#include "support/postgres_server.h"
+#include "support/postgres_suite.h"
 
 namespace zs::integration {
 namespace {
@@ -20,34 +21,21 @@ namespace {
 void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
 // One NATS and one PostgreSQL server per test (each test its own world state).
-class Cluster : public ::testing::Test {
+class Cluster : public test::PostgresSuite {
  protected:
-  static void SetUpTestSuite() { postgres_ = new test::PostgresServer(); }
-  static void TearDownTestSuite() {
-    delete postgres_;
-    postgres_ = nullptr;
-  }
-  void SetUp() override {
-    database_ = "zs_cluster_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++);
-    postgres_->CreateDatabase(database_);
-  }
-
   // A node hosting `zone` (plaza or yard) as `node`.
   std::unique_ptr<ServerProcess> Node(const std::string& node, const std::string& zone,
                                       const std::string& extra = "") {
-    const std::string top = "storage: {backend: postgres, postgres: \"" +
-                            postgres_->conninfo(database_) + "\", checkpoint_seconds: 1}\n" +
-                            "cluster: {nats_url: \"" + nats_.url() + "\", node: " + node +
+    const std::string top = "storage: {backend: postgres, postgres: \"" + conninfo() +
+                            "\", checkpoint_seconds: 1}\n" + "cluster: {nats_url: \"" +
+                            nats_.url() + "\", node: " + node +
                             ", public_address: \"127.0.0.1:0\", zones: [" + zone +
                             "], directory_ttl_seconds: 3" + extra + "}\n";
     return std::make_unique<ServerProcess>(
         "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, ZS_CLUSTER_WORLD);
   }
 
-  static inline test::PostgresServer* postgres_ = nullptr;
-  static inline int counter_ = 0;
   test::NatsServer nats_;
-  std::string database_;
 };
 
 void HelloTicket(TestClient& c, const std::string& ticket) {
@@ -193,19 +181,9 @@ struct PythonRun {
 PythonRun RunPythonClient(uint16_t port, const std::string& name, double seconds) {
   const fs::path out =
       fs::temp_directory_path() / ("zs_py_cluster_" + std::to_string(::getpid()) + name);
-  const std::string port_arg = std::to_string(port);
-  const std::string seconds_arg = std::to_string(seconds);
-  const char* python = "/usr/bin/python3";  // where python3-protobuf installs
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::setenv("PYTHONPATH", ZS_PYTHON_PATH, 1);
-    ::execl(python, python, ZS_PYTHON_CLIENT, "--port", port_arg.c_str(), "--name", name.c_str(),
-            "--seconds", seconds_arg.c_str(), "--heading", "0", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid =
+      StartPythonClient(out, {"--port", std::to_string(port), "--name", name, "--seconds",
+                              std::to_string(seconds), "--heading", "0"});
   PythonRun run;
   const double start = NowS();
   while (NowS() - start < seconds + 20 && ::waitpid(pid, &run.status, WNOHANG) != pid) Sleep(0.05);

@@ -5,30 +5,19 @@
 #include <gtest/gtest.h>
 
 #include "integration/harness.h"
+#include "integration/python_client.h"
 
 namespace zs::integration {
 namespace {
-
-// Debian's interpreter: python3-protobuf installs there (a PATH python3 may be another one).
-constexpr const char* kPython = "/usr/bin/python3";
 
 TEST(PythonClient, LogsInSeesNamesChatsAndLogsOut) {
   ServerProcess server("  idle_timeout_seconds: 60\n  chat_rate: 100\n");
   TestClient bo(server.port());
   ASSERT_TRUE(bo.Login("Bo").has_value());
   const fs::path out = fs::temp_directory_path() / ("zs_py_" + std::to_string(::getpid()));
-  const std::string port = std::to_string(server.port());
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::setenv("PYTHONPATH", ZS_PYTHON_PATH, 1);
-    ::execl(kPython, kPython, ZS_PYTHON_CLIENT, "--port", port.c_str(), "--name", "Py", "--seconds",
-            "3", "--say", "hello from Python", "--whisper-to", "Bo", "--walk-seconds", "0.2",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid = StartPythonClient(
+      out, {"--port", std::to_string(server.port()), "--name", "Py", "--seconds", "3", "--say",
+            "hello from Python", "--whisper-to", "Bo", "--walk-seconds", "0.2"});
   // Bo reads along, and says something once the Python client is in.
   std::vector<std::string> bo_heard;
   bool said = false;
