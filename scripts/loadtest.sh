@@ -74,12 +74,21 @@ plot_table() {
   fi
   local data
   data=$(mktemp -d)
+  # Columns are found by their headers, so tables of older layouts draw too.
   awk -F'|' -v dir="$data" '
     function num(s) { gsub(/[<=> ]/, "", s); return s ~ /^[0-9.]+$/ ? s : "NaN" }
+    function col(want,   i, h) {
+      for (i = 2; i < NF; i++) { h = $i; gsub(/^ +| +$/, "", h); if (h == want) return i }
+      return 0
+    }
     /^## / { exit }  # the measured table only, not the analysis below it
-    $2 ~ /^ *[a-z]+ *$/ && $3 ~ /^ *[0-9]+ *$/ {
+    $2 ~ /^ *scenario *$/ {
+      tick = col("server tick p99 (ms)"); rtt = col("RTT p99 (ms)"); kbs = col("KB/s in per bot")
+      if (!tick || !rtt || !kbs) { print "loadtest: table without the charted columns" > "/dev/stderr"; exit }
+    }
+    tick && $2 ~ /^ *[a-z]+ *$/ && $3 ~ /^ *[0-9]+ *$/ {
       sc = $2; gsub(/ /, "", sc)
-      print $3 + 0, num($5), num($6), num($7) >> (dir "/" sc ".dat")
+      print $3 + 0, num($tick), num($rtt), num($kbs) >> (dir "/" sc ".dat")
       if (!(sc in seen)) { seen[sc] = 1; order = order (order == "" ? "" : " ") sc }
       if (!(($3 + 0) in tic)) { tic[$3 + 0] = 1; tics = tics (tics == "" ? "" : ", ") ($3 + 0) }
     }
