@@ -54,6 +54,10 @@ namespace {
 
 using zs::app::ServerConfig;
 
+// After the final flush's timeout, how long the storage worker may take to leave a database
+// call it is inside (a commit that has just been sent).
+constexpr double kStorageStopGraceSeconds = 2;
+
 void ScheduleStats(boost::asio::steady_timer& timer, double interval_s, zs::net::Metrics& m,
                    uint64_t last_bytes_out) {
   timer.expires_after(std::chrono::milliseconds(static_cast<int64_t>(interval_s * 1000)));
@@ -132,7 +136,9 @@ std::unique_ptr<zs::storage::CharacterStore> OpenStore(const zs::app::StorageCon
 
 // After the last connection closed and the runners stopped: every character still online goes
 // to storage, and the worker gets at most storage.shutdown_timeout_seconds to write it all.
-void SaveOnShutdown(zs::net::ZoneRunners& runners, zs::storage::StorageWorker& storage,
+// false: the worker is still inside the database (it stopped answering) and was left there;
+// the process must end with std::_Exit instead of waiting for it.
+bool SaveOnShutdown(zs::net::ZoneRunners& runners, zs::storage::StorageWorker& storage,
                     double timeout_s) {
   runners.SaveEveryone();
   const auto start = std::chrono::steady_clock::now();
@@ -146,7 +152,12 @@ void SaveOnShutdown(zs::net::ZoneRunners& runners, zs::storage::StorageWorker& s
         "({} s); they keep their last checkpoint",
         storage.stats().unsaved, timeout_s);
   }
-  storage.Stop();
+  if (storage.StopWithin(kStorageStopGraceSeconds)) return true;
+  spdlog::error(
+      "storage: the worker is still waiting for the database after {} s more; exiting "
+      "without it",
+      kStorageStopGraceSeconds);
+  return false;
 }
 
 // AGONES_SDK_HTTP_PORT, read with the rest of the configuration: a bad value is a config error.
@@ -380,8 +391,13 @@ int main(int argc, char** argv) {
   }
   // Characters handed here whose clients never came are saved with everyone else.
   storage.Save(tickets.Expire(std::numeric_limits<double>::infinity()));
-  SaveOnShutdown(runners, storage, config.storage.shutdown_timeout_seconds);
+  const bool storage_stopped =
+      SaveOnShutdown(runners, storage, config.storage.shutdown_timeout_seconds);
   if (agones) agones->Shutdown(kAgonesShutdownTimeout);
   spdlog::info("zone_server stopped");
+  if (!storage_stopped) {
+    spdlog::shutdown();
+    std::_Exit(0);  // destroying the worker would wait for the database
+  }
   return 0;
 }

@@ -80,13 +80,25 @@ void Session::OnRead(const boost::system::error_code& ec, size_t n) {
     const wire::FrameDecoder::Result r = decoder_.Next(&frame_);
     if (r == wire::FrameDecoder::Result::kNeedMore) break;
     if (r == wire::FrameDecoder::Result::kError) {
-      Fail(wire::ErrorCode::kBadFrame, wire::FrameErrorName(decoder_.error()), "bad_frame");
+      FailFrame(decoder_.error());
       return;
     }
     server_->metrics().messages_in.fetch_add(1, std::memory_order_relaxed);
     if (!HandleFrame(frame_)) return;
   }
   ReadMore();
+}
+
+void Session::FailFrame(wire::FrameError err) {
+  // In token mode a Hello too large for a frame is an oversized token: it is refused like any
+  // bad token, so the answer does not tell which part was wrong.
+  if (state_ == State::kAwaitHello && err == wire::FrameError::kTooLarge &&
+      server_->authenticator().mode() == auth::AuthMode::kToken) {
+    server_->metrics().LoginRefused("auth_oversized");
+    Fail(wire::ErrorCode::kAuthFailed, "authentication failed", "auth_oversized");
+    return;
+  }
+  Fail(wire::ErrorCode::kBadFrame, wire::FrameErrorName(err), "bad_frame");
 }
 
 void Session::FailParse(wire::ParseError err, const wire::ClientIntent& in) {

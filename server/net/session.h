@@ -59,6 +59,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   void OnRead(const boost::system::error_code& ec, size_t n);
   // Returns false when the session is closing.
   bool HandleFrame(const std::string& frame);
+  void FailFrame(wire::FrameError err);            // BAD_FRAME (AUTH_FAILED for a token-mode Hello)
   bool HandleHello(const wire::ClientIntent& in);  // false when the session is closing
   // Who the Hello logs in as (auth mode none: its name; token: its token), or nullopt after
   // failing the session (BAD_NAME, AUTH_FAILED).

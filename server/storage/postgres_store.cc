@@ -169,7 +169,18 @@ void PostgresStore::RollbackIfOpen() {
 // the middle of a pipeline), notices silenced, statements to be prepared again.
 std::optional<StoreError> PostgresStore::Reconnect() {
   prepared_ = false;
-  conn_.reset(PQconnectdb(conninfo_.c_str()));
+  // Defaults that keep a dead or unreachable server over TCP from holding the worker for the
+  // kernel's ~15 minutes; the connection string, expanded after them, overrides any of them.
+  static constexpr std::array<const char*, 7> kKeys = {"connect_timeout",
+                                                       "keepalives_idle",
+                                                       "keepalives_interval",
+                                                       "keepalives_count",
+                                                       "tcp_user_timeout",
+                                                       "dbname",
+                                                       nullptr};
+  const std::array<const char*, 7> values = {"10",   "10", "5", "3", "30000", conninfo_.c_str(),
+                                             nullptr};
+  conn_.reset(PQconnectdbParams(kKeys.data(), values.data(), /*expand_dbname=*/1));
   if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK) {
     return StoreError{.fault = Fault::kConnection,
                       .message = "cannot connect to " + describe_ + ": " +

@@ -31,7 +31,28 @@ void StorageWorker::Start() {
   const std::lock_guard lock(mu_);
   if (thread_.joinable()) return;
   stop_ = false;
-  thread_ = std::thread([this] { Run(); });
+  exited_ = false;
+  thread_ = std::thread([this] {
+    Run();
+    const std::lock_guard done(mu_);
+    exited_ = true;
+    exited_cv_.notify_all();
+  });
+}
+
+bool StorageWorker::StopWithin(double timeout_seconds) {
+  {
+    std::unique_lock lock(mu_);
+    stop_ = true;
+    wake_.notify_all();
+    if (thread_.joinable() &&
+        !exited_cv_.wait_for(lock, std::chrono::duration<double>(timeout_seconds),
+                             [&] { return exited_; })) {
+      return false;
+    }
+  }
+  Stop();
+  return true;
 }
 
 void StorageWorker::Stop() {

@@ -68,6 +68,10 @@ class StorageWorker {
   // Joins the worker. Does NOT flush (call Flush first). Loads still queued are answered
   // kUnavailable on the calling thread.
   void Stop();
+  // Stop, but waits at most `timeout_seconds` for a store call in progress. false: the thread is
+  // still inside the store (a database that stopped answering); it is left running, and the
+  // process must end without destroying this worker (std::_Exit), or it would wait for it.
+  [[nodiscard]] bool StopWithin(double timeout_seconds);
 
   // Queues a load; `done` runs on the worker thread. A record still unsaved in memory is the
   // answer (it is newer than the database). false (and `done` never called): refused because
@@ -130,9 +134,11 @@ class StorageWorker {
   uint64_t last_generation_ = 0;       // of the newest record saved
   uint64_t committed_generation_ = 0;  // every generation <= this is committed
   bool stop_ = false;
-  Clock::time_point retry_at_{};  // no flush before (back-off)
-  double retry_delay_ = 0;        // seconds; 0 while not failing
-  uint64_t failed_attempts_ = 0;  // since the last commit
+  bool exited_ = false;                // Run() returned
+  std::condition_variable exited_cv_;  // StopWithin waits for Run() to return
+  Clock::time_point retry_at_{};       // no flush before (back-off)
+  double retry_delay_ = 0;             // seconds; 0 while not failing
+  uint64_t failed_attempts_ = 0;       // since the last commit
   Clock::time_point failing_since_{};
   Clock::time_point last_failure_log_{};
   Clock::time_point last_load_failure_log_{};

@@ -36,7 +36,7 @@ class TokenServer {
                      ("zs_secret_" + std::to_string(::getpid()) + "_" + std::to_string(n_++))) {
     std::ofstream(secret_file_) << kSecret << "\n";
     server_ = std::make_unique<ServerProcess>(
-        "  idle_timeout_seconds: 60\n  max_frame_bytes: 131072\n",
+        "  idle_timeout_seconds: 60\n",
         "auth: {mode: token, secret_file: " + secret_file_.string() + "}\n");
   }
   ~TokenServer() { fs::remove(secret_file_); }
@@ -95,7 +95,10 @@ TEST(Accounts, EveryBadTokenGetsTheSameAuthFailedAndAClose) {
   ExpectAuthFailed(port, forged, "forged signature");
   ExpectAuthFailed(port, Mint(42, "Aria", 300, std::string(40, 'w')), "wrong secret");
   ExpectAuthFailed(port, good.substr(0, good.size() / 2), "truncated");
+  // 64 KiB does not fit the shipped max_frame_bytes (64 KiB for the whole Hello); 8 KiB fits a
+  // frame but not a token (512 bytes at most). Both get the same answer as a forged one.
   ExpectAuthFailed(port, std::string(64 * 1024, 'A'), "64 KiB");
+  ExpectAuthFailed(port, std::string(8 * 1024, 'A'), "8 KiB");
   ExpectAuthFailed(port, "", "no token");
   ExpectAuthFailed(port, Mint(42, "Aria", 100000), "expiry beyond max_token_ttl_seconds");
   const std::string page = t.s().HttpGet("/metrics");
@@ -103,6 +106,8 @@ TEST(Accounts, EveryBadTokenGetsTheSameAuthFailedAndAClose) {
       << "the server's own log and metrics say why";
   EXPECT_NE(page.find("zs_login_refusals_total{reason=\"auth_bad_signature\"} 2"),
             std::string::npos)
+      << page;
+  EXPECT_NE(page.find("zs_login_refusals_total{reason=\"auth_oversized\"} 1"), std::string::npos)
       << page;
   TestClient c(port);
   EXPECT_TRUE(LoginWith(c, good)) << "the server is unaffected";

@@ -239,6 +239,35 @@ INSTANTIATE_TEST_SUITE_P(Backends, Characters,
                            return backend.param == Backend::kSqlite ? "Sqlite" : "Postgres";
                          });
 
+// A database that stops answering without closing the connection (every PostgreSQL process
+// stopped): SIGTERM still ends the server within storage.shutdown_timeout_seconds and a short
+// grace, exit 0, saying what could not be saved, instead of waiting for the database forever.
+TEST(Characters, ASigtermWhileTheDatabaseHangsStillExitsZeroWithinItsTimeout) {
+  test::PostgresServer pg;  // its own: this test stops every process of it
+  pg.CreateDatabase("zs_hang");
+  ServerProcess s("  idle_timeout_seconds: 60\n",
+                  "storage: {backend: postgres, postgres: \"" + pg.conninfo("zs_hang") +
+                      "\", checkpoint_seconds: 1, shutdown_timeout_seconds: 2}\n");
+  TestClient c(s.port());
+  ASSERT_TRUE(c.Login("Aria")) << s.Log();
+  c.Move(1, 0, 1);
+  Sleep(0.3);
+  pg.Freeze();
+  Sleep(1.5);  // a checkpoint is due meanwhile: the worker is inside the stopped database
+  const double start = NowS();
+  s.Signal(SIGTERM);
+  const auto code = s.Wait(20);
+  const double took = NowS() - start;
+  pg.Thaw();
+  ASSERT_TRUE(code.has_value()) << "still waiting for the database after 20 s\n" << s.Log();
+  EXPECT_EQ(*code, 0) << s.Log();
+  EXPECT_LT(took, 10.0) << "shutdown_timeout_seconds 2 + the grace + closing the connections";
+  EXPECT_NE(s.Log().find("could not be saved within storage.shutdown_timeout_seconds"),
+            std::string::npos)
+      << s.Log();
+  EXPECT_NE(s.Log().find("exiting without it"), std::string::npos) << s.Log();
+}
+
 TEST(Characters, ACorruptDatabaseFileStopsStartupNamingTheFile) {
   Storage storage(Backend::kSqlite);
   std::ofstream(storage.db()) << std::string(8192, 'x');

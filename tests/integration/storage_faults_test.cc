@@ -12,6 +12,7 @@
 #include <string>
 
 #include "integration/harness.h"
+#include "support/must_run.h"
 
 namespace zs::integration {
 namespace {
@@ -52,7 +53,7 @@ class StorageFaults : public ::testing::Test {
     ASSERT_TRUE(c->Login("Steady")) << s->Log();
     c->Move(0, 1, 1);
     Sleep(1.3);  // one checkpoint saved
-    if (!fault.apply()) GTEST_SKIP() << "this fault cannot be made on this machine";
+    if (!fault.apply()) ZS_SKIP_OR_FAIL_IN_CI("this fault cannot be made on this machine");
     // The plaza's ticks (each zone ticks on its own thread, with its own count).
     const std::string plaza_ticks = "zs_zone_ticks_total{zone=\"plaza\"}";
     const double ticks_before = MetricValue(s->HttpGet("/metrics"), plaza_ticks);

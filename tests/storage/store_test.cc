@@ -113,6 +113,28 @@ TYPED_TEST(StoreTest, ReopeningKeepsRowsAndVersion) {
   EXPECT_EQ(this->backend_.Scalar("SELECT max(version) FROM schema_version"), version);
 }
 
+// A database left by a server of schema version 1 (before the account index): opening it
+// applies the missing step, keeps the rows and records the current version.
+TYPED_TEST(StoreTest, AnOlderSchemaIsMigratedOnStartKeepingItsRows) {
+  const std::vector<CharacterRecord> rows = {MakeRecord("Gwen", 5), MakeRecord("Hal", 6)};
+  ASSERT_FALSE(this->backend_.Open()->Save(rows));
+  this->backend_.Exec("DROP INDEX characters_account");
+  this->backend_.Exec("UPDATE schema_version SET version = 1");
+  const std::string index_count =
+      TypeParam::kPostgres
+          ? "SELECT count(*) FROM pg_indexes WHERE indexname = 'characters_account'"
+          : "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+            "name = 'characters_account'";
+  ASSERT_EQ(this->backend_.Scalar(index_count), "0");
+  auto store = this->backend_.Open();
+  const int expected = TypeParam::kPostgres ? PostgresSchemaVersion() : SqliteSchemaVersion();
+  EXPECT_EQ(this->backend_.Scalar("SELECT max(version) FROM schema_version"),
+            std::to_string(expected));
+  EXPECT_EQ(this->backend_.Scalar(index_count), "1") << "step 2 applied";
+  EXPECT_EQ(this->MustLoad(*store, "Gwen"), rows[0]);
+  EXPECT_EQ(this->MustLoad(*store, "Hal"), rows[1]);
+}
+
 TYPED_TEST(StoreTest, NewerSchemaRefusesToStart) {
   this->backend_.Open().reset();
   this->backend_.Exec("UPDATE schema_version SET version = 99");

@@ -3,7 +3,8 @@
 // What it does: makes a temp dir, runs `initdb` (trust auth, user postgres, no fsync) and
 // `pg_ctl start` with the server listening only on a unix socket in that dir, and in its
 // destructor stops the server and removes the dir. Stop()/Start() restart the same cluster, for
-// fault tests (a server that goes away mid-run).
+// fault tests (a server that goes away mid-run); Freeze()/Thaw() stop and continue every process
+// of it (SIGSTOP/SIGCONT): a server that hangs without closing a connection.
 //
 // Binaries: the newest /usr/lib/postgresql/<version>/bin with initdb and pg_ctl (Debian's
 // `postgresql` package). Missing binaries throw std::runtime_error saying what to install:
@@ -17,6 +18,7 @@
 #pragma once
 
 #include <pwd.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace zs::test {
 
@@ -42,6 +45,7 @@ class PostgresServer {
     Start();
   }
   ~PostgresServer() {
+    if (frozen_) Thaw();
     const std::string stop = as_ + bin_ + "/pg_ctl -D " + Data() + " -m immediate -w stop";
     if (running_ && std::system((stop + " > /dev/null 2>&1").c_str()) != 0) {
       // Nothing more to do in a destructor: the dir goes anyway.
@@ -67,6 +71,14 @@ class PostgresServer {
   void Stop() {
     Run(bin_ + "/pg_ctl -D " + Data() + " -m fast -w stop > /dev/null 2>&1", "pg_ctl stop", Log());
     running_ = false;
+  }
+  void Freeze() {
+    Signal(SIGSTOP);
+    frozen_ = true;
+  }
+  void Thaw() {
+    Signal(SIGCONT);
+    frozen_ = false;
   }
   void CreateDatabase(const std::string& name) const {
     Run(bin_ + "/createdb -h " + dir_ + " -U postgres " + name + " > " + dir_ +
@@ -123,6 +135,34 @@ class PostgresServer {
                              text.str());
   }
 
+  // The postmaster (first line of postmaster.pid) and its children (by their ppid in /proc).
+  std::vector<pid_t> Processes() const {
+    std::ifstream pid_file(Data() + "/postmaster.pid");
+    pid_t postmaster = 0;
+    if (!(pid_file >> postmaster) || postmaster <= 0) {
+      throw std::runtime_error("PostgresServer: no postmaster.pid in " + Data());
+    }
+    std::vector<pid_t> pids = {postmaster};
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      std::ifstream stat(entry.path() / "stat");
+      std::string text;
+      if (!std::getline(stat, text)) continue;
+      const size_t paren = text.rfind(')');  // the command name may hold spaces and parens
+      if (paren == std::string::npos) continue;
+      std::istringstream rest(text.substr(paren + 1));
+      std::string state;
+      pid_t ppid = 0;
+      if (rest >> state >> ppid && ppid == postmaster) {
+        pids.push_back(static_cast<pid_t>(std::atoi(entry.path().filename().c_str())));
+      }
+    }
+    return pids;
+  }
+  void Signal(int sig) const {
+    for (const pid_t pid : Processes()) ::kill(pid, sig);
+  }
+
   std::string Data() const { return dir_ + "/data"; }
   std::string Log() const { return dir_ + "/server.log"; }
 
@@ -130,6 +170,7 @@ class PostgresServer {
   std::string dir_;
   std::string as_;  // "runuser -u postgres -- " under root
   bool running_ = false;
+  bool frozen_ = false;
 };
 
 }  // namespace zs::test
