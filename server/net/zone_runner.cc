@@ -190,11 +190,15 @@ void ZoneRunner::Run() {
   auto next = Clock::now();
   while (running_) {
     next += interval;
+    const uint64_t flush_phase = storage_ != nullptr ? storage_->flush_phase() : 0;
     const auto start = Clock::now();
     Step();
     const auto end = Clock::now();
     const double work = std::chrono::duration<double>(end - start).count();
-    metrics_->ObserveTick(work, storage_ != nullptr && storage_->flushing());
+    // A tick counts as "during a checkpoint" when a flush wrote at any moment of it.
+    const bool during_flush =
+        storage_ != nullptr && (flush_phase % 2 == 1 || storage_->flush_phase() != flush_phase);
+    metrics_->ObserveTick(work, during_flush);
     ObserveLoad(work / std::chrono::duration<double>(interval).count());
     for (size_t z = 0; z < zone_count_; ++z) {
       metrics_->ObserveZone(world_.zone(z).config().name,

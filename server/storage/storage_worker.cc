@@ -185,11 +185,11 @@ void StorageWorker::FlushOnce(std::unique_lock<std::mutex>& lock) {
     generations.push_back(slot.generation);
   }
   const uint64_t through = last_generation_;
-  flushing_.store(true, std::memory_order_relaxed);
+  flush_phase_.fetch_add(1, std::memory_order_relaxed);  // odd: writing
   lock.unlock();
   const std::optional<StoreError> error = store_->Save(batch);
   lock.lock();
-  flushing_.store(false, std::memory_order_relaxed);
+  flush_phase_.fetch_add(1, std::memory_order_relaxed);
   if (error) {
     OnFlushFailed(*error, batch.size());
     return;

@@ -101,8 +101,11 @@ class StorageWorker {
     uint64_t loads_refused_total = 0;                     // Load calls that returned false
     bool failing = false;  // the last flush failed; retrying with back-off
   };
-  Stats stats() const;                                                         // a short lock
-  bool flushing() const { return flushing_.load(std::memory_order_relaxed); }  // no lock
+  Stats stats() const;  // a short lock
+  // +1 when a flush begins and +1 when it ends (odd while one writes); no lock. Read before and
+  // after some work, it tells whether a flush overlapped that work (odd before, or changed).
+  uint64_t flush_phase() const { return flush_phase_.load(std::memory_order_relaxed); }
+  bool flushing() const { return flush_phase() % 2 == 1; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -143,7 +146,7 @@ class StorageWorker {
   Clock::time_point last_failure_log_{};
   Clock::time_point last_load_failure_log_{};
   Stats stats_;  // counters; the sizes are filled in by stats()
-  std::atomic<bool> flushing_{false};
+  std::atomic<uint64_t> flush_phase_{0};
   std::thread thread_;
 };
 

@@ -150,6 +150,26 @@ TEST_F(StorageWorkerTest, FlushTimesOutWhileTheStoreStalls) {
   EXPECT_TRUE(worker_->Flush(5));
 }
 
+// The phase is odd while a flush writes and moves on by two per flush, so the tick can tell
+// whether a flush overlapped it; StopWithin gives up on a store that does not return.
+TEST_F(StorageWorkerTest, FlushPhaseAndStopWithinAStalledStore) {
+  state_->hold_saves = true;
+  Make();
+  worker_->Start();
+  const uint64_t before = worker_->flush_phase();
+  EXPECT_EQ(before % 2, 0u);
+  worker_->Save({MakeRecord("A", 1)});
+  ASSERT_TRUE(WaitFor([&] { return worker_->flushing(); }, 5));
+  EXPECT_EQ(worker_->flush_phase(), before + 1);
+  const auto start = Clock::now();
+  EXPECT_FALSE(worker_->StopWithin(0.05)) << "the store still holds the worker";
+  EXPECT_GE(std::chrono::duration<double>(Clock::now() - start).count(), 0.045);
+  SetState([](FakeState& f) { f.hold_saves = false; });
+  EXPECT_TRUE(worker_->StopWithin(5));
+  EXPECT_EQ(worker_->flush_phase(), before + 2);
+  EXPECT_EQ(Row("A"), MakeRecord("A", 1)) << "the flush in progress was committed";
+}
+
 // A record saved again while an older copy is being flushed is flushed again, not dropped when
 // the older flush commits.
 TEST_F(StorageWorkerTest, SaveDuringAFlushIsNotLost) {
