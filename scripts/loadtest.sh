@@ -4,8 +4,9 @@
 # tick p99 (from /metrics), client_sim's RTT p99, bytes per bot per second, logins, the CPU each
 # process used and protocol violations to docs/performance.md (and stdout). Characters are kept in
 # a SQLite file of the run's own (checkpoint every 10 s): the table also shows the tick p99 of the
-# ticks during which the storage thread was writing a checkpoint, and the last checkpoint's time
-# and size on the storage thread.
+# ticks during a checkpoint (the tick that snapshots the changed characters and hands them over,
+# and any tick while the storage thread writes), and the last flush's time and size on the
+# storage thread.
 #
 #   scripts/loadtest.sh [--steps "250 500 1000"] [--duration 20] [--scenarios "crowd spread"]
 #                       [--verify-every 10] [--spread-settle 45] [--build-dir DIR] [--out FILE]
@@ -182,8 +183,8 @@ metrics() {
   cat <&3
   exec 3<&-
 }
-# A tick-duration histogram ($1: zs_tick_during_flush_seconds, every zone's ticks during which
-# the storage thread was writing): "le count" pairs, cumulative.
+# A tick-duration histogram ($1: zs_tick_during_flush_seconds, every zone's ticks during a
+# checkpoint): "le count" pairs, cumulative.
 buckets() {
   metrics | sed -n "s/^$1_bucket{le=\"\([^\"]*\)\"} \([0-9]*\)\$/\1 \2/p"
 }

@@ -274,6 +274,7 @@ void CharacterKeeper::Checkpoint() {
     batch_.push_back(RecordOf(p, now));
   });
   if (batch_.empty()) return;
+  ++checkpoints_;
   metrics_->checkpoints_total.fetch_add(1, std::memory_order_relaxed);
   storage_->Save(std::move(batch_));
   batch_ = {};

@@ -87,6 +87,8 @@ class CharacterKeeper {
   void AfterTick();
   // Hands every online character to storage (shutdown, after the loop stopped).
   void SaveEveryone();
+  // Checkpoints handed to storage so far (those with at least one changed character).
+  [[nodiscard]] uint64_t checkpoints() const { return checkpoints_; }
 
  private:
   struct PendingLogin {
@@ -141,6 +143,7 @@ class CharacterKeeper {
   std::unordered_map<std::string, uint64_t> loading_name_;  // newest loading session by name
   std::unordered_map<uint64_t, uint64_t> loading_account_;  // ... by account (not 0)
   uint64_t ticks_since_checkpoint_ = 0;
+  uint64_t checkpoints_ = 0;
   std::vector<storage::CharacterRecord> batch_;  // checkpoint scratch
 };
 

@@ -209,8 +209,8 @@ void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const 
   ticks_all_.Fill(&tick);
   families.back().metric.push_back(std::move(tick));
   families.push_back(Family("zs_tick_during_flush_seconds",
-                            "The same, for the ticks during which the storage worker was writing "
-                            "a batch (checkpoints).",
+                            "The same, for the ticks that handed a checkpoint to storage or "
+                            "during which the storage worker was writing a batch.",
                             prometheus::MetricType::Histogram));
   prometheus::ClientMetric flushing;
   ticks_flushing_.Fill(&flushing);

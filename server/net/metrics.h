@@ -55,8 +55,9 @@ class Metrics {
  public:
   static constexpr const std::array<double, 18>& kTickBuckets = net::kTickBuckets;
 
-  // `flushing`: the storage worker was writing a batch meanwhile (its own histogram too, so a
-  // checkpoint's effect on the tick shows; scripts/loadtest.sh reports both p99s).
+  // `flushing`: the tick handed a checkpoint to storage or the storage worker was writing a
+  // batch meanwhile (its own histogram too, so a checkpoint's effect on the tick shows;
+  // scripts/loadtest.sh reports both p99s).
   void ObserveTick(double seconds, bool flushing = false);
   void Kick(const std::string& reason);
   void RejectInput(const std::string& reason, uint64_t n = 1);

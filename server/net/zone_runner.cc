@@ -191,13 +191,16 @@ void ZoneRunner::Run() {
   while (running_) {
     next += interval;
     const uint64_t flush_phase = storage_ != nullptr ? storage_->flush_phase() : 0;
+    const uint64_t checkpoints = keeper_.checkpoints();
     const auto start = Clock::now();
     Step();
     const auto end = Clock::now();
     const double work = std::chrono::duration<double>(end - start).count();
-    // A tick counts as "during a checkpoint" when a flush wrote at any moment of it.
+    // "During a checkpoint": the tick that took a checkpoint's snapshot and handed it over, and
+    // every tick during which the storage thread wrote at any moment.
     const bool during_flush =
-        storage_ != nullptr && (flush_phase % 2 == 1 || storage_->flush_phase() != flush_phase);
+        storage_ != nullptr && (keeper_.checkpoints() != checkpoints || flush_phase % 2 == 1 ||
+                                storage_->flush_phase() != flush_phase);
     metrics_->ObserveTick(work, during_flush);
     ObserveLoad(work / std::chrono::duration<double>(interval).count());
     for (size_t z = 0; z < zone_count_; ++z) {
