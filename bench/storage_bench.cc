@@ -3,7 +3,7 @@
 // started for the run (tests/support/postgres_server.h: initdb + pg_ctl on a unix socket, fsync
 // off, so its figures are the protocol's and the server's CPU, not a disk's).
 //
-//   build/s/bench/storage_bench [--benchmark_filter=Sqlite]
+//   build/release/bench/storage_bench [--benchmark_filter=Sqlite]   # or scripts/bench.sh --storage
 //
 // BM_Checkpoint/<backend>: one iteration is one StorageWorker::Save of 5,000 records (every
 // position changed since the last one) and the flush that commits them in one transaction.
@@ -15,11 +15,7 @@
 // and answered on the worker thread; items_per_second is logins per second with persistence on.
 // Wall-clock time throughout (UseRealTime): the work happens on the worker thread.
 //
-// Results (2026-11-22, RelWithDebInfo, 2 cores shared with two other builds, load ~2.8;
-// `build/s/bench/storage_bench --benchmark_min_time=2`): checkpoint of 5,000 characters,
-// storage thread 11.7 ms with SQLite (WAL, synchronous=NORMAL; goal <= 50 ms) and 60 ms with
-// PostgreSQL 15 over a unix socket (pipelined, one transaction); the Save call on the tick
-// thread 0.6 / 1.2 ms. Logins: 157k/s (SQLite), 33k/s (PostgreSQL, one round trip each).
+// Results: bench/README.md ("Storage").
 #include <benchmark/benchmark.h>
 
 #include <atomic>

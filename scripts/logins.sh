@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Login rate with persistence on: starts a Release zone_server with characters in a fresh SQLite
-# file (or --postgres CONNINFO), runs client_sim's `churn` scenario with short lives (every bot
+# file, runs client_sim's `churn` scenario with short lives (every bot
 # logs in, lives --life seconds, logs out, comes back 0.2-1 s later), and reports the logins per
 # second the server admitted (zs_logins_total over the steady part), the logins refused, the last
 # checkpoint, and the CPU each process used (server and client_sim share this machine's cores).
