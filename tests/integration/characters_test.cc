@@ -278,5 +278,40 @@ TEST(Characters, ACorruptDatabaseFileStopsStartupNamingTheFile) {
   EXPECT_NE(s.Log().find(storage.db().string()), std::string::npos) << s.Log();
 }
 
+// A login whose character row is slow to come (every PostgreSQL process stopped) waits on the
+// storage thread; the zone keeps ticking at its rate for the players already in, and the login
+// completes once the database answers again.
+TEST(Characters, ALoginWaitingForItsRowDoesNotStallTheTick) {
+  test::PostgresServer pg;  // its own: this test stops every process of it
+  pg.CreateDatabase("zs_slow_load");
+  ServerProcess s("  idle_timeout_seconds: 60\n", "storage: {backend: postgres, postgres: \"" +
+                                                      pg.conninfo("zs_slow_load") +
+                                                      "\", checkpoint_seconds: 10}\n");
+  TestClient steady(s.port());
+  ASSERT_TRUE(steady.Login("Steady")) << s.Log();
+  steady.Move(0, 1, 1);
+  pg.Freeze();
+  TestClient late(s.port());
+  late.Hello("Late");
+  TickWatch watch;
+  watch.Drain(steady, 0.2);  // frames already queued before the freeze
+  watch.count = 0;
+  const double start = NowS();
+  watch.Drain(steady, 2.0);  // Steady reads its frames meanwhile
+  const double elapsed = NowS() - start;
+  const auto waiting = late.Read(0.05);
+  EXPECT_FALSE(waiting && waiting->has_welcome()) << "no row yet: no Welcome";
+  pg.Thaw();
+  EXPECT_FALSE(watch.gap) << "Steady's ticks follow each other";
+  if (!kUnderTsan) {  // a promise about time: TSan stretches the tick 5-15x
+    EXPECT_GE(static_cast<double>(watch.count), 0.85 * 20 * elapsed)
+        << "the plaza keeps 20 ticks/s while the login waits for its row";
+  }
+  const auto welcome = late.ReadUntil(
+      [](const pb::ServerMessage& m) { return m.has_welcome() || m.has_error(); }, 10);
+  ASSERT_TRUE(welcome) << s.Log();
+  EXPECT_TRUE(welcome->has_welcome()) << welcome->DebugString();
+}
+
 }  // namespace
 }  // namespace zs::integration
