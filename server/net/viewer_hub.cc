@@ -153,7 +153,8 @@ void ViewerHub::CopyWatches(std::vector<Watch>* watch) {
 class ViewerHub::Tap : public TickObserver {
  public:
   explicit Tap(ViewerHub* hub) : hub_(hub) {}
-  void AfterTick(const zone::World& world, const FrameFanout& fanout) override;
+  void AfterTick(const zone::World& world, const FrameFanout& fanout,
+                 const TickTiming& timing) override;
 
  private:
   void Map(const zone::World& world);
@@ -165,6 +166,7 @@ class ViewerHub::Tap : public TickObserver {
   std::vector<Watch> watch_;         // by the hub's zone index
   std::vector<ZoneBuffer> buffers_;  // by the world's zone index
   uint64_t last_capture_tick_ = 0;
+  TickTiming timing_ = {};  // this tap's runner's, as of the last AfterTick
 };
 
 std::unique_ptr<TickObserver> ViewerHub::NewTap() { return std::make_unique<Tap>(this); }
@@ -195,7 +197,9 @@ void ViewerHub::Tap::Accumulate(const zone::World& world, const FrameFanout& fan
   }
 }
 
-void ViewerHub::Tap::AfterTick(const zone::World& world, const FrameFanout& fanout) {
+void ViewerHub::Tap::AfterTick(const zone::World& world, const FrameFanout& fanout,
+                               const TickTiming& timing) {
+  timing_ = timing;
   if (hub_->count_.load(std::memory_order_relaxed) == 0) {
     last_capture_tick_ = 0;
     return;
@@ -254,8 +258,9 @@ std::shared_ptr<ViewerSnapshot> ViewerHub::Tap::Capture(const zone::World& world
   ZoneBuffer& b = buffers_[z];
   s->swings.swap(b.swings);
   s->hits.swap(b.hits);
+  // This zone runner's own measure (not Metrics::last_tick_us, which every runner writes).
+  s->tick_ms = static_cast<float>(timing_.last_tick_seconds * 1000);
   const Metrics& m = *hub_->metrics_;
-  s->tick_ms = static_cast<float>(m.last_tick_us.load(std::memory_order_relaxed)) / 1000;
   s->connections = static_cast<uint32_t>(m.connections.load(std::memory_order_relaxed));
   s->bytes_out = m.bytes_out.load(std::memory_order_relaxed);
   for (const uint32_t id : watch_[hub_zone_[z]].selected) {

@@ -11,6 +11,9 @@
 // once and the same bytes go to every viewer of that zone (latest frame wins per viewer:
 // viewer_session.h). zs_viewer_snapshot_seconds_total counts the tick thread's time here.
 //
+// Each frame carries its own zone's last tick time, as that zone's runner measured it
+// (TickTiming), not whichever runner ticked last.
+//
 // Threads: TryAdmit and the sessions' hooks on I/O threads. Each zone runner has a tap of its
 // own (NewTap), called on that runner's thread after its ticks, keeping that runner's buffers;
 // the viewer list is guarded by mu_. The hub must outlive the io_context's run and the runners.

@@ -194,6 +194,7 @@ void ZoneRunner::Run() {
     Step();
     const auto end = Clock::now();
     const double work = std::chrono::duration<double>(end - start).count();
+    last_tick_seconds_ = work;
     metrics_->ObserveTick(work, storage_ != nullptr && storage_->flushing());
     ObserveLoad(work / std::chrono::duration<double>(interval).count());
     for (size_t z = 0; z < zone_count_; ++z) {
@@ -379,7 +380,8 @@ void ZoneRunner::Step() {
   for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z);
   keeper_.AfterTick();
   if (world_.tick() % tick_rate_ == 0) PublishStorageStats();
-  if (observer_ != nullptr) observer_->AfterTick(world_, fanout_);
+  if (observer_ != nullptr)
+    observer_->AfterTick(world_, fanout_, {.last_tick_seconds = last_tick_seconds_});
   const auto micros = [](auto d) {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
   };

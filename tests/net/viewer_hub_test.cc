@@ -1,0 +1,130 @@
+// ViewerHub without a zone_server: a real hub on a loopback acceptor, viewers as WebSocket
+// clients (integration/viewer_client.h), and its taps driven by hand with hand-built worlds, so
+// that what a runner passes in (its tick time, its ticks) is exactly known:
+// - each tap's frames carry its own runner's tick time (one runner per zone), and a viewer that
+//   switches zones gets the other runner's.
+#include "net/viewer_hub.h"
+
+#include <gtest/gtest.h>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http/read.hpp>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/viewer_client.h"
+#include "net/frame_fanout.h"
+#include "zone/test_world.h"
+#include "zone/world.h"
+
+namespace zs::net {
+namespace {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using integration::ParseViewerHeader;
+using integration::ViewerClient;
+using zone::testing::TestWorld;
+
+// A hub serving `world` on a loopback port, its I/O on a thread of its own.
+class HubServer {
+ public:
+  explicit HubServer(const zone::WorldConfig& world) : hub_(io_, world, &metrics_, {}) {
+    Accept();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~HubServer() {
+    hub_.CloseAll();
+    guard_.reset();
+    io_.stop();
+    thread_.join();
+  }
+  HubServer(const HubServer&) = delete;
+  HubServer& operator=(const HubServer&) = delete;
+
+  [[nodiscard]] uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  ViewerHub& hub() { return hub_; }
+
+ private:
+  // Each connection: its HTTP upgrade request is read, then handed to the hub (as AdminHttp does).
+  void Accept() {
+    acceptor_.async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+      if (ec) return;
+      auto stream = std::make_shared<boost::beast::tcp_stream>(std::move(s));
+      auto buffer = std::make_shared<boost::beast::flat_buffer>();
+      auto request = std::make_shared<http::request<http::string_body>>();
+      http::async_read(
+          *stream, *buffer, *request,
+          [this, stream, buffer, request](const boost::system::error_code& read_ec, size_t) {
+            if (!read_ec) {
+              EXPECT_TRUE(hub_.TryAdmit(*stream, *request));
+            }
+          });
+      Accept();
+    });
+  }
+
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> guard_ = asio::make_work_guard(io_);
+  Metrics metrics_;
+  ViewerHub hub_;
+  asio::ip::tcp::acceptor acceptor_{io_, {asio::ip::make_address("127.0.0.1"), 0}};
+  std::thread thread_;
+};
+
+// One zone runner's part, by hand: its world (the zones `hosted`), its fanout and its tap.
+struct FakeRunner {
+  FakeRunner(const zone::WorldConfig& config, std::vector<uint32_t> hosted, ViewerHub& hub)
+      : world(config, hosted), fanout(world.zone_count()), tap(hub.NewTap()) {}
+  // One tick, then the tap as ZoneRunner::Step calls it, with `tick_seconds` as its measure.
+  void Step(double tick_seconds) {
+    world.Tick(zone::World::Inputs{});
+    tap->AfterTick(world, fanout, {.last_tick_seconds = tick_seconds});
+  }
+  zone::World world;
+  FrameFanout fanout;
+  std::unique_ptr<TickObserver> tap;
+};
+
+TEST(ViewerHub, EachTapReportsItsOwnRunnersTickTime) {
+  const zone::WorldConfig world = TestWorld(/*two_zones=*/true);
+  HubServer server(world);
+  FakeRunner busy(world, {1}, server.hub());
+  FakeRunner idle(world, {2}, server.hub());
+  ViewerClient v(server.port(), "/viewer/ws");
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  ASSERT_TRUE(v.Read().has_value());  // the hello: the viewer is counted from now on
+  // Zone 1 (the first) by default: its runner's time, never the other runner's, which ticks
+  // after it every time (as the last writer of a process-wide value would be).
+  for (int i = 0; i < 3; ++i) {
+    busy.Step(0.0125);
+    idle.Step(0.0005);
+    busy.Step(0.0125);
+    idle.Step(0.0005);
+    const auto f = v.ReadFrame();
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(ParseViewerHeader(*f).zone, 1u);
+    EXPECT_FLOAT_EQ(ParseViewerHeader(*f).tick_ms, 12.5f);
+  }
+  // Switched to zone 2: the idle runner's time, as soon as its frames come.
+  ASSERT_TRUE(v.Send("zone 2"));
+  bool switched = false;
+  for (int i = 0; i < 50 && !switched; ++i) {
+    busy.Step(0.0125);
+    idle.Step(0.0005);
+    busy.Step(0.0125);
+    idle.Step(0.0005);
+    const auto f = v.ReadFrame();
+    ASSERT_TRUE(f.has_value());
+    const integration::ViewerFrameHeader h = ParseViewerHeader(*f);
+    EXPECT_FLOAT_EQ(h.tick_ms, h.zone == 1 ? 12.5f : 0.5f) << "zone " << h.zone;
+    switched = h.zone == 2;
+  }
+  EXPECT_TRUE(switched);
+}
+
+}  // namespace
+}  // namespace zs::net
