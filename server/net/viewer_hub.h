@@ -14,6 +14,10 @@
 // Each frame carries its own zone's last tick time, as that zone's runner measured it
 // (TickTiming), not whichever runner ticked last.
 //
+// Frame rate: a snapshot every FrameIntervalTicks ticks, rounded up, so frames never come more
+// often than `frame_interval_seconds` (at 12 ticks/s: every 2 ticks, 6 Hz, not every tick); the
+// hello's frame_hz is the resulting rate.
+//
 // Threads: TryAdmit and the sessions' hooks on I/O threads. Each zone runner has a tap of its
 // own (NewTap), called on that runner's thread after its ticks, keeping that runner's buffers;
 // the viewer list is guarded by mu_. The hub must outlive the io_context's run and the runners.
@@ -69,6 +73,11 @@ class ViewerHub {
   // What a zone runner calls after each tick (one tap per runner: a tap is not thread-safe).
   [[nodiscard]] std::unique_ptr<TickObserver> NewTap();
 
+  // Ticks between two snapshots: `frame_interval_seconds` at `tick_rate`, rounded up (at least
+  // 1), so that the frame rate never exceeds 1 / frame_interval_seconds.
+  [[nodiscard]] static uint64_t FrameIntervalTicks(double frame_interval_seconds,
+                                                   uint32_t tick_rate);
+
  private:
   struct Viewer {
     std::weak_ptr<ViewerSession> session;
@@ -89,14 +98,16 @@ class ViewerHub {
 
   const char* OnCommand(uint64_t id, const ViewerCommand& c);
   void OnClosed(uint64_t id);
-  static std::string Hello(const zone::WorldConfig& world, const Options& options);
+  // The hello message: the zones of `world`, the tick rate and the frame rate.
+  static std::string Hello(const zone::WorldConfig& world, uint64_t interval_ticks);
   // Fills `watch` (by the hub's zone index) from the viewers' choices.
   void CopyWatches(std::vector<Watch>* watch);
   void Broadcast(size_t zone, const std::shared_ptr<const ViewerSnapshot>& snapshot);
 
   boost::asio::io_context& io_;
-  const std::string hello_;         // the first message to every viewer
-  std::vector<uint32_t> zone_ids_;  // by zone index
+  const uint64_t interval_ticks_ = 1;  // ticks between two snapshots
+  const std::string hello_;            // the first message to every viewer
+  std::vector<uint32_t> zone_ids_;     // by zone index
   Metrics* metrics_;
   const Options options_;
   std::atomic<size_t> count_{0};
@@ -114,8 +125,6 @@ class ViewerHub {
   static constexpr size_t kMaxPooledSnapshots = 8;
   std::shared_ptr<ViewerSnapshot> NewSnapshot();
   std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();
-
-  const uint64_t interval_ticks_ = 1;  // ticks between two snapshots
 };
 
 }  // namespace zs::net

@@ -2,7 +2,8 @@
 // clients (integration/viewer_client.h), and its taps driven by hand with hand-built worlds, so
 // that what a runner passes in (its tick time, its ticks) is exactly known:
 // - each tap's frames carry its own runner's tick time (one runner per zone), and a viewer that
-//   switches zones gets the other runner's.
+//   switches zones gets the other runner's;
+// - frames never come more often than 10 a second (the interval in ticks is rounded up).
 #include "net/viewer_hub.h"
 
 #include <gtest/gtest.h>
@@ -124,6 +125,56 @@ TEST(ViewerHub, EachTapReportsItsOwnRunnersTickTime) {
     switched = h.zone == 2;
   }
   EXPECT_TRUE(switched);
+}
+
+TEST(ViewerHub, FrameIntervalIsRoundedUpToAtMostTenFramesASecond) {
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 20), 2u);
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 12), 2u);  // 1.2 ticks: every 2nd (6 Hz), not 1st
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 11), 2u);
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 14), 2u);
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 10), 1u);
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 30), 3u);  // 0.1 * 30 is 3.0000000000000004
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 5), 1u);   // at least every tick
+  EXPECT_EQ(ViewerHub::FrameIntervalTicks(0.1, 60), 6u);
+}
+
+// Frames of a hub at `tick_rate` (12 or 20: a frame every 2nd tick) while its tap is stepped
+// through ticks 1-24: the ticks they were taken at, up to the last capture, tick 23 (never
+// skipped: latest frame wins), and the hello.
+struct Stepped {
+  std::string hello;
+  std::vector<uint32_t> ticks;
+};
+Stepped StepAt(uint32_t tick_rate) {
+  zone::WorldConfig world = TestWorld();
+  world.tick_rate = tick_rate;
+  HubServer server(world);
+  FakeRunner runner(world, {}, server.hub());
+  ViewerClient v(server.port(), "/viewer/ws");
+  Stepped out;
+  if (!v.ok()) return out;
+  out.hello = v.Read().value_or("");
+  for (int i = 0; i < 24; ++i) runner.Step(0.001);
+  while (out.ticks.empty() || out.ticks.back() < 23) {  // the last capture (every 2nd tick)
+    const auto f = v.ReadFrame();
+    if (!f) break;
+    out.ticks.push_back(ParseViewerHeader(*f).tick);
+  }
+  return out;
+}
+
+TEST(ViewerHub, FramesAreNeverMoreFrequentThanTenASecond) {
+  for (const uint32_t rate : {12u, 20u}) {
+    const Stepped s = StepAt(rate);
+    EXPECT_NE(s.hello.find("\"frame_hz\":" + std::to_string(rate / 2) + ","), std::string::npos)
+        << s.hello;
+    ASSERT_FALSE(s.ticks.empty()) << rate;
+    EXPECT_EQ(s.ticks.front(), 1u) << rate;  // the first tick with a viewer
+    EXPECT_EQ(s.ticks.back(), 23u) << rate;  // ticks 1, 3, ..., 23: every 2nd
+    for (size_t i = 1; i < s.ticks.size(); ++i) {
+      EXPECT_GE(s.ticks[i] - s.ticks[i - 1], 2u) << rate << " Hz, frame " << i;
+    }
+  }
 }
 
 }  // namespace
