@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "net/frame_fanout.h"
@@ -33,17 +34,30 @@ std::string JsonString(std::string_view s) {
   return out + "\"";
 }
 
+// The ids of the zones of `world` that are (`in` true) or are not in `hosted` (empty: all of
+// them), in the world's order.
+std::vector<uint32_t> ZoneIds(const zone::WorldConfig& world, std::span<const uint32_t> hosted,
+                              bool in) {
+  std::vector<uint32_t> ids;
+  for (const zone::ZoneConfig& z : world.zones) {
+    const bool here =
+        hosted.empty() || std::find(hosted.begin(), hosted.end(), z.id) != hosted.end();
+    if (here == in) ids.push_back(z.id);
+  }
+  return ids;
+}
+
 }  // namespace
 
 ViewerHub::ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world, Metrics* metrics,
-                     Options options)
+                     Options options, std::span<const uint32_t> hosted)
     : io_(io),
+      zone_ids_(ZoneIds(world, hosted, true)),
+      elsewhere_(ZoneIds(world, hosted, false)),
       interval_ticks_(FrameIntervalTicks(options.frame_interval_seconds, world.tick_rate)),
-      hello_(Hello(world, interval_ticks_)),
+      hello_(Hello(world, zone_ids_, interval_ticks_)),
       metrics_(metrics),
-      options_(options) {
-  for (const zone::ZoneConfig& z : world.zones) zone_ids_.push_back(z.id);
-}
+      options_(options) {}
 
 ViewerHub::~ViewerHub() = default;
 
@@ -53,11 +67,13 @@ uint64_t ViewerHub::FrameIntervalTicks(double frame_interval_seconds, uint32_t t
   return ticks < 1 ? 1 : static_cast<uint64_t>(ticks);
 }
 
-std::string ViewerHub::Hello(const zone::WorldConfig& world, uint64_t interval_ticks) {
+std::string ViewerHub::Hello(const zone::WorldConfig& world, const std::vector<uint32_t>& zone_ids,
+                             uint64_t interval_ticks) {
   // Appended, not "..." + std::string: GCC 12 at -O3 takes that for an overlapping memcpy
   // (-Wrestrict, GCC bug 105651) once inlined here.
   std::string zones;
   for (const zone::ZoneConfig& z : world.zones) {
+    if (std::find(zone_ids.begin(), zone_ids.end(), z.id) == zone_ids.end()) continue;
     char bounds[128];
     std::snprintf(bounds, sizeof bounds, "[%g,%g,%g,%g]", z.bounds.min.x, z.bounds.min.y,
                   z.bounds.max.x, z.bounds.max.y);
@@ -108,7 +124,11 @@ const char* ViewerHub::OnCommand(uint64_t id, const ViewerCommand& c) {
   switch (c.kind) {
     case ViewerCommand::Kind::kZone: {
       const auto z = std::find(zone_ids_.begin(), zone_ids_.end(), c.value);
-      if (z == zone_ids_.end()) return "unknown zone id";
+      if (z == zone_ids_.end()) {
+        const bool elsewhere =
+            std::find(elsewhere_.begin(), elsewhere_.end(), c.value) != elsewhere_.end();
+        return elsewhere ? kZoneNotHostedHere : kUnknownZone;
+      }
       v.zone = static_cast<size_t>(z - zone_ids_.begin());
       v.selected = 0;
       break;
@@ -171,6 +191,8 @@ class ViewerHub::Tap : public TickObserver {
   void Accumulate(const zone::World& world, const FrameFanout& fanout);
   std::shared_ptr<ViewerSnapshot> Capture(const zone::World& world, size_t z, uint64_t ticks);
 
+  static constexpr size_t kNotServed = SIZE_MAX;  // a zone the hub does not offer
+
   ViewerHub* hub_;
   std::vector<size_t> hub_zone_;     // the hub's zone index of each of the world's zones
   std::vector<Watch> watch_;         // by the hub's zone index
@@ -187,13 +209,16 @@ void ViewerHub::Tap::Map(const zone::World& world) {
   for (size_t z = 0; z < world.zone_count(); ++z) {
     const auto id =
         std::find(hub_->zone_ids_.begin(), hub_->zone_ids_.end(), world.zone(z).config().id);
-    hub_zone_.push_back(static_cast<size_t>(id - hub_->zone_ids_.begin()));
+    hub_zone_.push_back(id == hub_->zone_ids_.end()
+                            ? kNotServed
+                            : static_cast<size_t>(id - hub_->zone_ids_.begin()));
   }
   buffers_.resize(world.zone_count());
 }
 
 void ViewerHub::Tap::Accumulate(const zone::World& world, const FrameFanout& fanout) {
   for (size_t z = 0; z < world.zone_count(); ++z) {
+    if (hub_zone_[z] == kNotServed) continue;
     const Watch& w = watch_[hub_zone_[z]];
     if (!w.wanted) continue;
     ZoneBuffer& b = buffers_[z];
@@ -224,7 +249,7 @@ void ViewerHub::Tap::AfterTick(const zone::World& world, const FrameFanout& fano
     last_capture_tick_ = world.tick();
     for (size_t z = 0; z < world.zone_count(); ++z) {
       ZoneBuffer& b = buffers_[z];
-      if (watch_[hub_zone_[z]].wanted) {
+      if (hub_zone_[z] != kNotServed && watch_[hub_zone_[z]].wanted) {
         std::shared_ptr<const ViewerSnapshot> snapshot = Capture(world, z, ticks);
         boost::asio::post(hub_->io_, [hub = hub_, zone = hub_zone_[z], snapshot] {
           hub->Broadcast(zone, snapshot);

@@ -3,6 +3,8 @@
 // that what a runner passes in (its tick time, its ticks) is exactly known:
 // - each tap's frames carry its own runner's tick time (one runner per zone), and a viewer that
 //   switches zones gets the other runner's;
+// - the hello lists only the zones this process hosts, and a zone hosted elsewhere is refused
+//   with its own reason;
 // - frames never come more often than 10 a second (the interval in ticks is rounded up).
 #include "net/viewer_hub.h"
 
@@ -30,10 +32,11 @@ using integration::ParseViewerHeader;
 using integration::ViewerClient;
 using zone::testing::TestWorld;
 
-// A hub serving `world` on a loopback port, its I/O on a thread of its own.
+// A hub serving `world` (its zones `hosted`) on a loopback port, its I/O on a thread of its own.
 class HubServer {
  public:
-  explicit HubServer(const zone::WorldConfig& world) : hub_(io_, world, &metrics_, {}) {
+  explicit HubServer(const zone::WorldConfig& world, std::vector<uint32_t> hosted = {})
+      : hosted_(std::move(hosted)), hub_(io_, world, &metrics_, {}, hosted_) {
     Accept();
     thread_ = std::thread([this] { io_.run(); });
   }
@@ -71,6 +74,7 @@ class HubServer {
   asio::io_context io_;
   asio::executor_work_guard<asio::io_context::executor_type> guard_ = asio::make_work_guard(io_);
   Metrics metrics_;
+  std::vector<uint32_t> hosted_;
   ViewerHub hub_;
   asio::ip::tcp::acceptor acceptor_{io_, {asio::ip::make_address("127.0.0.1"), 0}};
   std::thread thread_;
@@ -125,6 +129,42 @@ TEST(ViewerHub, EachTapReportsItsOwnRunnersTickTime) {
     switched = h.zone == 2;
   }
   EXPECT_TRUE(switched);
+}
+
+TEST(ViewerHub, OffersOnlyTheHostedZonesAndRefusesOthers) {
+  const zone::WorldConfig world = TestWorld(/*two_zones=*/true);  // zones 1 "test", 2 "other"
+  HubServer server(world, {2});
+  FakeRunner runner(world, {2}, server.hub());
+  {
+    ViewerClient v(server.port(), "/viewer/ws");
+    ASSERT_TRUE(v.ok());
+    const auto hello = v.Read();
+    ASSERT_TRUE(hello.has_value());
+    EXPECT_NE(hello->find("\"zones\":[{\"id\":2,\"name\":\"other\""), std::string::npos) << *hello;
+    EXPECT_EQ(hello->find("\"name\":\"test\""), std::string::npos) << *hello;
+    // The first (only) hosted zone is watched by default: its frames, not an empty page.
+    runner.Step(0.001);
+    const auto f = v.ReadFrame();
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(ParseViewerHeader(*f).zone, 2u);
+    ASSERT_TRUE(v.Send("zone 2"));  // accepted: frames keep coming
+    runner.Step(0.001);
+    runner.Step(0.001);
+    EXPECT_TRUE(v.ReadFrame().has_value());
+  }
+  const struct {
+    std::string command;
+    std::string reason;
+  } refused[] = {{.command = "zone 1", .reason = ViewerHub::kZoneNotHostedHere},
+                 {.command = "zone 3", .reason = ViewerHub::kUnknownZone}};
+  for (const auto& c : refused) {
+    ViewerClient v(server.port(), "/viewer/ws");
+    ASSERT_TRUE(v.ok());
+    ASSERT_TRUE(v.Send(c.command));
+    ASSERT_TRUE(v.ReadUntilClosed()) << c.command;
+    EXPECT_EQ(v.close_reason().code, 1008) << c.command;  // policy violation
+    EXPECT_EQ(std::string(v.close_reason().reason.c_str()), c.reason) << c.command;
+  }
 }
 
 TEST(ViewerHub, FrameIntervalIsRoundedUpToAtMostTenFramesASecond) {
