@@ -317,9 +317,11 @@ int main(int argc, char** argv) {
                                hosted_ids);
   zs::net::Server server(io, config.limits, &runners, &metrics, &churn, &authenticator, &tickets);
   zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
+  // The viewer offers the zones this process hosts (on a cluster node, not the whole world's).
   zs::net::ViewerHub viewers(
       io, world_config, &metrics,
-      {.max_viewers = config.admin_max_viewers, .stall_seconds = config.admin_viewer_stall_s});
+      {.max_viewers = config.admin_max_viewers, .stall_seconds = config.admin_viewer_stall_s},
+      hosted_ids);
   zs::net::WebAssets web_assets;
   EnableViewer(config, &viewers, &web_assets, &admin);
   std::vector<std::unique_ptr<zs::net::TickObserver>> viewer_taps;  // one per runner

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "net/frame_fanout.h"
@@ -33,34 +34,59 @@ std::string JsonString(std::string_view s) {
   return out + "\"";
 }
 
+// The ids of the zones of `world` that are (`in` true) or are not in `hosted` (empty: all of
+// them), in the world's order.
+std::vector<uint32_t> ZoneIds(const zone::WorldConfig& world, std::span<const uint32_t> hosted,
+                              bool in) {
+  std::vector<uint32_t> ids;
+  for (const zone::ZoneConfig& z : world.zones) {
+    const bool here =
+        hosted.empty() || std::find(hosted.begin(), hosted.end(), z.id) != hosted.end();
+    if (here == in) ids.push_back(z.id);
+  }
+  return ids;
+}
+
 }  // namespace
 
 ViewerHub::ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world, Metrics* metrics,
-                     Options options)
+                     Options options, std::span<const uint32_t> hosted)
     : io_(io),
-      hello_(Hello(world, options)),
+      zone_ids_(ZoneIds(world, hosted, true)),
+      elsewhere_(ZoneIds(world, hosted, false)),
+      interval_ticks_(FrameIntervalTicks(options.frame_interval_seconds, world.tick_rate)),
+      hello_(Hello(world, zone_ids_, interval_ticks_)),
       metrics_(metrics),
-      options_(options),
-      interval_ticks_(std::max<uint64_t>(
-          1,
-          static_cast<uint64_t>(std::lround(options.frame_interval_seconds * world.tick_rate)))) {
-  for (const zone::ZoneConfig& z : world.zones) zone_ids_.push_back(z.id);
-}
+      options_(options) {}
 
 ViewerHub::~ViewerHub() = default;
 
-std::string ViewerHub::Hello(const zone::WorldConfig& world, const Options& options) {
+uint64_t ViewerHub::FrameIntervalTicks(double frame_interval_seconds, uint32_t tick_rate) {
+  // Rounded up, less a hair so that 0.1 s at 30 ticks/s (3.0000000000000004 in doubles) is 3.
+  const double ticks = std::ceil(frame_interval_seconds * tick_rate - 1e-9);
+  return ticks < 1 ? 1 : static_cast<uint64_t>(ticks);
+}
+
+std::string ViewerHub::Hello(const zone::WorldConfig& world, const std::vector<uint32_t>& zone_ids,
+                             uint64_t interval_ticks) {
+  // Appended, not "..." + std::string: GCC 12 at -O3 takes that for an overlapping memcpy
+  // (-Wrestrict, GCC bug 105651) once inlined here.
   std::string zones;
   for (const zone::ZoneConfig& z : world.zones) {
+    if (std::find(zone_ids.begin(), zone_ids.end(), z.id) == zone_ids.end()) continue;
     char bounds[128];
     std::snprintf(bounds, sizeof bounds, "[%g,%g,%g,%g]", z.bounds.min.x, z.bounds.min.y,
                   z.bounds.max.x, z.bounds.max.y);
-    zones += (zones.empty() ? "" : ",") + std::string("{\"id\":") + std::to_string(z.id) +
-             ",\"name\":" + JsonString(z.name) + ",\"bounds\":" + bounds + "}";
+    zones.append(zones.empty() ? "" : ",").append("{\"id\":").append(std::to_string(z.id));
+    zones.append(",\"name\":").append(JsonString(z.name)).append(",\"bounds\":");
+    zones.append(bounds).append("}");
   }
-  return "{\"type\":\"hello\",\"tick_rate\":" + std::to_string(world.tick_rate) +
-         ",\"frame_hz\":" + std::to_string(std::lround(1.0 / options.frame_interval_seconds)) +
-         ",\"zones\":[" + zones + "]}";
+  char rates[96];
+  std::snprintf(rates, sizeof rates, "\"tick_rate\":%u,\"frame_hz\":%g", world.tick_rate,
+                static_cast<double>(world.tick_rate) / static_cast<double>(interval_ticks));
+  std::string hello = "{\"type\":\"hello\",";
+  hello.append(rates).append(",\"zones\":[").append(zones).append("]}");
+  return hello;
 }
 
 bool ViewerHub::TryAdmit(boost::beast::tcp_stream& stream,
@@ -98,7 +124,11 @@ const char* ViewerHub::OnCommand(uint64_t id, const ViewerCommand& c) {
   switch (c.kind) {
     case ViewerCommand::Kind::kZone: {
       const auto z = std::find(zone_ids_.begin(), zone_ids_.end(), c.value);
-      if (z == zone_ids_.end()) return "unknown zone id";
+      if (z == zone_ids_.end()) {
+        const bool elsewhere =
+            std::find(elsewhere_.begin(), elsewhere_.end(), c.value) != elsewhere_.end();
+        return elsewhere ? kZoneNotHostedHere : kUnknownZone;
+      }
       v.zone = static_cast<size_t>(z - zone_ids_.begin());
       v.selected = 0;
       break;
@@ -153,18 +183,22 @@ void ViewerHub::CopyWatches(std::vector<Watch>* watch) {
 class ViewerHub::Tap : public TickObserver {
  public:
   explicit Tap(ViewerHub* hub) : hub_(hub) {}
-  void AfterTick(const zone::World& world, const FrameFanout& fanout) override;
+  void AfterTick(const zone::World& world, const FrameFanout& fanout,
+                 const TickTiming& timing) override;
 
  private:
   void Map(const zone::World& world);
   void Accumulate(const zone::World& world, const FrameFanout& fanout);
   std::shared_ptr<ViewerSnapshot> Capture(const zone::World& world, size_t z, uint64_t ticks);
 
+  static constexpr size_t kNotServed = SIZE_MAX;  // a zone the hub does not offer
+
   ViewerHub* hub_;
   std::vector<size_t> hub_zone_;     // the hub's zone index of each of the world's zones
   std::vector<Watch> watch_;         // by the hub's zone index
   std::vector<ZoneBuffer> buffers_;  // by the world's zone index
   uint64_t last_capture_tick_ = 0;
+  TickTiming timing_ = {};  // this tap's runner's, as of the last AfterTick
 };
 
 std::unique_ptr<TickObserver> ViewerHub::NewTap() { return std::make_unique<Tap>(this); }
@@ -175,13 +209,16 @@ void ViewerHub::Tap::Map(const zone::World& world) {
   for (size_t z = 0; z < world.zone_count(); ++z) {
     const auto id =
         std::find(hub_->zone_ids_.begin(), hub_->zone_ids_.end(), world.zone(z).config().id);
-    hub_zone_.push_back(static_cast<size_t>(id - hub_->zone_ids_.begin()));
+    hub_zone_.push_back(id == hub_->zone_ids_.end()
+                            ? kNotServed
+                            : static_cast<size_t>(id - hub_->zone_ids_.begin()));
   }
   buffers_.resize(world.zone_count());
 }
 
 void ViewerHub::Tap::Accumulate(const zone::World& world, const FrameFanout& fanout) {
   for (size_t z = 0; z < world.zone_count(); ++z) {
+    if (hub_zone_[z] == kNotServed) continue;
     const Watch& w = watch_[hub_zone_[z]];
     if (!w.wanted) continue;
     ZoneBuffer& b = buffers_[z];
@@ -195,7 +232,9 @@ void ViewerHub::Tap::Accumulate(const zone::World& world, const FrameFanout& fan
   }
 }
 
-void ViewerHub::Tap::AfterTick(const zone::World& world, const FrameFanout& fanout) {
+void ViewerHub::Tap::AfterTick(const zone::World& world, const FrameFanout& fanout,
+                               const TickTiming& timing) {
+  timing_ = timing;
   if (hub_->count_.load(std::memory_order_relaxed) == 0) {
     last_capture_tick_ = 0;
     return;
@@ -210,7 +249,7 @@ void ViewerHub::Tap::AfterTick(const zone::World& world, const FrameFanout& fano
     last_capture_tick_ = world.tick();
     for (size_t z = 0; z < world.zone_count(); ++z) {
       ZoneBuffer& b = buffers_[z];
-      if (watch_[hub_zone_[z]].wanted) {
+      if (hub_zone_[z] != kNotServed && watch_[hub_zone_[z]].wanted) {
         std::shared_ptr<const ViewerSnapshot> snapshot = Capture(world, z, ticks);
         boost::asio::post(hub_->io_, [hub = hub_, zone = hub_zone_[z], snapshot] {
           hub->Broadcast(zone, snapshot);
@@ -254,8 +293,9 @@ std::shared_ptr<ViewerSnapshot> ViewerHub::Tap::Capture(const zone::World& world
   ZoneBuffer& b = buffers_[z];
   s->swings.swap(b.swings);
   s->hits.swap(b.hits);
+  // This zone runner's own measure (not Metrics::last_tick_us, which every runner writes).
+  s->tick_ms = static_cast<float>(timing_.last_tick_seconds * 1000);
   const Metrics& m = *hub_->metrics_;
-  s->tick_ms = static_cast<float>(m.last_tick_us.load(std::memory_order_relaxed)) / 1000;
   s->connections = static_cast<uint32_t>(m.connections.load(std::memory_order_relaxed));
   s->bytes_out = m.bytes_out.load(std::memory_order_relaxed);
   for (const uint32_t id : watch_[hub_zone_[z]].selected) {

@@ -11,6 +11,16 @@
 // once and the same bytes go to every viewer of that zone (latest frame wins per viewer:
 // viewer_session.h). zs_viewer_snapshot_seconds_total counts the tick thread's time here.
 //
+// Zones: the hub serves the zones this process hosts (its runners'), not the whole world: on a
+// cluster node the hello lists only those, and a `zone <id>` for a zone of the world hosted
+// elsewhere is refused (1008, kZoneNotHostedHere), as is an id the world does not have (1008,
+// kUnknownZone). Each frame carries its own zone's last tick time, as that zone's runner measured
+// it (TickTiming), not whichever runner ticked last.
+//
+// Frame rate: a snapshot every FrameIntervalTicks ticks, rounded up, so frames never come more
+// often than `frame_interval_seconds` (at 12 ticks/s: every 2 ticks, 6 Hz, not every tick); the
+// hello's frame_hz is the resulting rate.
+//
 // Threads: TryAdmit and the sessions' hooks on I/O threads. Each zone runner has a tap of its
 // own (NewTap), called on that runner's thread after its ticks, keeping that runner's buffers;
 // the viewer list is guarded by mu_. The hub must outlive the io_context's run and the runners.
@@ -26,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,8 +60,14 @@ class ViewerHub {
   // Swings kept per zone between two snapshots (a burst beyond it is not drawn).
   static constexpr size_t kMaxSwingsPerFrame = 4096;
 
+  // Close reasons of a refused `zone <id>` (sent to the page as the WebSocket close reason).
+  static constexpr const char* kUnknownZone = "unknown zone id";
+  static constexpr const char* kZoneNotHostedHere = "zone not hosted by this server";
+
+  // `hosted`: the ids of the zones this process ticks (its runners'; empty: every zone of
+  // `world`). Only those are offered to viewers.
   ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world, Metrics* metrics,
-            Options options);
+            Options options, std::span<const uint32_t> hosted = {});
   ~ViewerHub();
   ViewerHub(const ViewerHub&) = delete;
   ViewerHub& operator=(const ViewerHub&) = delete;
@@ -65,6 +82,11 @@ class ViewerHub {
 
   // What a zone runner calls after each tick (one tap per runner: a tap is not thread-safe).
   [[nodiscard]] std::unique_ptr<TickObserver> NewTap();
+
+  // Ticks between two snapshots: `frame_interval_seconds` at `tick_rate`, rounded up (at least
+  // 1), so that the frame rate never exceeds 1 / frame_interval_seconds.
+  [[nodiscard]] static uint64_t FrameIntervalTicks(double frame_interval_seconds,
+                                                   uint32_t tick_rate);
 
  private:
   struct Viewer {
@@ -86,14 +108,18 @@ class ViewerHub {
 
   const char* OnCommand(uint64_t id, const ViewerCommand& c);
   void OnClosed(uint64_t id);
-  static std::string Hello(const zone::WorldConfig& world, const Options& options);
+  // The hello message: the zones of `world` in `zone_ids`, the tick rate and the frame rate.
+  static std::string Hello(const zone::WorldConfig& world, const std::vector<uint32_t>& zone_ids,
+                           uint64_t interval_ticks);
   // Fills `watch` (by the hub's zone index) from the viewers' choices.
   void CopyWatches(std::vector<Watch>* watch);
   void Broadcast(size_t zone, const std::shared_ptr<const ViewerSnapshot>& snapshot);
 
   boost::asio::io_context& io_;
-  const std::string hello_;         // the first message to every viewer
-  std::vector<uint32_t> zone_ids_;  // by zone index
+  std::vector<uint32_t> zone_ids_;     // by zone index: the hosted zones, in the world's order
+  std::vector<uint32_t> elsewhere_;    // zones of the world hosted by other servers
+  const uint64_t interval_ticks_ = 1;  // ticks between two snapshots
+  const std::string hello_;            // the first message to every viewer
   Metrics* metrics_;
   const Options options_;
   std::atomic<size_t> count_{0};
@@ -111,8 +137,6 @@ class ViewerHub {
   static constexpr size_t kMaxPooledSnapshots = 8;
   std::shared_ptr<ViewerSnapshot> NewSnapshot();
   std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();
-
-  const uint64_t interval_ticks_ = 1;  // ticks between two snapshots
 };
 
 }  // namespace zs::net

@@ -196,6 +196,7 @@ void ZoneRunner::Run() {
     Step();
     const auto end = Clock::now();
     const double work = std::chrono::duration<double>(end - start).count();
+    last_tick_seconds_ = work;
     // "During a checkpoint": the tick that took a checkpoint's snapshot and handed it over, and
     // every tick during which the storage thread wrote at any moment.
     const bool during_flush =
@@ -386,7 +387,8 @@ void ZoneRunner::Step() {
   for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z);
   keeper_.AfterTick();
   if (world_.tick() % tick_rate_ == 0) PublishStorageStats();
-  if (observer_ != nullptr) observer_->AfterTick(world_, fanout_);
+  if (observer_ != nullptr)
+    observer_->AfterTick(world_, fanout_, {.last_tick_seconds = last_tick_seconds_});
   const auto micros = [](auto d) {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
   };

@@ -176,6 +176,7 @@ class ZoneRunner {
   std::vector<zone::RelayedWhisper> relayed_;
 
   TickObserver* observer_ = nullptr;
+  double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)
   std::atomic<bool> running_{false};
   std::thread thread_;
 };

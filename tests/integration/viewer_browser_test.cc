@@ -2,7 +2,9 @@
 // /viewer opened in headless Chromium (scripts/install-deps.sh installs it) and read through its
 // DevTools protocol while it runs live (devtools.h): the entity count the page shows equals the
 // server's /metrics, the canvas is not blank (the page counts its non-background pixels), and
-// swings appear within a few seconds of the raid starting. A screenshot is kept as a CI artefact
+// swings appear within a few seconds of the raid starting; a click selects a monster or a player
+// (with its player-only rows: view radius, interest set, bytes per second), a drag pans, the
+// wheel zooms, pause and resume work. A screenshot is kept as a CI artefact
 // (<build dir>/tests/viewer.png; docs/viewer.png is one of them).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -56,6 +58,97 @@ PageNumbers ReadPage(HeadlessChromium& browser) {
   return {.entities = n(0), .swings = n(1), .frames = n(2), .painted = n(3)};
 }
 
+// Polls `expression` in the page (every 100 ms) until it is true, up to `timeout_s`.
+bool PageBecomes(HeadlessChromium& browser, const std::string& expression, double timeout_s = 5) {
+  const double end = NowS() + timeout_s;
+  for (;;) {
+    if (browser.Evaluate(expression) == true) return true;
+    if (NowS() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// Clicks a living player (where the page draws it) and waits for the panel to show its
+// player-only rows filled from the server's next frames: view radius (plaza.yaml's 40 m), the
+// size of its interest set, and the bytes per second its client is sent. A bot may die or walk
+// through a portal meanwhile: up to three players are tried. The clicked id, or null.
+nlohmann::json ClickAPlayer(HeadlessChromium& browser) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const nlohmann::json id = browser.Evaluate(R"((() => {
+        const e = state.frame.entities.find((x) => x.kind === 'player' && x.alive);
+        if (!e) return null;
+        const r = canvas.getBoundingClientRect();
+        const at = { clientX: r.left + sx(e.x), clientY: r.top + sy(e.y), bubbles: true };
+        canvas.dispatchEvent(new MouseEvent('mousedown', at));
+        canvas.dispatchEvent(new MouseEvent('mouseup', at));
+        return e.id; })())");
+    if (!id.is_number()) continue;
+    const std::string shown =
+        "Number(document.getElementById('sel-id').textContent) === " + id.dump() + R"( &&
+        document.getElementById('sel-kind').textContent === 'player' &&
+        [...document.querySelectorAll('.player-only')].every((row) => !row.hidden) &&
+        document.getElementById('sel-view').textContent === '40 m' &&
+        /^[0-9]+ entities$/.test(document.getElementById('sel-known').textContent) &&
+        Number(document.getElementById('sel-bps').textContent) > 0)";
+    if (PageBecomes(browser, shown)) return id;
+  }
+  return nullptr;
+}
+
+// The selection panel as the page shows it (a failure's message).
+std::string SelectionPanel(HeadlessChromium& browser) {
+  return browser
+      .Evaluate(R"(['sel-id', 'sel-kind', 'sel-view', 'sel-known', 'sel-bps'].map(
+          (id) => id + ' ' + document.getElementById(id).textContent).join(', ') +
+          ', player rows ' + [...document.querySelectorAll('.player-only')].map(
+          (row) => (row.hidden ? 'hidden' : 'shown')).join(' '))")
+      .dump();
+}
+
+// A click on a monster selects it, without the player-only rows; a click on a player shows them.
+void ExpectClicksSelect(HeadlessChromium& browser) {
+  const nlohmann::json clicked = browser.Evaluate(R"((() => {
+      const e = state.frame.entities.find((x) => x.kind === 'monster');
+      const r = canvas.getBoundingClientRect();
+      const at = { clientX: r.left + sx(e.x), clientY: r.top + sy(e.y), bubbles: true };
+      canvas.dispatchEvent(new MouseEvent('mousedown', at));
+      canvas.dispatchEvent(new MouseEvent('mouseup', at));
+      return e.id; })())");
+  ASSERT_TRUE(clicked.is_number());
+  EXPECT_EQ(browser.Evaluate("Number(document.getElementById('sel-id').textContent)"), clicked);
+  EXPECT_EQ(browser.Evaluate("document.getElementById('sel-kind').textContent"), "monster");
+  EXPECT_EQ(
+      browser.Evaluate("[...document.querySelectorAll('.player-only')].every((row) => row.hidden)"),
+      true)
+      << "a monster shows the player-only rows: " << SelectionPanel(browser);
+  EXPECT_TRUE(ClickAPlayer(browser).is_number())
+      << "no player's rows shown: " << SelectionPanel(browser);
+}
+
+// A drag pans: the view's origin moves by the drag over the scale (the world point under the
+// pointer stays under it), the scale stays, and a drag is not a click (the selection stays).
+void ExpectDragPans(HeadlessChromium& browser) {
+  const nlohmann::json panned = browser.Evaluate(R"((() => {
+      const r = canvas.getBoundingClientRect();
+      const from = { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };
+      const before = { ...state.view };
+      const selected = state.selected;
+      const mouse = (type, dx, dy) => canvas.dispatchEvent(new MouseEvent(type,
+          { clientX: from.x + dx, clientY: from.y + dy, bubbles: true }));
+      mouse('mousedown', 0, 0);
+      mouse('mousemove', 60, 40);
+      mouse('mousemove', 120, 80);
+      mouse('mouseup', 120, 80);
+      const k = state.view.scale;
+      return { dx: (before.x - state.view.x) * k, dy: (state.view.y - before.y) * k,
+               scale: k / before.scale, kept: state.selected === selected }; })())");
+  ASSERT_TRUE(panned.is_object()) << panned;
+  EXPECT_NEAR(panned["dx"].get<double>(), 120, 0.01) << panned;
+  EXPECT_NEAR(panned["dy"].get<double>(), 80, 0.01) << panned;
+  EXPECT_EQ(panned["scale"], 1) << panned;
+  EXPECT_EQ(panned["kept"], true) << panned;
+}
+
 TEST(ViewerBrowser, PageDrawsTheLiveZone) {
   ServerProcess server("  idle_timeout_seconds: 60\n  max_connections_per_ip: 1000\n");
   const double start = NowS();
@@ -102,18 +195,12 @@ TEST(ViewerBrowser, PageDrawsTheLiveZone) {
   EXPECT_EQ(head, "\x89PNG\r\n\x1a\n");
   EXPECT_GT(fs::file_size(png), 10000u);  // a blank 1280x800 PNG compresses to ~5 KB
 
-  // Interaction: a click on a monster selects it, the wheel zooms, the heat map and the
-  // occupancy shading draw, pause stops the frames and resume restarts them; no script error.
-  const nlohmann::json clicked = browser.Evaluate(R"((() => {
-      const e = state.frame.entities.find((x) => x.kind === 'monster');
-      const r = canvas.getBoundingClientRect();
-      const at = { clientX: r.left + sx(e.x), clientY: r.top + sy(e.y), bubbles: true };
-      canvas.dispatchEvent(new MouseEvent('mousedown', at));
-      canvas.dispatchEvent(new MouseEvent('mouseup', at));
-      return e.id; })())");
-  ASSERT_TRUE(clicked.is_number());
-  EXPECT_EQ(browser.Evaluate("Number(document.getElementById('sel-id').textContent)"), clicked);
-  EXPECT_EQ(browser.Evaluate("document.getElementById('sel-kind').textContent"), "monster");
+  // Interaction: a click on a monster selects it (no player-only rows), a click on a player shows
+  // its view radius, interest set and bytes per second, a drag pans the view, the wheel zooms,
+  // the heat map and the occupancy shading draw, pause stops the frames and resume restarts
+  // them; no script error.
+  ExpectClicksSelect(browser);
+  ExpectDragPans(browser);
   EXPECT_EQ(browser.Evaluate(R"((() => {
       const before = state.view.scale;
       canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, clientX: 300, clientY: 300,

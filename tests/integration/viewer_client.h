@@ -131,6 +131,7 @@ inline std::string RawHttp(uint16_t port, const std::string& request) {
 struct ViewerFrameHeader {
   uint8_t type = 0, version = 0;
   uint32_t zone = 0, tick = 0;
+  float tick_ms = 0;  // the zone's last tick time, as its runner measured it
   uint32_t entities = 0, nodes = 0, swings = 0, hits = 0, selections = 0;
 };
 inline constexpr size_t kViewerHeaderBytes = 64;
@@ -148,6 +149,7 @@ inline ViewerFrameHeader ParseViewerHeader(const std::string& b) {
   h.version = ReadLe<uint8_t>(b, 1);
   h.zone = ReadLe<uint32_t>(b, 4);
   h.tick = ReadLe<uint32_t>(b, 8);
+  h.tick_ms = ReadLe<float>(b, 28);
   h.entities = ReadLe<uint32_t>(b, 44);
   h.nodes = ReadLe<uint32_t>(b, 48);
   h.swings = ReadLe<uint32_t>(b, 52);

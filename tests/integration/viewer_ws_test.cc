@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "integration/harness.h"
 #include "integration/viewer_client.h"
@@ -53,6 +55,35 @@ TEST(ViewerWs, HelloThenFramesOfTheZone) {
   const std::string metrics = server.HttpGet("/metrics");
   EXPECT_EQ(MetricValue(metrics, "zs_viewers"), 1);
   EXPECT_GT(MetricValue(metrics, "zs_viewer_frames_total"), 1);
+}
+
+// The middle of the tick times of `n` frames of zone `zone` (other zones' frames skipped).
+float MedianTickMs(ViewerClient& v, uint32_t zone, size_t n) {
+  std::vector<float> ms;
+  for (int i = 0; i < 100 && ms.size() < n; ++i) {
+    const auto f = v.ReadFrame();
+    if (!f) break;
+    if (ParseViewerHeader(*f).zone == zone) ms.push_back(ParseViewerHeader(*f).tick_ms);
+  }
+  if (ms.size() < n) return -1;
+  std::sort(ms.begin(), ms.end());
+  return ms[n / 2];
+}
+
+// One runner per zone: each zone's frames carry that zone's tick time. The crowded zone's 3,000
+// monsters take far longer to tick than the empty yard; the medians of 9 frames each keep a
+// preempted tick or two from mattering. (ViewerHub.EachTapReportsItsOwnRunnersTickTime checks
+// the exact values with the runners' measures given by hand.)
+TEST(ViewerWs, EachZonesFramesCarryItsOwnTickTime) {
+  ServerProcess server = ViewerServer();
+  ViewerClient v(server.admin_port(), "/viewer/ws");
+  ASSERT_TRUE(v.ok());
+  const float crowded = MedianTickMs(v, 1, 9);
+  ASSERT_TRUE(v.Send("zone 2"));
+  const float yard = MedianTickMs(v, 2, 9);
+  ASSERT_GT(crowded, 0) << "no frames of the crowded zone";
+  ASSERT_GE(yard, 0) << "no frames of the yard";
+  EXPECT_LT(yard, crowded / 2) << "the yard's frames show another zone's tick time";
 }
 
 TEST(ViewerWs, SelectedPlayerBringsItsInterestSet) {
