@@ -19,11 +19,13 @@ void InputLedger::Sent(Kind kind, uint32_t seq, Clock::time_point now) {
     if (recent_moves_.size() > kRecentMoves) recent_moves_.pop_front();
     return;
   }
-  pending_[Key(kind, seq)] = now;
+  pending_[Key(kind, seq)] = Pending{.sent = now};
 }
 
 void InputLedger::Apply(const pb::TickUpdate& t, Clock::time_point now) {
-  if (t.resync()) pending_.clear();  // the dropped ticks took their results with them
+  if (t.resync()) {  // the dropped ticks may have taken results with them
+    for (auto& [key, p] : pending_) p.excused = true;
+  }
   for (const pb::InputResult& r : t.results()) {
     stats_->Result(pb::Outcome_Name(r.outcome()));
     const auto kind = static_cast<Kind>(r.kind());
@@ -36,8 +38,8 @@ void InputLedger::Apply(const pb::TickUpdate& t, Clock::time_point now) {
     if (pending_.erase(Key(kind, r.seq())) == 0) stats_->Violation("result_unknown_input");
   }
   for (auto it = pending_.begin(); it != pending_.end();) {
-    if (now - it->second > kAnswerWithin) {
-      stats_->Violation("result_missing");
+    if (now - it->second.sent > kAnswerWithin) {
+      if (!it->second.excused) stats_->Violation("result_missing");
       it = pending_.erase(it);
     } else {
       ++it;

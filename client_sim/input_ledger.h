@@ -6,7 +6,10 @@
 //   result_unknown_input  a result for a seq this bot never sent (or a second one for a skill
 //                         or chat already answered);
 //   result_missing        a skill or chat still unanswered 3 s after it was sent.
-// A resync (ticks were dropped, with whatever results they held) forgets what was pending.
+// A resync (ticks were dropped, with whatever results they held) excuses what was pending: an
+// excused input's answer may have gone with the dropped ticks or may still come (in the resync
+// frame itself, or later if it was still on its way in), so neither its absence nor its result
+// is a violation; it is forgotten after the same 3 s.
 // Outcomes are counted by name in Stats::results. Threads: one Bot's strand.
 #pragma once
 
@@ -40,9 +43,14 @@ class InputLedger {
  private:
   static uint64_t Key(Kind kind, uint32_t seq) { return (static_cast<uint64_t>(kind) << 32) | seq; }
 
+  struct Pending {
+    Clock::time_point sent;
+    bool excused = false;  // a resync came after it was sent
+  };
+
   Stats* stats_;
-  std::unordered_map<uint64_t, Clock::time_point> pending_;  // skills and chats
-  std::deque<uint32_t> recent_moves_;                        // the last kRecentMoves move seqs
+  std::unordered_map<uint64_t, Pending> pending_;  // skills and chats
+  std::deque<uint32_t> recent_moves_;              // the last kRecentMoves move seqs
 };
 
 }  // namespace zs::sim

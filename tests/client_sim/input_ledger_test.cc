@@ -49,16 +49,23 @@ TEST(InputLedger, AnUnansweredSkillIsMissingAfterThreeSeconds) {
   EXPECT_EQ(stats.violations["result_missing"], 1u);
 }
 
-TEST(InputLedger, AResyncForgetsWhatWasPending) {
+TEST(InputLedger, AResyncExcusesWhatWasPending) {
   Stats stats;
   InputLedger ledger(&stats);
   const auto t0 = Clock::now();
-  ledger.Sent(InputLedger::Kind::kSkill, 1, t0);
-  pb::TickUpdate resync;
+  ledger.Sent(InputLedger::Kind::kSkill, 1, t0);  // its result went with the dropped ticks
+  ledger.Sent(InputLedger::Kind::kSkill, 2, t0);  // answered in the resync frame itself
+  ledger.Sent(InputLedger::Kind::kChat, 3, t0);   // still on its way in: answered later
+  pb::TickUpdate resync = WithResult(pb::INPUT_KIND_SKILL, 2, pb::OUTCOME_ACCEPTED);
   resync.set_resync(true);
   ledger.Apply(resync, t0);
+  ledger.Apply(WithResult(pb::INPUT_KIND_CHAT, 3, pb::OUTCOME_ACCEPTED), t0);
   ledger.Apply(pb::TickUpdate(), t0 + std::chrono::seconds(10));
   EXPECT_EQ(stats.TotalViolations(), 0u);
+  EXPECT_EQ(ledger.pending(), 0u) << "forgotten after the answer window";
+  ledger.Sent(InputLedger::Kind::kSkill, 4, t0 + std::chrono::seconds(10));  // after it
+  ledger.Apply(pb::TickUpdate(), t0 + std::chrono::seconds(14));
+  EXPECT_EQ(stats.violations["result_missing"], 1u) << "an input sent after a resync is owed";
 }
 
 }  // namespace
