@@ -329,7 +329,7 @@ mkdir -p "$(dirname "$out")"
   cat "$work/table"
 } >"$out.new"
 if [[ -f "$out" ]] && grep -q "^## Analysis" "$out"; then
-  sed -n '/^## Analysis/,$p' "$out" >>"$out.new"  # keep the hand-written analysis
+  { echo; sed -n '/^## Analysis/,$p' "$out"; } >>"$out.new"  # keep the hand-written analysis
 fi
 mv "$out.new" "$out"
 plot_table "$out" "$chart"
