@@ -74,7 +74,7 @@ bool PageBecomes(HeadlessChromium& browser, const std::string& expression, doubl
 // through a portal meanwhile: up to three players are tried. The clicked id, or null.
 nlohmann::json ClickAPlayer(HeadlessChromium& browser) {
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const nlohmann::json id = browser.Evaluate(R"((() => {
+    nlohmann::json id = browser.Evaluate(R"((() => {
         const e = state.frame.entities.find((x) => x.kind === 'player' && x.alive);
         if (!e) return null;
         const r = canvas.getBoundingClientRect();

@@ -45,7 +45,11 @@ class PostgresServer {
     Start();
   }
   ~PostgresServer() {
-    if (frozen_) Thaw();
+    try {
+      if (frozen_) Thaw();  // a stopped server cannot be stopped by pg_ctl
+    } catch (const std::exception&) {
+      // Its processes are gone already: nothing to continue.
+    }
     const std::string stop = as_ + bin_ + "/pg_ctl -D " + Data() + " -m immediate -w stop";
     if (running_ && std::system((stop + " > /dev/null 2>&1").c_str()) != 0) {
       // Nothing more to do in a destructor: the dir goes anyway.
