@@ -398,7 +398,9 @@ int main(int argc, char** argv) {
   if (agones) agones->Shutdown(kAgonesShutdownTimeout);
   spdlog::info("zone_server stopped");
   if (!storage_stopped) {
-    spdlog::shutdown();
+    // The loggers stay (the worker may still log if the database answers now): flushed only.
+    spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
+    std::fflush(nullptr);
     std::_Exit(0);  // destroying the worker would wait for the database
   }
   return 0;

@@ -94,8 +94,9 @@ void Session::FailFrame(wire::FrameError err) {
   // bad token, so the answer does not tell which part was wrong.
   if (state_ == State::kAwaitHello && err == wire::FrameError::kTooLarge &&
       server_->authenticator().mode() == auth::AuthMode::kToken) {
-    server_->metrics().LoginRefused("auth_oversized");
-    Fail(wire::ErrorCode::kAuthFailed, "authentication failed", "auth_oversized");
+    constexpr const char* kReason = "auth_oversized";
+    server_->metrics().LoginRefused(kReason);
+    Fail(wire::ErrorCode::kAuthFailed, "authentication failed", kReason);
     return;
   }
   Fail(wire::ErrorCode::kBadFrame, wire::FrameErrorName(err), "bad_frame");

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 
 #include "net/frame_fanout.h"
 #include "net/viewer_session.h"
@@ -57,7 +58,11 @@ ViewerHub::ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world
       interval_ticks_(FrameIntervalTicks(options.frame_interval_seconds, world.tick_rate)),
       hello_(Hello(world, zone_ids_, interval_ticks_)),
       metrics_(metrics),
-      options_(options) {}
+      options_(options) {
+  if (zone_ids_.empty()) {  // a viewer's zone index must point at a zone
+    throw std::invalid_argument("ViewerHub: none of the hosted zones is a zone of the world");
+  }
+}
 
 ViewerHub::~ViewerHub() = default;
 

@@ -65,7 +65,8 @@ class ViewerHub {
   static constexpr const char* kZoneNotHostedHere = "zone not hosted by this server";
 
   // `hosted`: the ids of the zones this process ticks (its runners'; empty: every zone of
-  // `world`). Only those are offered to viewers.
+  // `world`). Only those are offered to viewers. Throws std::invalid_argument when none of them
+  // is a zone of `world`.
   ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world, Metrics* metrics,
             Options options, std::span<const uint32_t> hosted = {});
   ~ViewerHub();
@@ -116,10 +117,10 @@ class ViewerHub {
   void Broadcast(size_t zone, const std::shared_ptr<const ViewerSnapshot>& snapshot);
 
   boost::asio::io_context& io_;
-  std::vector<uint32_t> zone_ids_;     // by zone index: the hosted zones, in the world's order
-  std::vector<uint32_t> elsewhere_;    // zones of the world hosted by other servers
-  const uint64_t interval_ticks_ = 1;  // ticks between two snapshots
-  const std::string hello_;            // the first message to every viewer
+  const std::vector<uint32_t> zone_ids_;   // by zone index: the hosted zones, in world order
+  const std::vector<uint32_t> elsewhere_;  // zones of the world hosted by other servers
+  const uint64_t interval_ticks_ = 1;      // ticks between two snapshots
+  const std::string hello_;                // the first message to every viewer
   Metrics* metrics_;
   const Options options_;
   std::atomic<size_t> count_{0};

@@ -71,6 +71,7 @@ class StorageWorker {
   // Stop, but waits at most `timeout_seconds` for a store call in progress. false: the thread is
   // still inside the store (a database that stopped answering); it is left running, and the
   // process must end without destroying this worker (std::_Exit), or it would wait for it.
+  // After false only StopWithin, Stop (which waits) or std::_Exit; Start does nothing.
   [[nodiscard]] bool StopWithin(double timeout_seconds);
 
   // Queues a load; `done` runs on the worker thread. A record still unsaved in memory is the

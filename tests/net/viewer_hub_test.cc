@@ -114,16 +114,18 @@ TEST(ViewerHub, EachTapReportsItsOwnRunnersTickTime) {
     EXPECT_EQ(ParseViewerHeader(*f).zone, 1u);
     EXPECT_FLOAT_EQ(ParseViewerHeader(*f).tick_ms, 12.5f);
   }
-  // Switched to zone 2: the idle runner's time, as soon as its frames come.
+  // Switched to zone 2: the idle runner's time, as soon as its frames come. While the command is
+  // on its way a pass may bring no frame (a zone-1 frame captured just before the switch is not
+  // sent, and zone 2 is not captured yet): such a pass reads nothing and steps again.
   ASSERT_TRUE(v.Send("zone 2"));
   bool switched = false;
-  for (int i = 0; i < 50 && !switched; ++i) {
+  for (int i = 0; i < 100 && !switched; ++i) {
     busy.Step(0.0125);
     idle.Step(0.0005);
     busy.Step(0.0125);
     idle.Step(0.0005);
-    const auto f = v.ReadFrame();
-    ASSERT_TRUE(f.has_value());
+    const auto f = v.ReadFrame(0.2);
+    if (!f) continue;
     const integration::ViewerFrameHeader h = ParseViewerHeader(*f);
     EXPECT_FLOAT_EQ(h.tick_ms, h.zone == 1 ? 12.5f : 0.5f) << "zone " << h.zone;
     switched = h.zone == 2;
@@ -147,10 +149,13 @@ TEST(ViewerHub, OffersOnlyTheHostedZonesAndRefusesOthers) {
     const auto f = v.ReadFrame();
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(ParseViewerHeader(*f).zone, 2u);
-    ASSERT_TRUE(v.Send("zone 2"));  // accepted: frames keep coming
-    runner.Step(0.001);
-    runner.Step(0.001);
-    EXPECT_TRUE(v.ReadFrame().has_value());
+    ASSERT_TRUE(v.Send("zone 2"));  // accepted: frames keep coming, the viewer is not closed
+    for (int i = 0; i < 5; ++i) {
+      runner.Step(0.001);
+      runner.Step(0.001);
+      ASSERT_TRUE(v.ReadFrame().has_value()) << "frame " << i;
+    }
+    EXPECT_EQ(v.close_reason().code, 0) << v.close_reason().reason.c_str();
   }
   const struct {
     std::string command;
