@@ -84,7 +84,6 @@ void TickHistogram::Fill(prometheus::ClientMetric* out) const {
 
 void Metrics::ObserveTick(double seconds, bool flushing) {
   ticks_all_.Observe(seconds);
-  last_tick_us.store(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
   if (flushing) ticks_flushing_.Observe(seconds);
 }
 

@@ -115,8 +115,6 @@ class Metrics {
   // A login refused (auth_failed reasons, storage_unavailable), by reason.
   void LoginRefused(const std::string& reason);
   void PublishStorage(const StorageFigures& figures);
-  // The last tick's duration (the zone viewer's panel), microseconds.
-  std::atomic<uint64_t> last_tick_us{0};
   // Zone viewer (/viewer): WebSocket viewers connected, frames sent and skipped (a slow viewer
   // skips frames rather than queueing them), viewers refused at admin.max_viewers, and the tick
   // thread's time spent taking snapshots for them (what a viewer costs the tick).

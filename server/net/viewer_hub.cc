@@ -298,7 +298,7 @@ std::shared_ptr<ViewerSnapshot> ViewerHub::Tap::Capture(const zone::World& world
   ZoneBuffer& b = buffers_[z];
   s->swings.swap(b.swings);
   s->hits.swap(b.hits);
-  // This zone runner's own measure (not Metrics::last_tick_us, which every runner writes).
+  // This zone runner's own measure (TickTiming), not a process-wide one.
   s->tick_ms = static_cast<float>(timing_.last_tick_seconds * 1000);
   const Metrics& m = *hub_->metrics_;
   s->connections = static_cast<uint32_t>(m.connections.load(std::memory_order_relaxed));
