@@ -12,7 +12,10 @@
 // that needs a server fails loudly, it is never skipped in silence.
 //
 // Network: loopback only (-a 127.0.0.1). The port is found by binding port 0 and closing it, so
-// another process could take it before the server does; then Start throws with the server's log.
+// another process (a zone_server of a test running beside this one, say) could take it before
+// the server does: "accepting" means the port answers with NATS's INFO banner, not merely that
+// something listens there, and a first start whose server could not bind is tried again on a
+// fresh port (up to kStartAttempts). A restart (Start after Stop) keeps its port.
 //
 // Threads: not thread-safe; one test owns one server.
 #pragma once
@@ -21,6 +24,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +36,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace zs::test {
@@ -42,7 +47,15 @@ class NatsServer {
     std::string pattern = "/tmp/zs_nats_XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("NatsServer: mkdtemp");
     dir_ = pattern;
-    Start();
+    for (int attempt = 1;; ++attempt) {
+      try {
+        Start();
+        return;
+      } catch (const std::runtime_error&) {
+        if (attempt == kStartAttempts) throw;
+        port_ = FreePort();  // the port was taken meanwhile: another one
+      }
+    }
   }
   ~NatsServer() {
     if (pid_ > 0) Signal(SIGTERM);
@@ -84,6 +97,7 @@ class NatsServer {
 
  private:
   static constexpr std::chrono::seconds kStartTimeout{10};
+  static constexpr int kStartAttempts = 5;
   static constexpr std::chrono::milliseconds kPollInterval{20};
 
   static std::string FindBinary() {
@@ -126,7 +140,14 @@ class NatsServer {
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = htons(static_cast<uint16_t>(port_));
-    const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    if (ok) {  // a NATS server greets first: "INFO {...}"
+      timeval wait{.tv_sec = 1, .tv_usec = 0};
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+      char banner[5] = {};
+      ok = recv(fd, banner, sizeof(banner), MSG_WAITALL) == 5 &&
+           std::string_view(banner, 5) == "INFO ";
+    }
     close(fd);
     return ok;
   }
