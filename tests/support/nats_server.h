@@ -88,8 +88,13 @@ class NatsServer {
   void Stop() { Signal(SIGTERM); }  // graceful: the server closes its clients and exits
   void Kill() { Signal(SIGKILL); }  // a crash: no goodbye to anyone
   // A hung server (SIGSTOP): connections stay open, nothing is answered. Resume: SIGCONT.
+  // Returns once the server has stopped (a signal is delivered asynchronously: a request sent
+  // right after kill() could still be answered).
   void Pause() {
-    if (pid_ > 0) kill(pid_, SIGSTOP);
+    if (pid_ <= 0) return;
+    kill(pid_, SIGSTOP);
+    int status = 0;
+    waitpid(pid_, &status, WUNTRACED);
   }
   void Resume() {
     if (pid_ > 0) kill(pid_, SIGCONT);

@@ -22,12 +22,14 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace zs::test {
@@ -76,9 +78,16 @@ class PostgresServer {
     Run(bin_ + "/pg_ctl -D " + Data() + " -m fast -w stop > /dev/null 2>&1", "pg_ctl stop", Log());
     running_ = false;
   }
+  // Returns once every process has stopped (signals are delivered asynchronously).
   void Freeze() {
-    Signal(SIGSTOP);
+    const std::vector<pid_t> pids = Processes();
+    for (const pid_t pid : pids) ::kill(pid, SIGSTOP);
     frozen_ = true;
+    for (const pid_t pid : pids) {
+      for (int i = 0; i < 500 && State(pid) != 'T' && State(pid) != '\0'; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
   }
   void Thaw() {
     Signal(SIGCONT);
@@ -162,6 +171,14 @@ class PostgresServer {
       }
     }
     return pids;
+  }
+  // A process's state letter from /proc (R, S, T: stopped, ...); '\0' when it is gone.
+  static char State(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!std::getline(stat, text)) return '\0';
+    const size_t paren = text.rfind(')');
+    return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : '\0';
   }
   void Signal(int sig) const {
     for (const pid_t pid : Processes()) ::kill(pid, sig);
