@@ -16,9 +16,9 @@
 #include <chrono>
 #include <vector>
 
+#include "admin/viewer_frame.h"
 #include "core/rng.h"
-#include "net/viewer_frame.h"
-#include "net/worker_pool.h"
+#include "host/worker_pool.h"
 #include "zone/world.h"
 
 namespace zs::bench {
@@ -131,10 +131,10 @@ double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
 
 void BM_TickWithViewer(benchmark::State& state) {
   const bool viewer = state.range(0) != 0;
-  net::WorkerPool pool(2);
+  host::WorkerPool pool(2);
   ViewerWorld w;
   for (int i = 0; i < 40; ++i) w.Tick(&pool);  // warm up: everyone has met their neighbours
-  net::ViewerSnapshot snap;
+  admin::ViewerSnapshot snap;
   double tick_s = 0, viewer_s = 0, encode_s = 0, frame_bytes = 0, frames = 0;
   uint64_t ticks = 0;
   for (auto _ : state) {
@@ -142,13 +142,13 @@ void BM_TickWithViewer(benchmark::State& state) {
     w.Tick(&pool);
     const auto t1 = std::chrono::steady_clock::now();
     if (viewer) {
-      net::CollectSwings(w.world(), 0, 4096, &snap.swings, &snap.hits);
+      admin::CollectSwings(w.world(), 0, 4096, &snap.swings, &snap.hits);
       if (++ticks % kSnapshotEveryTicks == 0) {
-        net::CaptureZone(w.world(), 0, &snap);
+        admin::CaptureZone(w.world(), 0, &snap);
         snap.selections.resize(1);
-        net::CaptureSelection(w.world(), 0, ToRaw(w.watched()), &snap.selections[0]);
+        admin::CaptureSelection(w.world(), 0, ToRaw(w.watched()), &snap.selections[0]);
         const auto t2 = std::chrono::steady_clock::now();
-        const std::string frame = net::EncodeViewerFrame(snap);  // the I/O thread's part
+        const std::string frame = admin::EncodeViewerFrame(snap);  // the I/O thread's part
         encode_s += Seconds(t2, std::chrono::steady_clock::now());
         frame_bytes += static_cast<double>(frame.size());
         ++frames;

@@ -5,7 +5,7 @@
 //   build/release/bench/zone_bench
 //
 // Each iteration is one tick. BM_ZoneTick times Zone::Tick with its views built on 1, 2 or 4
-// worker threads (net::WorkerPool; on a 2-core machine 4 threads only shows the overhead);
+// worker threads (host::WorkerPool; on a 2-core machine 4 threads only shows the overhead);
 // BM_ZoneTickAndEncode adds wire::TickEncoder (every player's frame). Players pick a new
 // direction now and then and swing when they feel like it; monsters wander, aggro, chase and
 // bite as configured.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "net/worker_pool.h"
+#include "host/worker_pool.h"
 #include "wire/encoder.h"
 #include "zone/zone.h"
 
@@ -97,7 +97,7 @@ class ZoneTick {
 void Run(benchmark::State& state, bool encode) {
   const auto players = static_cast<uint32_t>(state.range(0));
   const auto monsters = static_cast<uint32_t>(state.range(1));
-  net::WorkerPool pool(static_cast<size_t>(state.range(2)));
+  host::WorkerPool pool(static_cast<size_t>(state.range(2)));
   ZoneTick z(players, monsters);
   wire::TickEncoder encoder;
   for (int i = 0; i < 40; ++i) {  // warm up: everyone has met their neighbours

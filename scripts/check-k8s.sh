@@ -15,6 +15,8 @@
 #   scripts/check-k8s.sh <zone_server binary>      (KEEP_TMP=1: keep the logs in /tmp/tmp.*)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/server.sh
+source scripts/lib/server.sh
 [[ $# -eq 1 ]] || { echo "usage: $0 ZONE_SERVER" >&2; exit 2; }
 server=$(realpath "$1")
 tmp=$(mktemp -d)
@@ -94,13 +96,14 @@ open(sys.argv[1] + ".port", "w").write(str(s.server_port))
 s.serve_forever()
 PY
 sidecar_pid=$!
-for _ in $(seq 100); do [[ -s "$tmp/sidecar.port" ]] && break; sleep 0.05; done
+zs_wait_port_file "$tmp/sidecar.port" 100 0.05 || true  # checked below: the calls it saw
 AGONES_SDK_HTTP_PORT=$(cat "$tmp/sidecar.port") ZS_STORAGE_PATH="$tmp/characters.db" \
-  "$server" --config "$tmp/etc/cluster/server.yaml" --listen 127.0.0.1 --port 0 \
-  --admin-listen 127.0.0.1 --admin-port 0 --port-file "$tmp/ports" >"$tmp/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 200); do [[ -s "$tmp/ports" ]] && break; sleep 0.05; done
-[[ -s "$tmp/ports" ]] || { cat "$tmp/server.log" >&2; echo "zone_server did not start" >&2; exit 1; }
+  zs_start_server "$tmp/ports" "$tmp/server.log" "$server" \
+  --config "$tmp/etc/cluster/server.yaml" --listen 127.0.0.1 --port 0 \
+  --admin-listen 127.0.0.1 --admin-port 0
+server_pid=$ZS_SERVER_PID
+zs_wait_port_file "$tmp/ports" 200 0.05 ||
+  { cat "$tmp/server.log" >&2; echo "zone_server did not start" >&2; exit 1; }
 sleep 2.5   # one Health at 2 s
 kill -TERM "$server_pid"
 status=0

@@ -20,6 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
+# shellcheck source=scripts/lib/metrics.sh
+source scripts/lib/metrics.sh
 
 compose=(podman-compose -f docker/compose.yaml)
 services=(nats postgres zone-town zone-field client-sim-zones)
@@ -141,10 +143,7 @@ say "  ${handoffs#  }"
 # --- the nodes' own counts ------------------------------------------------------------------------
 metric() {  # admin port, metric name: its value (a counter without labels) from GET /metrics
   local body
-  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-  printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
-  body=$(timeout 5 cat <&3 | tr -d '\r')
-  exec 3<&-
+  body=$(zs_http_get "$1" /metrics 5 | tr -d '\r') || return 1
   awk -v m="$2" '$1 == m { printf "%d\n", $2; found = 1 } END { if (!found) print 0 }' <<<"$body"
 }
 counts=""

@@ -26,6 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
+# shellcheck source=scripts/lib/metrics.sh
+source scripts/lib/metrics.sh
 
 build_args=()
 case "${1:-}" in
@@ -153,10 +155,7 @@ say "non-root: uid $uid (PID 1 too)"
 
 healthz() {  # GET /healthz on 127.0.0.1:$1 through bash's /dev/tcp; prints the body
   local body
-  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-  printf 'GET /healthz HTTP/1.0\r\n\r\n' >&3
-  body=$(timeout 5 cat <&3 | tr -d '\r' | sed '1,/^$/d')
-  exec 3<&-
+  body=$(zs_http_get "$1" /healthz 5 | tr -d '\r' | sed '1,/^$/d') || return 1
   echo "$body"
 }
 body=$(healthz "$admin_port" || true)

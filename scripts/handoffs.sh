@@ -28,6 +28,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
+# shellcheck source=scripts/lib/server.sh
+source scripts/lib/server.sh
+# shellcheck source=scripts/lib/metrics.sh
+source scripts/lib/metrics.sh
 
 bots_list="100 200 400"
 duration=20
@@ -120,10 +124,10 @@ limits: {max_connections: 20000, max_connections_per_ip: 20000}
 storage: {backend: postgres, postgres: "host=$work/pg dbname=zone user=postgres"}
 cluster: {nats_url: "$nats_url", node: $1-a, public_address: "127.0.0.1:0", zones: [$1]}
 EOF
-  "$server_bin" --config "$work/$1.yaml" --port-file "$work/$1.ports" >"$work/$1.log" 2>&1 &
-  node_pids+=("$!")
-  for _ in $(seq 100); do [[ -s "$work/$1.ports" ]] && break; sleep 0.1; done
-  [[ -s "$work/$1.ports" ]] || { echo "handoffs: node $1 did not start" >&2; cat "$work/$1.log" >&2; exit 1; }
+  zs_start_server "$work/$1.ports" "$work/$1.log" "$server_bin" --config "$work/$1.yaml"
+  node_pids+=("$ZS_SERVER_PID")
+  zs_wait_port_file "$work/$1.ports" ||
+    { echo "handoffs: node $1 did not start" >&2; cat "$work/$1.log" >&2; exit 1; }
   sleep 0.1  # the file fully written
   local port admin
   read -r port admin <"$work/$1.ports"
@@ -132,41 +136,15 @@ EOF
 start_node ping
 start_node pong
 
-# GET /metrics of admin port $1 with bash's /dev/tcp; $2: the metric; prints its value.
-metric() {
-  exec 3<>"/dev/tcp/127.0.0.1/$1"
-  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
-  awk -v name="$2" '$1 == name { print $2 }' <&3
-  exec 3<&-
-}
 # Tick-duration histogram of admin port $1: "le count" lines, cumulative.
-buckets() {
-  exec 3<>"/dev/tcp/127.0.0.1/$1"
-  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
-  sed -n 's/^zs_tick_duration_seconds_bucket{le="\([^"]*\)"} \([0-9]*\)$/\1 \2/p' <&3
-  exec 3<&-
-}
-# Tick p99 in ms between two bucket snapshots (files), as the bucket's upper bound.
-p99_ms() {
-  paste "$1" "$2" | awk '{ le[NR] = $1; d[NR] = $4 - $2 } END {
-    total = d[NR]; if (total == 0) { print "n/a"; exit }
-    for (i = 1; i <= NR; i++) if (d[i] >= 0.99 * total) {
-      if (le[i] == "+Inf") print ">1000"; else printf "<= %g\n", le[i] * 1000; exit } }'
-}
-# The sum of metric $1 over both nodes.
+buckets() { zs_histogram_buckets "$1" zs_tick_duration_seconds; }
+# The sum of metric $1 over both nodes (scripts/lib/metrics.sh reads each node's /metrics).
 both() {
-  awk -v a="$(metric "${admins[0]}" "$1")" -v b="$(metric "${admins[1]}" "$1")" \
+  awk -v a="$(zs_metric "${admins[0]}" "$1")" -v b="$(zs_metric "${admins[1]}" "$1")" \
     'BEGIN { printf "%d\n", a + b }'
 }
 # CPU clock ticks (utime + stime) process $1 has used so far; 0 when it is gone.
-cpu_ticks() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-  stat=${stat##*) }  # fields after "(comm)", which may hold spaces: state is first, utime 12th
-  local -a f
-  read -r -a f <<<"$stat"
-  echo $(( f[11] + f[12] ))
-}
+cpu_ticks() { zs_cpu_ticks "$1" 0; }
 # ... of PostgreSQL: the postmaster and its children (backends, writers).
 pg_ticks() {
   local total pid
@@ -211,8 +189,8 @@ for bots in $bots_list; do
   c1=$(all_ticks) t1=$EPOCHREALTIME
   buckets "${admins[0]}" >"$work/ping.b1"
   buckets "${admins[1]}" >"$work/pong.b1"
-  tick_ping=$(p99_ms "$work/ping.b0" "$work/ping.b1")
-  tick_pong=$(p99_ms "$work/pong.b0" "$work/pong.b1")
+  tick_ping=$(zs_p99_ms "$work/ping.b0" "$work/ping.b1")
+  tick_pong=$(zs_p99_ms "$work/pong.b0" "$work/pong.b1")
   wait "$sim_pid" || true
   sim_pid=""
   grep -A20 '^client_sim zones' "$work/sim.log" >&2 || tail -5 "$work/sim.log" >&2

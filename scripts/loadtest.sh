@@ -34,6 +34,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
+# shellcheck source=scripts/lib/server.sh
+source scripts/lib/server.sh
+# shellcheck source=scripts/lib/metrics.sh
+source scripts/lib/metrics.sh
 
 steps="250 500 1000 2000 5000"
 duration=20
@@ -159,13 +163,11 @@ world_of() {
 
 # Starts zone_server with world $1; sets server_pid, port and admin_port.
 start_server() {
-  rm -f "$work/ports"
-  "$server_bin" --config config/server.yaml --world "$1" --port 0 --admin-port 0 \
-    --storage-path "$work/characters-$RANDOM.db" \
-    --max-connections 20000 --max-connections-per-ip 20000 --port-file "$work/ports" \
-    >>"$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do [[ -s "$work/ports" ]] && break; sleep 0.1; done
+  zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
+    --world "$1" --port 0 --admin-port 0 --storage-path "$work/characters-$RANDOM.db" \
+    --max-connections 20000 --max-connections-per-ip 20000
+  server_pid=$ZS_SERVER_PID
+  zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
   read -r port admin_port <"$work/ports"
 }
 
@@ -176,21 +178,14 @@ stop_server() {
   server_pid=""
 }
 
-# GET /metrics with bash's /dev/tcp (no curl needed).
-metrics() {
-  exec 3<>"/dev/tcp/127.0.0.1/$admin_port"
-  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
-  cat <&3
-  exec 3<&-
-}
+# The server's /metrics page (scripts/lib/metrics.sh).
+metrics() { zs_metrics "$admin_port"; }
 # A tick-duration histogram ($1: zs_tick_during_flush_seconds, every zone's ticks during a
 # checkpoint): "le count" pairs, cumulative.
-buckets() {
-  metrics | sed -n "s/^$1_bucket{le=\"\([^\"]*\)\"} \([0-9]*\)\$/\1 \2/p"
-}
-# The last checkpoint on the storage thread: "ms (rows)".
+buckets() { zs_histogram_buckets "$admin_port" "$1"; }
+# The last checkpoint on the storage thread: "ms (rows)" ("n/a" if the server does not answer).
 last_flush() {
-  metrics | awk '/^zs_storage_last_flush_seconds / { ms = $2 * 1000 }
+  { metrics || true; } | awk '/^zs_storage_last_flush_seconds / { ms = $2 * 1000 }
     /^zs_storage_last_flush_rows / { rows = $2 }
     END { if (rows == "") print "n/a"; else printf "%.1f (%d)\n", ms, rows }'
 }
@@ -228,13 +223,6 @@ per_zone() {
       }
       print line }' "$1" "$2"
 }
-# p99 in ms between two bucket snapshots (files), from the bucket bounds.
-p99_ms() {
-  paste "$1" "$2" | awk '{ le[NR] = $1; d[NR] = $4 - $2 } END {
-    total = d[NR]; if (total == 0) { print "n/a"; exit }
-    for (i = 1; i <= NR; i++) if (d[i] >= 0.99 * total) {
-      if (le[i] == "+Inf") print ">1000"; else printf "<= %g\n", le[i] * 1000; exit } }'
-}
 # The table's columns from client_sim's JSON report ($1), read with jq, tab-separated: logins
 # ok, RTT p99 (ms), KB/s in and out per bot, violations. A field that is missing or null
 # (client_sim writes NaN and infinities as null), or a report that is missing or unreadable,
@@ -250,16 +238,8 @@ num() {
   if [[ "$2" =~ ^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$ ]]; then printf '%.*f' "$1" "$2"; else printf '%s' "$2"; fi
 }
 
-# CPU clock ticks (utime + stime) process $1 has used so far; empty when it is gone.
+# Clock ticks per second, the unit of zs_cpu_ticks (which prints nothing once a process is gone).
 clk_tck=$(getconf CLK_TCK)
-cpu_ticks() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-  stat=${stat##*) }  # fields after "(comm)", which may hold spaces: state is first, utime 12th
-  local -a f
-  read -r -a f <<<"$stat"
-  echo $(( f[11] + f[12] ))
-}
 # "seconds percent" of CPU between two tick counts over wall seconds $3; "n/a n/a" if unknown.
 cpu_cols() {
   if [[ -z "$1" || -z "$2" ]]; then echo "n/a n/a"; return; fi
@@ -290,12 +270,12 @@ for scenario in $scenarios; do
     sleep $(( ramp_s + settle + 2 ))
     zone_buckets >"$work/b0"
     buckets zs_tick_during_flush_seconds >"$work/f0"
-    server0=$(cpu_ticks "$server_pid") sim0=$(cpu_ticks "$sim_pid") t0=$EPOCHREALTIME
+    server0=$(zs_cpu_ticks "$server_pid") sim0=$(zs_cpu_ticks "$sim_pid") t0=$EPOCHREALTIME
     sleep $(( duration - 4 ))  # client_sim stops at least a second after this
     zone_buckets >"$work/b1"
     buckets zs_tick_during_flush_seconds >"$work/f1"
     flush=$(last_flush)
-    server1=$(cpu_ticks "$server_pid") sim1=$(cpu_ticks "$sim_pid") t1=$EPOCHREALTIME
+    server1=$(zs_cpu_ticks "$server_pid") sim1=$(zs_cpu_ticks "$sim_pid") t1=$EPOCHREALTIME
     wait "$sim_pid" || true
     tail -3 "$work/sim.log" >&2
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
@@ -303,7 +283,7 @@ for scenario in $scenarios; do
     read -r sim_s sim_pct < <(cpu_cols "$sim0" "$sim1" "$wall")
     p99=$(busiest_p99_ms "$work/b0" "$work/b1")
     per_zone "$work/b0" "$work/b1" "$wall" >&2
-    p99_flush=$(p99_ms "$work/f0" "$work/f1")
+    p99_flush=$(zs_p99_ms "$work/f0" "$work/f1")
     IFS=$'\t' read -r logins rtt_p99 kb_in kb_out violations < <(report_cols "$work/report.json")
     printf '| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$scenario" \
       "$bots" "$logins" "$p99" "$p99_flush" "$flush" "$(num 1 "$rtt_p99")" "$(num 1 "$kb_in")" \

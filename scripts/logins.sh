@@ -11,6 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
+# shellcheck source=scripts/lib/server.sh
+source scripts/lib/server.sh
+# shellcheck source=scripts/lib/metrics.sh
+source scripts/lib/metrics.sh
 
 bots=2000
 duration=20
@@ -34,27 +38,17 @@ server_pid=""
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-"$build_dir/server/app/zone_server" --config config/server.yaml --port 0 --admin-port 0 \
-  --storage-path "$work/characters.db" --max-connections 20000 --max-connections-per-ip 20000 \
-  --port-file "$work/ports" >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do [[ -s "$work/ports" ]] && break; sleep 0.1; done
+zs_start_server "$work/ports" "$work/server.log" "$build_dir/server/app/zone_server" \
+  --config config/server.yaml --port 0 --admin-port 0 --storage-path "$work/characters.db" \
+  --max-connections 20000 --max-connections-per-ip 20000
+server_pid=$ZS_SERVER_PID
+zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
 read -r port admin_port <"$work/ports"
 
-metric() {
-  exec 3<>"/dev/tcp/127.0.0.1/$admin_port"
-  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
-  awk -v name="$1" '$1 == name { print $2 }' <&3
-  exec 3<&-
-}
-cpu_ticks() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-  stat=${stat##*) }
-  local -a f
-  read -r -a f <<<"$stat"
-  echo $(( f[11] + f[12] ))
-}
+# Metric $1's value from the server's /metrics; nothing if the server does not answer.
+metric() { zs_metric "$admin_port" "$1" || true; }
+# CPU clock ticks (utime + stime) process $1 has used so far; 0 when it is gone.
+cpu_ticks() { zs_cpu_ticks "$1" 0; }
 
 ramp=$(( bots / 2 ))
 "$build_dir/client_sim/client_sim" --port "$port" --bots "$bots" --ramp "$ramp" \

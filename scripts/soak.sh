@@ -14,6 +14,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
+# shellcheck source=scripts/lib/server.sh
+source scripts/lib/server.sh
+# shellcheck source=scripts/lib/metrics.sh
+source scripts/lib/metrics.sh
 
 minutes=10
 warmup=60
@@ -41,13 +45,12 @@ server_pid=""
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-"$server_bin" --config config/server.yaml --port 0 --admin-port 0 --max-connections-per-ip 20000 \
-  --port-file "$work/ports" >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do [[ -s "$work/ports" ]] && break; sleep 0.1; done
+zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
+  --port 0 --admin-port 0 --max-connections-per-ip 20000
+server_pid=$ZS_SERVER_PID
+zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
 read -r port admin_port <"$work/ports"
 
-metrics() { curl -s "http://127.0.0.1:$admin_port/metrics"; }
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status"; }
 threads() { awk '/^Threads:/ {print $2}' "/proc/$server_pid/status"; }
 fds() { find "/proc/$server_pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
@@ -75,7 +78,7 @@ cpu_server=$(awk -v a="$cpu_server_start" -v b="$(cpu_s "$server_pid")" 'BEGIN{p
 wait "$wander_pid" "$churn_pid" || true
 sleep 5  # every bot gone: the sessions close, their descriptors with them
 fds_after=$(fds)
-page=$(metrics)
+page=$(zs_metrics "$admin_port")
 
 violations=$(( $(jq '.violations_total' "$work/wander.json") + $(jq '.violations_total' "$work/churn.json") ))
 logins=$(( $(jq '.logins_ok' "$work/wander.json") + $(jq '.logins_ok' "$work/churn.json") ))

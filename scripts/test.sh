@@ -23,8 +23,8 @@ case "${1:-}" in
   --tsan)
     build_dir=build/tsan
     cmake_args+=(-DZS_TSAN=ON -DZS_BUILD_BENCH=OFF)
-    build_targets=(net_test client_sim_test integration_test parallel_determinism_test storage_test
-                   viewer_test cluster_nats_test cluster_test)
+    build_targets=(net_test host_test admin_test client_sim_test integration_test
+                   parallel_determinism_test storage_test viewer_test cluster_nats_test agones_test)
     ctest_args+=(-L threads)
     ;;
   *)

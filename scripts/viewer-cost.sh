@@ -12,6 +12,10 @@
 # usually elsewhere). The viewer work share is the tick thread's cost alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/server.sh
+source scripts/lib/server.sh
+# shellcheck source=scripts/lib/metrics.sh
+source scripts/lib/metrics.sh
 build_dir=build/release
 seconds=30
 while [[ $# -gt 0 ]]; do
@@ -33,22 +37,18 @@ sed -e "s#../../skills.yaml#$root/config/skills.yaml#; s#../../monsters.yaml#$ro
   config/worlds/large/world.yaml >"$work/world.yaml"
 sed -e 's/count: 500/count: 250/' config/worlds/large/plains.yaml >"$work/plains.yaml"
 
-"$build_dir/server/app/zone_server" --config config/server.yaml --world "$work/world.yaml" \
-  --port 0 --admin-port 0 --max-connections-per-ip 5000 --port-file "$work/ports" \
-  >"$work/server.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [[ -s "$work/ports" ]] && break; sleep 0.1; done
+zs_start_server "$work/ports" "$work/server.log" "$build_dir/server/app/zone_server" \
+  --config config/server.yaml --world "$work/world.yaml" --port 0 --admin-port 0 \
+  --max-connections-per-ip 5000
+pids+=("$ZS_SERVER_PID")
+zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
 read -r port admin_port <"$work/ports"
 "$build_dir/client_sim/client_sim" --port "$port" --bots 1000 --ramp 500 \
   --duration $(( 2 * seconds + 60 )) --scenario spread --verify-every 10 >"$work/sim.log" 2>&1 &
 pids+=($!)
 
-metrics() {
-  exec 3<>"/dev/tcp/127.0.0.1/$admin_port"
-  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
-  cat <&3
-  exec 3<&-
-}
+# The server's /metrics page; nothing if the server does not answer.
+metrics() { zs_metrics "$admin_port" || true; }
 # "tick seconds, ticks, viewer seconds, viewer frames" so far.
 sample() {
   metrics | awk '$1 == "zs_tick_duration_seconds_sum" { s = $2 } $1 == "zs_tick_duration_seconds_count" { c = $2 }

@@ -5,11 +5,11 @@
 #include <chrono>
 #include <cmath>
 
-#include "zone/config_loader.h"
+#include "config/config_loader.h"
 
 namespace zs::app {
 
-std::vector<cluster::ZoneClaim> HostedZones(const ServerConfig& config,
+std::vector<cluster::ZoneClaim> HostedZones(const config::ServerConfig& config,
                                             const zone::WorldConfig& world) {
   std::vector<cluster::ZoneClaim> out;
   out.reserve(config.cluster.zones.size());
@@ -24,7 +24,7 @@ std::vector<cluster::ZoneClaim> HostedZones(const ServerConfig& config,
       }
       std::string message = "cluster.zones: no zone named '";
       message.append(name).append("' in the world (zones: ").append(known).append(")");
-      throw zone::ConfigError(message);
+      throw config::ConfigError(message);
     }
     out.push_back({.zone_id = it->id, .name = it->name});
   }
@@ -38,30 +38,31 @@ std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones) {
   return ids;
 }
 
-void CheckClusterConfig(const ServerConfig& config, bool under_agones) {
+void CheckClusterConfig(const config::ServerConfig& config, bool under_agones) {
   if (!config.cluster.enabled) return;
   if (config.cluster.node.empty()) {
-    throw zone::ConfigError(
+    throw config::ConfigError(
         "cluster.node: name this node, unique in the world (or set ZS_CLUSTER_NODE)");
   }
-  if (config.cluster.public_address == kPublicAddressFromAgones && !under_agones) {
-    throw zone::ConfigError(
+  if (config.cluster.public_address == config::kPublicAddressFromAgones && !under_agones) {
+    throw config::ConfigError(
         "cluster.public_address: agones asks the Agones SDK for this GameServer's address, but "
         "AGONES_SDK_HTTP_PORT is not set (not running under Agones): give host:port instead");
   }
   if (config.cluster.zones.empty()) {
-    throw zone::ConfigError("cluster: name the zones this node hosts (cluster.zones or --zones)");
+    throw config::ConfigError("cluster: name the zones this node hosts (cluster.zones or --zones)");
   }
-  if (config.storage.backend != StorageBackend::kPostgres) {
-    throw zone::ConfigError(
+  if (config.storage.backend != config::StorageBackend::kPostgres) {
+    throw config::ConfigError(
         "cluster: nodes hand characters to each other, so they must share their storage: set "
         "storage.backend to postgres (a SQLite file is one node's own)");
   }
 }
 
-std::string PublicAddress(const ServerConfig& config, uint16_t port, cluster::AgonesSdk* agones) {
+std::string PublicAddress(const config::ServerConfig& config, uint16_t port,
+                          agones::AgonesSdk* agones) {
   std::string address = config.cluster.public_address;
-  if (address == kPublicAddressFromAgones) {
+  if (address == config::kPublicAddressFromAgones) {
     spdlog::info("cluster: asking Agones for this GameServer's address and '{}' port",
                  config.agones.port_name);
     address = agones->PublicAddress(
@@ -74,13 +75,13 @@ std::string PublicAddress(const ServerConfig& config, uint16_t port, cluster::Ag
   return address;
 }
 
-std::unique_ptr<cluster::ClusterNode> JoinCluster(const ServerConfig& config,
+std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& config,
                                                   std::vector<cluster::ZoneClaim> zones,
-                                                  uint16_t port, net::TicketBook* tickets,
+                                                  uint16_t port, host::TicketBook* tickets,
                                                   storage::StorageWorker* storage,
-                                                  cluster::AgonesSdk* agones) {
+                                                  agones::AgonesSdk* agones) {
   if (!config.cluster.enabled) return nullptr;
-  const ClusterConfig& c = config.cluster;
+  const config::ClusterConfig& c = config.cluster;
   return std::make_unique<cluster::ClusterNode>(
       cluster::NodeOptions{.nats_url = c.nats_url,
                            .node = c.node,

@@ -6,35 +6,36 @@
 #include <memory>
 #include <vector>
 
-#include "app/server_config.h"
-#include "cluster/agones_sdk.h"
+#include "agones/agones_sdk.h"
 #include "cluster/cluster_node.h"
+#include "config/server_config.h"
 #include "zone/world_config.h"
 
 namespace zs::app {
 
 // The zones this server hosts: cluster.zones (or --zones) by name; empty = every zone. Throws
-// zone::ConfigError for a name the world does not have.
-std::vector<cluster::ZoneClaim> HostedZones(const ServerConfig& config,
+// config::ConfigError for a name the world does not have.
+std::vector<cluster::ZoneClaim> HostedZones(const config::ServerConfig& config,
                                             const zone::WorldConfig& world);
 // Ids of `zones`.
 std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones);
 // Checks what a cluster needs: hosted zones named, storage every node shares (PostgreSQL), and
 // for public_address `agones` the Agones SDK (`under_agones`: AGONES_SDK_HTTP_PORT is set).
-// Throws zone::ConfigError.
-void CheckClusterConfig(const ServerConfig& config, bool under_agones);
+// Throws config::ConfigError.
+void CheckClusterConfig(const config::ServerConfig& config, bool under_agones);
 // The address this node announces in the zone directory and hands to arriving clients:
 // public_address as configured, a ":0" port replaced by `port` (the game port this server
 // listens on), or for `agones` the GameServer's address and game port from `agones` (REQUIRES:
 // not null then), waiting at most agones.address_timeout_seconds. Throws std::runtime_error
 // (AgonesSdk::PublicAddress) when Agones does not tell.
-std::string PublicAddress(const ServerConfig& config, uint16_t port, cluster::AgonesSdk* agones);
+std::string PublicAddress(const config::ServerConfig& config, uint16_t port,
+                          agones::AgonesSdk* agones);
 // Joins the cluster (null without a `cluster:` block), announcing PublicAddress(config, port,
 // agones). Throws what PublicAddress and ClusterNode throw.
-std::unique_ptr<cluster::ClusterNode> JoinCluster(const ServerConfig& config,
+std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& config,
                                                   std::vector<cluster::ZoneClaim> zones,
-                                                  uint16_t port, net::TicketBook* tickets,
+                                                  uint16_t port, host::TicketBook* tickets,
                                                   storage::StorageWorker* storage,
-                                                  cluster::AgonesSdk* agones);
+                                                  agones::AgonesSdk* agones);
 
 }  // namespace zs::app

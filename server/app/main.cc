@@ -28,23 +28,23 @@
 #include <thread>
 #include <vector>
 
+#include "admin/admin_http.h"
+#include "admin/viewer_hub.h"
+#include "admin/web_assets.h"
+#include "agones/agones_sdk.h"
 #include "app/cluster_setup.h"
 #include "app/fd_budget.h"
-#include "app/server_config.h"
 #include "app/token_tool.h"
 #include "auth/authenticator.h"
-#include "cluster/agones_sdk.h"
-#include "net/admin_http.h"
-#include "net/churn_log.h"
-#include "net/metrics.h"
+#include "config/config_loader.h"
+#include "config/server_config.h"
+#include "host/churn_log.h"
+#include "host/metrics.h"
+#include "host/zone_runners.h"
 #include "net/server.h"
-#include "net/viewer_hub.h"
-#include "net/web_assets.h"
-#include "net/zone_runners.h"
 #include "storage/postgres_store.h"
 #include "storage/sqlite_store.h"
 #include "storage/storage_worker.h"
-#include "zone/config_loader.h"
 
 #ifndef ZS_VERSION
 #define ZS_VERSION "dev"
@@ -52,13 +52,13 @@
 
 namespace {
 
-using zs::app::ServerConfig;
+using zs::config::ServerConfig;
 
 // After the final flush's timeout, how long the storage worker may take to leave a database
 // call it is inside (a commit that has just been sent).
 constexpr double kStorageStopGraceSeconds = 2;
 
-void ScheduleStats(boost::asio::steady_timer& timer, double interval_s, zs::net::Metrics& m,
+void ScheduleStats(boost::asio::steady_timer& timer, double interval_s, zs::host::Metrics& m,
                    uint64_t last_bytes_out) {
   timer.expires_after(std::chrono::milliseconds(static_cast<int64_t>(interval_s * 1000)));
   timer.async_wait([&timer, interval_s, &m, last_bytes_out](const boost::system::error_code& ec) {
@@ -103,7 +103,7 @@ void FitConnectionsToDescriptors(ServerConfig* config) {
   }
 }
 
-// Where the zone viewer's page may be (net/web_assets.h), in order.
+// Where the zone viewer's page may be (admin/web_assets.h), in order.
 std::vector<std::filesystem::path> ViewerDirs(const ServerConfig& config) {
   std::vector<std::filesystem::path> dirs;
   if (!config.admin_web_dir.empty()) dirs.emplace_back(config.admin_web_dir);
@@ -117,8 +117,8 @@ std::vector<std::filesystem::path> ViewerDirs(const ServerConfig& config) {
 }
 
 // The viewer's page and WebSocket on the admin port.
-void EnableViewer(const ServerConfig& config, zs::net::ViewerHub* hub, zs::net::WebAssets* assets,
-                  zs::net::AdminHttp* admin) {
+void EnableViewer(const ServerConfig& config, zs::admin::ViewerHub* hub,
+                  zs::admin::WebAssets* assets, zs::admin::AdminHttp* admin) {
   std::string missing;
   if (!assets->Load(ViewerDirs(config), &missing)) spdlog::warn("/viewer is off: {}", missing);
   admin->EnableViewer(
@@ -127,8 +127,8 @@ void EnableViewer(const ServerConfig& config, zs::net::ViewerHub* hub, zs::net::
 
 // The configured character store. Throws storage::StartupError (corrupt file, newer schema,
 // unreachable server), which ends start-up with its message.
-std::unique_ptr<zs::storage::CharacterStore> OpenStore(const zs::app::StorageConfig& c) {
-  if (c.backend == zs::app::StorageBackend::kPostgres) {
+std::unique_ptr<zs::storage::CharacterStore> OpenStore(const zs::config::StorageConfig& c) {
+  if (c.backend == zs::config::StorageBackend::kPostgres) {
     return zs::storage::OpenPostgresStore(c.postgres);
   }
   return zs::storage::OpenSqliteStore(c.sqlite_path);
@@ -138,7 +138,7 @@ std::unique_ptr<zs::storage::CharacterStore> OpenStore(const zs::app::StorageCon
 // to storage, and the worker gets at most storage.shutdown_timeout_seconds to write it all.
 // false: the worker is still inside the database (it stopped answering) and was left there;
 // the process must end with std::_Exit instead of waiting for it.
-bool SaveOnShutdown(zs::net::ZoneRunners& runners, zs::storage::StorageWorker& storage,
+bool SaveOnShutdown(zs::host::ZoneRunners& runners, zs::storage::StorageWorker& storage,
                     double timeout_s) {
   runners.SaveEveryone();
   const auto start = std::chrono::steady_clock::now();
@@ -161,20 +161,20 @@ bool SaveOnShutdown(zs::net::ZoneRunners& runners, zs::storage::StorageWorker& s
 }
 
 // AGONES_SDK_HTTP_PORT, read with the rest of the configuration: a bad value is a config error.
-std::optional<zs::cluster::AgonesSdkOptions> AgonesFromEnvironment() {
+std::optional<zs::agones::AgonesSdkOptions> AgonesFromEnvironment() {
   try {
-    return zs::cluster::AgonesSdk::FromEnvironment([](const char* n) { return std::getenv(n); });
+    return zs::agones::AgonesSdk::FromEnvironment([](const char* n) { return std::getenv(n); });
   } catch (const std::invalid_argument& e) {
-    throw zs::zone::ConfigError(e.what());
+    throw zs::config::ConfigError(e.what());
   }
 }
 
-// Under Agones (cluster/agones_sdk.h): Ready now that both ports listen, then Health every
+// Under Agones (agones/agones_sdk.h): Ready now that both ports listen, then Health every
 // agones.health_interval_seconds. nullptr outside Agones. Neither call waits for the sidecar.
-std::unique_ptr<zs::cluster::AgonesSdk> StartAgones(
-    const std::optional<zs::cluster::AgonesSdkOptions>& options, const zs::app::AgonesConfig& c) {
+std::unique_ptr<zs::agones::AgonesSdk> StartAgones(
+    const std::optional<zs::agones::AgonesSdkOptions>& options, const zs::config::AgonesConfig& c) {
   if (!options) return nullptr;
-  auto sdk = std::make_unique<zs::cluster::AgonesSdk>(*options);
+  auto sdk = std::make_unique<zs::agones::AgonesSdk>(*options);
   sdk->Ready();
   sdk->StartHealth(std::chrono::milliseconds(std::lround(c.health_interval_seconds * 1000)));
   return sdk;
@@ -229,10 +229,10 @@ int main(int argc, char** argv) {
 
   ServerConfig config;
   zs::zone::WorldConfig world_config;
-  std::optional<zs::cluster::AgonesSdkOptions> agones_options;
+  std::optional<zs::agones::AgonesSdkOptions> agones_options;
   try {
-    config = zs::app::LoadServerConfig(config_path);
-    zs::app::ApplyEnvironment([](const char* name) { return std::getenv(name); }, &config);
+    config = zs::config::LoadServerConfig(config_path);
+    zs::config::ApplyEnvironment([](const char* name) { return std::getenv(name); }, &config);
     if (listen) config.listen_address = *listen;
     if (port) config.port = *port;
     if (admin_listen) config.admin_address = *admin_listen;
@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
     if (!zones.empty()) config.cluster.zones = zones;
     agones_options = AgonesFromEnvironment();
     zs::app::CheckClusterConfig(config, agones_options.has_value());
-    world_config = zs::zone::LoadWorldConfig(config.world_path);
+    world_config = zs::config::LoadWorldConfig(config.world_path);
     if (config.tick_rate) {  // durations in the world were converted at the world's rate
       const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
       const auto rescale = [scale](uint32_t ticks) {
@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
       }
       world_config.tick_rate = *config.tick_rate;
     }
-  } catch (const zs::zone::ConfigError& e) {
+  } catch (const zs::config::ConfigError& e) {
     std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
     return 2;
   }
@@ -271,17 +271,18 @@ int main(int argc, char** argv) {
   FitConnectionsToDescriptors(&config);
 
   boost::asio::io_context io(static_cast<int>(config.io_threads));
-  zs::net::Metrics metrics;
+  zs::host::Metrics metrics;
   const unsigned workers = config.sim_threads != 0
                                ? config.sim_threads
                                : std::max(1u, std::thread::hardware_concurrency());
-  zs::net::ChurnLog churn;
+  zs::host::ChurnLog churn;
   std::string secret;
   std::unique_ptr<zs::storage::CharacterStore> store;
   try {
-    secret = zs::app::ResolveAuthSecret(config.auth, [](const char* n) { return std::getenv(n); });
+    secret =
+        zs::config::ResolveAuthSecret(config.auth, [](const char* n) { return std::getenv(n); });
     store = OpenStore(config.storage);
-  } catch (const zs::zone::ConfigError& e) {
+  } catch (const zs::config::ConfigError& e) {
     std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {  // storage::StartupError
@@ -297,34 +298,34 @@ int main(int argc, char** argv) {
                                          .secret = std::move(secret),
                                          .max_token_ttl_seconds = config.auth.max_token_ttl_seconds,
                                          .replay_cache_size = config.auth.replay_cache_size});
-  zs::net::TicketBook tickets({.ttl_seconds = config.cluster.ticket_seconds});
+  zs::host::TicketBook tickets({.ttl_seconds = config.cluster.ticket_seconds});
   std::vector<zs::cluster::ZoneClaim> hosted;
   std::unique_ptr<zs::cluster::ClusterNode> node;
   try {
     hosted = zs::app::HostedZones(config, world_config);
-  } catch (const zs::zone::ConfigError& e) {
+  } catch (const zs::config::ConfigError& e) {
     std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
     return 2;
   }
   const std::vector<uint32_t> hosted_ids = zs::app::ZoneIds(hosted);
   // One runner per hosted zone, each ticking on its own thread.
-  zs::net::ZoneRunners runners(world_config, &metrics, workers, &churn,
-                               {.storage = &storage,
-                                .checkpoint_seconds = config.storage.checkpoint_seconds,
-                                .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
-                                .handoff = nullptr,  // attached once listening (JoinCluster below)
-                                .tickets = &tickets},
-                               hosted_ids);
+  zs::host::ZoneRunners runners(world_config, &metrics, workers, &churn,
+                                {.storage = &storage,
+                                 .checkpoint_seconds = config.storage.checkpoint_seconds,
+                                 .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
+                                 .handoff = nullptr,  // attached once listening (JoinCluster below)
+                                 .tickets = &tickets},
+                                hosted_ids);
   zs::net::Server server(io, config.limits, &runners, &metrics, &churn, &authenticator, &tickets);
-  zs::net::AdminHttp admin(io, &metrics, config.admin_max_connections);
+  zs::admin::AdminHttp admin(io, &metrics, config.admin_max_connections);
   // The viewer offers the zones this process hosts (on a cluster node, not the whole world's).
-  zs::net::ViewerHub viewers(
+  zs::admin::ViewerHub viewers(
       io, world_config, &metrics,
       {.max_viewers = config.admin_max_viewers, .stall_seconds = config.admin_viewer_stall_s},
       hosted_ids);
-  zs::net::WebAssets web_assets;
+  zs::admin::WebAssets web_assets;
   EnableViewer(config, &viewers, &web_assets, &admin);
-  std::vector<std::unique_ptr<zs::net::TickObserver>> viewer_taps;  // one per runner
+  std::vector<std::unique_ptr<zs::host::TickObserver>> viewer_taps;  // one per runner
   for (size_t r = 0; r < runners.size(); ++r) {
     runners.SetObserver(r, viewer_taps.emplace_back(viewers.NewTap()).get());
   }

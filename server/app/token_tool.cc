@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "app/server_config.h"
 #include "auth/token.h"
+#include "config/config_loader.h"
+#include "config/server_config.h"
 #include "wire/player_name.h"
-#include "zone/config_loader.h"
 
 namespace zs::app {
 
@@ -32,15 +32,15 @@ int RunTokenTool(const TokenToolArgs& args, const std::string& config_path) {
   }
   std::string secret;
   try {
-    AuthConfig auth{.mode = auth::AuthMode::kToken,
-                    .secret_file = args.secret_file,
-                    .secret_env = args.secret_env};
+    config::AuthConfig auth{.mode = auth::AuthMode::kToken,
+                            .secret_file = args.secret_file,
+                            .secret_env = args.secret_env};
     if (args.secret_file.empty() && args.secret_env.empty()) {
-      auth = LoadServerConfig(config_path).auth;
+      auth = config::LoadServerConfig(config_path).auth;
       auth.mode = auth::AuthMode::kToken;
     }
-    secret = ResolveAuthSecret(auth, [](const char* n) { return std::getenv(n); });
-  } catch (const zone::ConfigError& e) {
+    secret = config::ResolveAuthSecret(auth, [](const char* n) { return std::getenv(n); });
+  } catch (const config::ConfigError& e) {
     std::fprintf(stderr, "zone_server token: %s\n", e.what());
     return 2;
   }

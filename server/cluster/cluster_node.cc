@@ -19,8 +19,8 @@ int64_t WallMs() {
       .count();
 }
 
-net::HandoffAnswer Unreachable(std::string why) {
-  return {.outcome = net::HandoffAnswer::Outcome::kUnreachable,
+host::HandoffAnswer Unreachable(std::string why) {
+  return {.outcome = host::HandoffAnswer::Outcome::kUnreachable,
           .ticket = {},
           .address = {},
           .reason = std::move(why)};
@@ -29,7 +29,7 @@ net::HandoffAnswer Unreachable(std::string why) {
 }  // namespace
 
 ClusterNode::ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones,
-                         net::TicketBook* tickets, storage::StorageWorker* storage)
+                         host::TicketBook* tickets, storage::StorageWorker* storage)
     : options_(std::move(options)), zones_(std::move(zones)), tickets_(tickets), storage_(storage) {
   bus_ = std::make_unique<NatsBus>(BusOptions{.url = options_.nats_url, .name = options_.node});
   directory_ = std::make_unique<ZoneDirectory>(
@@ -68,7 +68,7 @@ void ClusterNode::Release() {
   if (directory_) directory_->Release();
 }
 
-void ClusterNode::Offer(net::HandoffOffer offer, std::function<void(net::HandoffAnswer)> done) {
+void ClusterNode::Offer(host::HandoffOffer offer, std::function<void(host::HandoffAnswer)> done) {
   {
     std::lock_guard lock(mu_);
     if (!stopping_ && jobs_.size() < options_.max_queued_offers) {
@@ -95,7 +95,7 @@ void ClusterNode::Work() {
 }
 
 // The source side: who hosts the zone, and will it take the character?
-net::HandoffAnswer ClusterNode::Handle(const net::HandoffOffer& offer) {
+host::HandoffAnswer ClusterNode::Handle(const host::HandoffOffer& offer) {
   const uint32_t zone = offer.character.state.zone;
   const LookupResult owner = directory_->Lookup(zone);
   if (owner.status == LookupStatus::kNone) {
@@ -114,12 +114,12 @@ net::HandoffAnswer ClusterNode::Handle(const net::HandoffOffer& offer) {
                        r.error);
   }
   if (r.reply.outcome != HandoffOutcome::kAccepted) {
-    return {.outcome = net::HandoffAnswer::Outcome::kRefused,
+    return {.outcome = host::HandoffAnswer::Outcome::kRefused,
             .ticket = {},
             .address = {},
             .reason = std::string(HandoffOutcomeName(r.reply.outcome)) + ": " + r.reply.reason};
   }
-  return {.outcome = net::HandoffAnswer::Outcome::kAccepted,
+  return {.outcome = host::HandoffAnswer::Outcome::kAccepted,
           .ticket = r.reply.ticket,
           .address = r.reply.address,
           .reason = {}};

@@ -7,9 +7,10 @@
 // where it is), and the HandoffPort the zone runner uses to offer players to other nodes (a small
 // pool of threads does the blocking lookups and requests, off the tick thread).
 //
-// The zone runners and the sessions never see NATS: they see net::HandoffPort and net::TicketBook.
-// Threads: Offer may be called from any thread; `done` runs on a pool thread. Release() at a
-// graceful shutdown, before destruction (destruction alone looks like a crash to the others).
+// The zone runners and the sessions never see NATS: they see host::HandoffPort and
+// host::TicketBook. Threads: Offer may be called from any thread; `done` runs on a pool thread.
+// Release() at a graceful shutdown, before destruction (destruction alone looks like a crash to the
+// others).
 #pragma once
 
 #include <condition_variable>
@@ -25,8 +26,8 @@
 #include "cluster/handoff.h"
 #include "cluster/nats_bus.h"
 #include "cluster/zone_directory.h"
-#include "net/handoff_port.h"
-#include "net/ticket_book.h"
+#include "host/handoff_port.h"
+#include "host/ticket_book.h"
 #include "storage/storage_worker.h"
 
 namespace zs::cluster {
@@ -41,33 +42,33 @@ struct NodeOptions {
   size_t max_queued_offers = 10000;
 };
 
-class ClusterNode : public net::HandoffPort {
+class ClusterNode : public host::HandoffPort {
  public:
   // Connects, claims `zones` (id, name) and serves their hand-offs. Throws BusError or
   // DirectoryError (start-up: cannot connect), or std::runtime_error with the claim's message
   // (a zone hosted by another node).
-  ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones, net::TicketBook* tickets,
+  ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones, host::TicketBook* tickets,
               storage::StorageWorker* storage);
   ~ClusterNode() override;
   ClusterNode(const ClusterNode&) = delete;
   ClusterNode& operator=(const ClusterNode&) = delete;
 
-  void Offer(net::HandoffOffer offer, std::function<void(net::HandoffAnswer)> done) override;
+  void Offer(host::HandoffOffer offer, std::function<void(host::HandoffAnswer)> done) override;
   // Graceful shutdown: no more offers; the directory entries are deleted at once.
   void Release();
 
  private:
   struct Job {
-    net::HandoffOffer offer;
-    std::function<void(net::HandoffAnswer)> done;
+    host::HandoffOffer offer;
+    std::function<void(host::HandoffAnswer)> done;
   };
   void Work();
-  net::HandoffAnswer Handle(const net::HandoffOffer& offer);
+  host::HandoffAnswer Handle(const host::HandoffOffer& offer);
   HandoffReply Decide(const HandoffRequest& request);
 
   const NodeOptions options_;
   std::vector<ZoneClaim> zones_;
-  net::TicketBook* tickets_;
+  host::TicketBook* tickets_;
   storage::StorageWorker* storage_;
   std::unique_ptr<NatsBus> bus_;
   std::unique_ptr<ZoneDirectory> directory_;

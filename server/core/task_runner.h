@@ -6,7 +6,7 @@
 // Contract for callers (what makes results independent of the thread count): fn(i, w) writes only
 // to data owned by index i or by worker w, and what it writes for index i does not depend on w or
 // on the order of calls. InlineRunner (here) runs everything on the calling thread; a real pool
-// lives in the network layer (net/worker_pool.h), so `core` and `zone` stay free of threads.
+// lives in the network layer (host/worker_pool.h), so `core` and `zone` stay free of threads.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,8 @@
 // Interest management: of everything a player may see, what is it sent, and how often?
 //
 // The AOI circle says who *may* be seen; an InterestPolicy decides who *is* sent, so a crowd
-// costs O(N*K) instead of O(N^2) (DESIGN.md "Interest"). The zone owns one policy per zone and
-// calls it in two phases each tick:
+// costs O(N*K) instead of O(N^2) (docs/architecture.md "Interest"). The zone owns one policy per
+// zone and calls it in two phases each tick:
 //   1. BeginTick(frame), on one thread: the policy sizes its scratch for the tick;
 //   2. BuildView(frame, viewer, worker, out) once per player, possibly on several threads at once
 //      (distinct viewers, distinct `worker` numbers). It reads only the frame and that viewer's own

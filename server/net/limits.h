@@ -1,5 +1,5 @@
-// Limits for untrusted clients (DESIGN.md "Untrusted input and limits"). Defaults are the
-// design's; every one can be changed in config/server.yaml or on the command line.
+// Limits for untrusted clients (docs/architecture.md "Untrusted input and limits"). Defaults are
+// the design's; every one can be changed in config/server.yaml or on the command line.
 #pragma once
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
-#include "net/clock.h"
+#include "host/clock.h"
 #include "net/session.h"
 #include "wire/encoder.h"
 
@@ -12,8 +12,9 @@ namespace zs::net {
 
 namespace asio = boost::asio;
 
-Server::Server(asio::io_context& io, Limits limits, PlayerPort* players, Metrics* metrics,
-               ChurnLog* churn, auth::Authenticator* auth, TicketBook* tickets)
+Server::Server(asio::io_context& io, Limits limits, host::PlayerPort* players,
+               host::Metrics* metrics, host::ChurnLog* churn, auth::Authenticator* auth,
+               host::TicketBook* tickets)
     : io_(io),
       limits_(limits),
       players_(players),
@@ -37,9 +38,9 @@ void Server::Listen(const std::string& address, uint16_t port) {
 }
 
 template <typename... Args>
-void Server::LogChurn(ChurnLog::Kind kind, const std::string& reason,
+void Server::LogChurn(host::ChurnLog::Kind kind, const std::string& reason,
                       spdlog::format_string_t<Args...> fmt, Args&&... args) {
-  if (churn_->Admit(kind, reason, MonotonicSeconds())) {
+  if (churn_->Admit(kind, reason, host::MonotonicSeconds())) {
     spdlog::info(fmt, std::forward<Args>(args)...);
   }
 }
@@ -48,62 +49,66 @@ void Server::ScheduleChurnSummary() {
   churn_timer_.expires_after(std::chrono::seconds(1));
   churn_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
-    if (auto line = churn_->TakeSummary(MonotonicSeconds())) spdlog::info("{}", *line);
+    if (auto line = churn_->TakeSummary(host::MonotonicSeconds())) spdlog::info("{}", *line);
     ScheduleChurnSummary();
   });
 }
 
 void Server::Accept() {
-  acceptor_.async_accept(asio::make_strand(io_), [this](const boost::system::error_code& ec,
-                                                        asio::ip::tcp::socket s) {
-    if (ec) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      // Out of file descriptors and the like: back off instead of spinning.
-      if (churn_->Admit(ChurnLog::Kind::kAcceptFailed, ec.message(), MonotonicSeconds())) {
-        spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
-      }
-      accept_retry_.expires_after(std::chrono::milliseconds(250));
-      accept_retry_.async_wait([this](const boost::system::error_code& e) {
-        if (!e && acceptor_.is_open()) Accept();
-      });
-      return;
-    }
-    boost::system::error_code peer_ec;
-    const auto remote = s.remote_endpoint(peer_ec);
-    const std::string ip = peer_ec ? "?" : remote.address().to_string();
-    std::shared_ptr<Session> session;
-    std::string refusal;
-    {
-      std::lock_guard lock(mu_);
-      if (stopping_) {
-        refusal = "shutting down";
-      } else if (sessions_.size() >= limits_.max_connections) {
-        refusal = "server full";
-      } else if (per_ip_[ip] >= limits_.max_connections_per_ip) {
-        refusal = "too many connections from your address";
-      } else {
-        const uint64_t id = next_id_++;
-        session = std::make_shared<Session>(std::move(s), id, ip, this);
-        sessions_[id] = session;
-        ++per_ip_[ip];
-      }
-    }
-    if (session) {
-      metrics_->connections.fetch_add(1, std::memory_order_relaxed);
-      metrics_->connections_total.fetch_add(1, std::memory_order_relaxed);
-      LogChurn(ChurnLog::Kind::kConnected, "", "session {} connected from {}", session->id(), ip);
-      session->Start();
-    } else {
-      // NOLINTNEXTLINE(bugprone-use-after-move): `s` was moved above only if a session was made
-      Refuse(std::move(s), ip, refusal);
-    }
-    bool stopping;
-    {
-      std::lock_guard lock(mu_);
-      stopping = stopping_;
-    }
-    if (!stopping) Accept();
-  });
+  acceptor_.async_accept(asio::make_strand(io_),
+                         [this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+                           if (ec) {
+                             if (ec == asio::error::operation_aborted || !acceptor_.is_open())
+                               return;
+                             // Out of file descriptors and the like: back off instead of spinning.
+                             if (churn_->Admit(host::ChurnLog::Kind::kAcceptFailed, ec.message(),
+                                               host::MonotonicSeconds())) {
+                               spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
+                             }
+                             accept_retry_.expires_after(std::chrono::milliseconds(250));
+                             accept_retry_.async_wait([this](const boost::system::error_code& e) {
+                               if (!e && acceptor_.is_open()) Accept();
+                             });
+                             return;
+                           }
+                           boost::system::error_code peer_ec;
+                           const auto remote = s.remote_endpoint(peer_ec);
+                           const std::string ip = peer_ec ? "?" : remote.address().to_string();
+                           std::shared_ptr<Session> session;
+                           std::string refusal;
+                           {
+                             std::lock_guard lock(mu_);
+                             if (stopping_) {
+                               refusal = "shutting down";
+                             } else if (sessions_.size() >= limits_.max_connections) {
+                               refusal = "server full";
+                             } else if (per_ip_[ip] >= limits_.max_connections_per_ip) {
+                               refusal = "too many connections from your address";
+                             } else {
+                               const uint64_t id = next_id_++;
+                               session = std::make_shared<Session>(std::move(s), id, ip, this);
+                               sessions_[id] = session;
+                               ++per_ip_[ip];
+                             }
+                           }
+                           if (session) {
+                             metrics_->connections.fetch_add(1, std::memory_order_relaxed);
+                             metrics_->connections_total.fetch_add(1, std::memory_order_relaxed);
+                             LogChurn(host::ChurnLog::Kind::kConnected, "",
+                                      "session {} connected from {}", session->id(), ip);
+                             session->Start();
+                           } else {
+                             // NOLINTNEXTLINE(bugprone-use-after-move): `s` was moved above only if
+                             // a session was made
+                             Refuse(std::move(s), ip, refusal);
+                           }
+                           bool stopping;
+                           {
+                             std::lock_guard lock(mu_);
+                             stopping = stopping_;
+                           }
+                           if (!stopping) Accept();
+                         });
 }
 
 void Server::Refuse(asio::ip::tcp::socket s, const std::string& ip, const std::string& refusal) {
@@ -111,7 +116,8 @@ void Server::Refuse(asio::ip::tcp::socket s, const std::string& ip, const std::s
   // completes at once, so a refused connection holds its descriptor only briefly.
   metrics_->connections_refused.fetch_add(1, std::memory_order_relaxed);
   metrics_->Kick("refused");
-  LogChurn(ChurnLog::Kind::kRefused, refusal, "refused a connection from {}: {}", ip, refusal);
+  LogChurn(host::ChurnLog::Kind::kRefused, refusal, "refused a connection from {}: {}", ip,
+           refusal);
   auto frame =
       std::make_shared<std::string>(wire::ErrorFrame(wire::ErrorCode::kServerFull, refusal));
   auto sock = std::make_shared<asio::ip::tcp::socket>(std::move(s));
@@ -136,7 +142,8 @@ void Server::OnClosed(const Session& s, const std::string& reason) {
   metrics_->connections.fetch_sub(1, std::memory_order_relaxed);
   const bool client_side = reason == "client_closed" || reason == "logout";
   if (!client_side) metrics_->Kick(reason);
-  LogChurn(ChurnLog::Kind::kDisconnected, reason, "session {} disconnected: {}", s.id(), reason);
+  LogChurn(host::ChurnLog::Kind::kDisconnected, reason, "session {} disconnected: {}", s.id(),
+           reason);
   if (done) done();
 }
 
@@ -162,7 +169,7 @@ void Server::Shutdown(const std::string& reason, std::function<void()> done) {
     accept_retry_.cancel();
     churn_timer_.cancel();
     acceptor_.close(ignored);
-    if (auto line = churn_->TakeSummary(MonotonicSeconds(), /*flush=*/true))
+    if (auto line = churn_->TakeSummary(host::MonotonicSeconds(), /*flush=*/true))
       spdlog::info("{}", *line);
   });
   spdlog::info("shutting down: kicking {} clients ({})", all.size(), reason);

@@ -18,11 +18,11 @@
 #include <unordered_map>
 
 #include "auth/authenticator.h"
-#include "net/churn_log.h"
+#include "host/churn_log.h"
+#include "host/metrics.h"
+#include "host/player_port.h"
+#include "host/ticket_book.h"
 #include "net/limits.h"
-#include "net/metrics.h"
-#include "net/player_port.h"
-#include "net/ticket_book.h"
 
 namespace zs::net {
 
@@ -33,8 +33,9 @@ class Server {
   // `churn`: where per-connection log lines are throttled (shared with the zone runner).
   // `auth`: who a Hello logs in as (mode none or token).
   // `tickets`: characters handed to this server by others (null: none are).
-  Server(boost::asio::io_context& io, Limits limits, PlayerPort* players, Metrics* metrics,
-         ChurnLog* churn, auth::Authenticator* auth, TicketBook* tickets = nullptr);
+  Server(boost::asio::io_context& io, Limits limits, host::PlayerPort* players,
+         host::Metrics* metrics, host::ChurnLog* churn, auth::Authenticator* auth,
+         host::TicketBook* tickets = nullptr);
 
   // Binds and starts accepting. Throws on a bad address or a port in use (start-up error).
   void Listen(const std::string& address, uint16_t port);
@@ -46,10 +47,10 @@ class Server {
 
   // For sessions.
   [[nodiscard]] const Limits& limits() const { return limits_; }
-  [[nodiscard]] PlayerPort& players() { return *players_; }
-  [[nodiscard]] Metrics& metrics() { return *metrics_; }
+  [[nodiscard]] host::PlayerPort& players() { return *players_; }
+  [[nodiscard]] host::Metrics& metrics() { return *metrics_; }
   [[nodiscard]] auth::Authenticator& authenticator() { return *auth_; }
-  [[nodiscard]] TicketBook* tickets() { return tickets_; }
+  [[nodiscard]] host::TicketBook* tickets() { return tickets_; }
   void OnClosed(const Session& s, const std::string& reason);
   [[nodiscard]] size_t session_count() const;
 
@@ -59,16 +60,16 @@ class Server {
   void ScheduleChurnSummary();
   // Logs one per-connection line unless churn suppresses it (then it is only counted).
   template <typename... Args>
-  void LogChurn(ChurnLog::Kind kind, const std::string& reason,
+  void LogChurn(host::ChurnLog::Kind kind, const std::string& reason,
                 spdlog::format_string_t<Args...> fmt, Args&&... args);
 
   boost::asio::io_context& io_;
   Limits limits_;
-  PlayerPort* players_;
-  Metrics* metrics_;
-  ChurnLog* churn_;
+  host::PlayerPort* players_;
+  host::Metrics* metrics_;
+  host::ChurnLog* churn_;
   auth::Authenticator* auth_;
-  TicketBook* tickets_;
+  host::TicketBook* tickets_;
   boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand: accept and close never race
   boost::asio::steady_timer accept_retry_;   // on the acceptor's strand
   boost::asio::steady_timer churn_timer_;    // on the acceptor's strand

@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "net/clock.h"
+#include "host/clock.h"
 #include "net/server.h"
 #include "wire/protocol.h"
 
@@ -39,7 +39,7 @@ Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer, Se
       skill_rate_(limits_.skill_rate),
       ping_rate_(limits_.ping_rate) {}
 
-double Session::Now() const { return MonotonicSeconds(); }
+double Session::Now() const { return host::MonotonicSeconds(); }
 
 void Session::Start() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
@@ -136,7 +136,7 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
     return false;
   }
   if (!in.ticket.empty()) return HandleTicket(in.ticket);
-  const std::optional<LoginIdentity> who = Identify(in);
+  const std::optional<host::LoginIdentity> who = Identify(in);
   if (!who) return false;
   state_ = State::kJoining;
   login_timer_.cancel();
@@ -147,9 +147,9 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
 }
 
 bool Session::HandleTicket(const std::string& ticket) {
-  TicketBook* book = server_->tickets();
+  host::TicketBook* book = server_->tickets();
   std::optional<storage::CharacterRecord> character =
-      book != nullptr ? book->Redeem(ticket, MonotonicSeconds()) : std::nullopt;
+      book != nullptr ? book->Redeem(ticket, host::MonotonicSeconds()) : std::nullopt;
   if (!character) {
     server_->metrics().LoginRefused("bad_ticket");
     Fail(wire::ErrorCode::kBadTicket, "unknown, used or expired ticket", "bad_ticket");
@@ -163,18 +163,18 @@ bool Session::HandleTicket(const std::string& ticket) {
   return true;
 }
 
-std::optional<LoginIdentity> Session::Identify(const wire::ClientIntent& in) {
+std::optional<host::LoginIdentity> Session::Identify(const wire::ClientIntent& in) {
   auth::Authenticator& auth = server_->authenticator();
   if (auth.mode() == auth::AuthMode::kNone) {
     if (in.name_problem != wire::NameProblem::kNone) {  // a token came with it: not refused yet
       Fail(wire::ErrorCode::kBadName, wire::NameProblemText(in.name_problem), "bad_name");
       return std::nullopt;
     }
-    return LoginIdentity{.account = 0, .name = in.player_name};
+    return host::LoginIdentity{.account = 0, .name = in.player_name};
   }
   auth::Identity id;
   const auth::Refusal refusal =
-      auth.Check(in.auth_token, static_cast<int64_t>(WallClockMs() / 1000), &id);
+      auth.Check(in.auth_token, static_cast<int64_t>(host::WallClockMs() / 1000), &id);
   if (refusal != auth::Refusal::kNone) {
     // The client learns only that it failed; the log and the metric say why.
     const std::string why = std::string("auth_") + auth::RefusalName(refusal);
@@ -182,7 +182,7 @@ std::optional<LoginIdentity> Session::Identify(const wire::ClientIntent& in) {
     Fail(wire::ErrorCode::kAuthFailed, "authentication failed", why);
     return std::nullopt;
   }
-  return LoginIdentity{.account = id.account, .name = std::move(id.name)};
+  return host::LoginIdentity{.account = id.account, .name = std::move(id.name)};
 }
 
 bool Session::HandleFrame(const std::string& frame) {
@@ -224,11 +224,11 @@ bool Session::HandleFrame(const std::string& frame) {
       NoteInput();
       break;
     case wire::ClientKind::kPing:  // not activity: a client that only pings is idle
-      Enqueue(wire::PongFrame(in.client_time, server_->players().TickOf(id_), WallClockMs()),
-              FrameKind::kControl);
+      Enqueue(wire::PongFrame(in.client_time, server_->players().TickOf(id_), host::WallClockMs()),
+              host::FrameKind::kControl);
       break;
     case wire::ClientKind::kLogout:
-      Enqueue(wire::KickFrame("logout"), FrameKind::kControl);
+      Enqueue(wire::KickFrame("logout"), host::FrameKind::kControl);
       BeginClose("logout");
       return false;
     case wire::ClientKind::kHello:
@@ -270,18 +270,18 @@ void Session::ArmIdle(double after_s) {
       self->ArmIdle(self->limits_.idle_timeout_s - quiet);
       return;
     }
-    self->Enqueue(wire::KickFrame("idle"), FrameKind::kControl);
+    self->Enqueue(wire::KickFrame("idle"), host::FrameKind::kControl);
     self->BeginClose("idle");
   });
 }
 
 void Session::Fail(wire::ErrorCode code, const std::string& text, const std::string& reason) {
   if (state_ == State::kClosing || state_ == State::kClosed) return;
-  Enqueue(wire::ErrorFrame(code, text), FrameKind::kControl);
+  Enqueue(wire::ErrorFrame(code, text), host::FrameKind::kControl);
   BeginClose(reason);
 }
 
-void Session::DeliverFrame(std::string frame, FrameKind kind) {
+void Session::DeliverFrame(std::string frame, host::FrameKind kind) {
   asio::post(socket_.get_executor(),
              [self = shared_from_this(), f = std::move(frame), kind]() mutable {
                if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
@@ -289,7 +289,7 @@ void Session::DeliverFrame(std::string frame, FrameKind kind) {
              });
 }
 
-void Session::DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) {
+void Session::DeliverShared(std::shared_ptr<const std::string> frame, host::FrameKind kind) {
   asio::post(socket_.get_executor(),
              [self = shared_from_this(), f = std::move(frame), kind]() mutable {
                if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
@@ -301,20 +301,20 @@ void Session::DeliverShared(std::shared_ptr<const std::string> frame, FrameKind 
 void Session::CloseWith(std::string last_frame, std::string reason) {
   asio::post(socket_.get_executor(), [self = shared_from_this(), f = std::move(last_frame),
                                       r = std::move(reason)]() mutable {
-    if (!f.empty()) self->Enqueue(std::move(f), FrameKind::kControl);
+    if (!f.empty()) self->Enqueue(std::move(f), host::FrameKind::kControl);
     self->BeginClose(r);
   });
 }
 
-void Session::Enqueue(std::string frame, FrameKind kind) {
+void Session::Enqueue(std::string frame, host::FrameKind kind) {
   const size_t size = frame.size();
   Enqueue(Chunk{std::make_shared<const std::string>(std::move(frame)), 0, size}, kind);
 }
 
-void Session::Enqueue(Chunk chunk, FrameKind kind) {
-  const bool tick = kind != FrameKind::kControl;
+void Session::Enqueue(Chunk chunk, host::FrameKind kind) {
+  const bool tick = kind != host::FrameKind::kControl;
   if (state_ == State::kClosed || (state_ == State::kClosing && tick)) return;
-  if (kind == FrameKind::kResyncTick && awaiting_resync_) {
+  if (kind == host::FrameKind::kResyncTick && awaiting_resync_) {
     awaiting_resync_ = false;  // the full picture: the client starts over from here
   } else if (tick && writing_ && Now() - last_progress_s_ > limits_.stall_timeout_s) {
     // The kernel has taken nothing for the whole stall timeout, however small the queue: a
@@ -352,7 +352,7 @@ void Session::Enqueue(Chunk chunk, FrameKind kind) {
 }
 
 void Session::KickSlowReader() {
-  Enqueue(wire::KickFrame("slow_reader"), FrameKind::kControl);  // if it ever reads again
+  Enqueue(wire::KickFrame("slow_reader"), host::FrameKind::kControl);  // if it ever reads again
   BeginClose("slow_reader");
 }
 

@@ -28,8 +28,8 @@
 #include <optional>
 #include <string>
 
+#include "host/player_port.h"
 #include "net/limits.h"
-#include "net/player_port.h"
 #include "wire/encoder.h"
 #include "wire/frame_codec.h"
 #include "wire/protocol.h"
@@ -38,15 +38,15 @@ namespace zs::net {
 
 class Server;
 
-class Session : public SessionSink, public std::enable_shared_from_this<Session> {
+class Session : public host::SessionSink, public std::enable_shared_from_this<Session> {
  public:
   Session(boost::asio::ip::tcp::socket socket, uint64_t id, std::string peer, Server* server);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
-  void DeliverFrame(std::string frame, FrameKind kind) override;
-  void DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) override;
+  void DeliverFrame(std::string frame, host::FrameKind kind) override;
+  void DeliverShared(std::shared_ptr<const std::string> frame, host::FrameKind kind) override;
   void CloseWith(std::string last_frame, std::string reason) override;
 
   [[nodiscard]] uint64_t id() const { return id_; }
@@ -63,7 +63,7 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   bool HandleHello(const wire::ClientIntent& in);  // false when the session is closing
   // Who the Hello logs in as (auth mode none: its name; token: its token), or nullopt after
   // failing the session (BAD_NAME, AUTH_FAILED).
-  std::optional<LoginIdentity> Identify(const wire::ClientIntent& in);
+  std::optional<host::LoginIdentity> Identify(const wire::ClientIntent& in);
   // A Hello with a hand-off ticket (v5): the character handed to this server, or BAD_TICKET.
   bool HandleTicket(const std::string& ticket);
   void FailParse(wire::ParseError err, const wire::ClientIntent& in);
@@ -82,8 +82,8 @@ class Session : public SessionSink, public std::enable_shared_from_this<Session>
   // gives each client a buffer of its own), plus the bookkeeping of the buffer and queue entry.
   static constexpr size_t kChunkOverhead = 96;
   static size_t Cost(const Chunk& c) { return c.buffer->capacity() + kChunkOverhead; }
-  void Enqueue(Chunk chunk, FrameKind kind);
-  void Enqueue(std::string frame, FrameKind kind);
+  void Enqueue(Chunk chunk, host::FrameKind kind);
+  void Enqueue(std::string frame, host::FrameKind kind);
   void WriteMore();
   void Account(int64_t delta);  // queued_bytes_ and the server-wide gauge
   // Over the byte cap with `extra` more, the oldest queued frame waited too long, or behind

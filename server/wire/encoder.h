@@ -1,11 +1,11 @@
 // Server -> client frames. Each function returns one complete frame (varint length prefix +
 // ServerMessage), ready to append to a connection's send queue.
 //
-// TickEncoder follows DESIGN.md: each entity's EntityEnter, each field of its EntityUpdate, its
-// move delta, and each hit event are encoded once per tick; a player's TickUpdate is then
-// assembled from those shared pieces by copying bytes (protobuf's wire format lets a message be
-// written as tag + length + its fields in any order, so an update with any set of fields is a
-// concatenation of pieces). The per-entity and per-view phases may run on a TaskRunner. Not
+// TickEncoder follows docs/architecture.md: each entity's EntityEnter, each field of its
+// EntityUpdate, its move delta, and each hit event are encoded once per tick; a player's TickUpdate
+// is then assembled from those shared pieces by copying bytes (protobuf's wire format lets a
+// message be written as tag + length + its fields in any order, so an update with any set of fields
+// is a concatenation of pieces). The per-entity and per-view phases may run on a TaskRunner. Not
 // thread-safe otherwise: one per zone.
 #pragma once
 

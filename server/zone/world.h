@@ -33,7 +33,7 @@
 namespace zs::zone {
 
 // Where a world's entity ids come from. Worlds that hand players to each other keeping their
-// ids (the zones of one process, each ticking on its own: net::ZoneRunners) share one source;
+// ids (the zones of one process, each ticking on its own: host::ZoneRunners) share one source;
 // the sharing (and any locking it needs) is the caller's business.
 class IdSource {
  public:

@@ -1,6 +1,6 @@
 // WorldConfig: everything the simulation needs to know about a world, as plain data.
 //
-// Produced by LoadWorldConfig (zone/config_loader.h) from the YAML files under config/, or built
+// Produced by LoadWorldConfig (config/config_loader.h) from the YAML files under config/, or built
 // directly by tests and benchmarks. All durations are already converted to ticks; all angles to
 // radians; distances are world units (metres). The simulation trusts these values: the loader
 // is where they are validated.

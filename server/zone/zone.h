@@ -5,7 +5,7 @@
 // give the same outputs, bit for bit. Not thread-safe: one thread at a time (different zones
 // may tick on different threads: they share only the read-only WorldConfig).
 //
-// One tick (DESIGN.md "One tick"):
+// One tick (docs/architecture.md "One tick"):
 //   1. respawn what is due;
 //   2. validate inputs (moves set a direction, skills are queued);
 //   3. move players (speed cap, zone bounds), update the quadtree, detect portals;

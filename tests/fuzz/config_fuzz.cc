@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "config/config_loader.h"
 #include "spatial/quadtree.h"
-#include "zone/config_loader.h"
 #include "zone/world.h"
 #include "zone/zone.h"
 
@@ -146,6 +146,8 @@ void RunWorld(const WorldConfig& config) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zs::zone;
+  using zs::config::ConfigError;
+  using zs::config::LoadWorldConfig;
   if (size > kMaxInput) return -1;
   WriteFiles({reinterpret_cast<const char*>(data), size});
   WorldConfig config;

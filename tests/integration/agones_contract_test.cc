@@ -1,7 +1,7 @@
 // AgonesRestContract: a contract test of the REST calls zone_server makes to the Agones SDK
 // sidecar. There is no Agones (nor Kubernetes) here: the real zone_server binary runs with
 // AGONES_SDK_HTTP_PORT pointing at a small HTTP listener in this test
-// (tests/cluster/fake_agones_sidecar.h), which records what arrives and when. What it checks
+// (tests/agones/fake_agones_sidecar.h), which records what arrives and when. What it checks
 // is what Agones' REST gateway expects of a game server: POST /ready, /health and /shutdown with
 // `{}` as JSON; Ready only once the game port accepts connections; Health repeating at
 // agones.health_interval_seconds; Shutdown after SIGTERM, once the graceful stop has saved the
@@ -17,7 +17,7 @@
 #include <memory>
 #include <mutex>
 
-#include "cluster/fake_agones_sidecar.h"
+#include "agones/fake_agones_sidecar.h"
 #include "integration/harness.h"
 #include "support/nats_server.h"
 #include "support/postgres_suite.h"

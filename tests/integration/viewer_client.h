@@ -1,6 +1,6 @@
 // Test clients for the zone viewer's WebSocket (/viewer/ws on the admin port): a Beast
 // WebSocket client whose every operation has a deadline, a raw HTTP exchange, and a reader of
-// the binary frame's header (server/net/viewer_frame.h).
+// the binary frame's header (server/admin/viewer_frame.h).
 #pragma once
 
 #include <boost/asio/connect.hpp>

@@ -1,4 +1,4 @@
-// Zones of one process tick on their own threads (net::ZoneRunners), on the real zone_server
+// Zones of one process tick on their own threads (host::ZoneRunners), on the real zone_server
 // with the test world (the plaza and, behind its east portal, the yard):
 //
 // - each zone has a thread of its own, named after it (what `top -H` shows);

@@ -9,9 +9,9 @@
 #include <functional>
 #include <vector>
 
+#include "config/config_loader.h"
 #include "core/rng.h"
 #include "core/task_runner.h"
-#include "zone/config_loader.h"
 #include "zone/output_hash.h"
 #include "zone/world.h"
 
@@ -48,7 +48,7 @@ struct RunResult {
 };
 
 inline RunResult RunWorld(const RunOptions& opt) {
-  WorldConfig c = LoadWorldConfig(ZS_CONFIG_DIR "/world.yaml");
+  WorldConfig c = config::LoadWorldConfig(ZS_CONFIG_DIR "/world.yaml");
   c.seed = opt.seed;
   if (opt.interest != nullptr) {
     for (ZoneConfig& z : c.zones) z.interest = *opt.interest;

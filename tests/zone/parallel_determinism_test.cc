@@ -1,14 +1,14 @@
 // Determinism across thread counts: the same world and inputs, ticked by World::Tick with no
-// runner, InlineRunner, and net::WorkerPool with 1 and 4 threads, produce the same outputs bit
+// runner, InlineRunner, and host::WorkerPool with 1 and 4 threads, produce the same outputs bit
 // for bit (every view's full content, states, events, transfers: output_hash.h) and the same
 // encoded frames byte for byte (wire::TickEncoder, run on the same runner). Lives apart from
-// zone_test because it links net (the pool) and wire (the encoder).
+// zone_test because it links host (the pool) and wire (the encoder).
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include "core/task_runner.h"
-#include "net/worker_pool.h"
+#include "host/worker_pool.h"
 #include "wire/encoder.h"
 #include "zone/determinism_world.h"
 
@@ -80,10 +80,10 @@ TEST(ParallelDeterminism, SameOutputsAndFramesWhateverTheThreadCount) {
   const Encoded none = RunAndEncode(nullptr);
   InlineRunner inline_runner;
   const Encoded inlined = RunAndEncode(&inline_runner);
-  net::WorkerPool one(1);
+  host::WorkerPool one(1);
   ASSERT_EQ(one.workers(), 1u);
   const Encoded pool1 = RunAndEncode(&one);
-  net::WorkerPool four(4);
+  host::WorkerPool four(4);
   ASSERT_EQ(four.workers(), 4u);
   const Encoded pool4 = RunAndEncode(&four);
 

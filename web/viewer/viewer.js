@@ -1,4 +1,4 @@
-// The zone viewer's page: decodes the server's frames (server/net/viewer_frame.h has the
+// The zone viewer's page: decodes the server's frames (server/admin/viewer_frame.h has the
 // binary layout; keep the two in step) and draws them on a canvas.
 //
 // World coordinates are metres with y up and angles counter-clockwise from +x (the protocol's

@@ -1,0 +1,293 @@
+#include "host/character_keeper.h"
+
+#include <spdlog/spdlog.h>
+
+#include "host/clock.h"
+#include "wire/encoder.h"
+
+namespace zs::host {
+
+namespace {
+
+constexpr const char* kLoggedInElsewhere = "logged_in_elsewhere";
+// What a refused client is told: the same words whatever went wrong (auth) or a clear cause
+// that is not the client's fault (storage).
+constexpr const char* kAuthFailedText = "authentication failed";
+constexpr const char* kStorageText =
+    "storage unavailable: your character cannot be loaded just now; try again later";
+
+}  // namespace
+
+CharacterKeeper::CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics,
+                                 ChurnLog* churn, storage::StorageWorker* storage, Options options,
+                                 Loaded loaded)
+    : world_(world),
+      players_(players),
+      metrics_(metrics),
+      churn_(churn),
+      storage_(storage),
+      options_(std::move(options)),
+      loaded_(std::move(loaded)) {}
+
+void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
+  const std::shared_ptr<SessionSink> s = sink.lock();
+  if (!s) return;
+  if (PlayerDirectory::Player* online = players_->ByName(who.name)) {
+    if (options_.token_mode && online->account != who.account) {
+      Refuse(s, false, "name_of_another_account");
+      return;
+    }
+    TakeOver(*online, session, sink);
+    return;
+  }
+  if (options_.local != nullptr &&
+      options_.local->PassOnLogin(options_.runner, session, sink, who)) {
+    return;  // online in another runner of this process: it takes the login
+  }
+  if (PlayerDirectory::Player* other = players_->ByAccount(who.account)) {
+    KickOut(*other, kLoggedInElsewhere);  // one session per account: the newest wins
+  }
+  Load(session, {.sink = std::move(sink), .who = std::move(who)});
+}
+
+void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, uint64_t session,
+                               const std::weak_ptr<SessionSink>& sink) {
+  if (const auto old = online.sink.lock()) {
+    old->CloseWith(wire::KickFrame(kLoggedInElsewhere), kLoggedInElsewhere);
+  }
+  PlayerDirectory::Player& p = players_->Rebind(players_->SessionOf(online), session, sink);
+  const std::shared_ptr<SessionSink> now = sink.lock();
+  if (world_->ForgetKnown(p.entity).ok()) p.resync = true;  // the new client knows nothing yet
+  metrics_->logins_total.fetch_add(1, std::memory_order_relaxed);
+  metrics_->takeovers_total.fetch_add(1, std::memory_order_relaxed);
+  if (now) Welcome(now, p.entity, p.name);
+}
+
+void CharacterKeeper::Load(uint64_t session, PendingLogin login) {
+  // A login still loading for the same name or account is superseded by this newer one.
+  const auto supersede = [this](auto& index, const auto& key) {
+    const auto it = index.find(key);
+    if (it == index.end()) return;
+    if (const auto older = loading_.find(it->second); older != loading_.end()) {
+      if (const auto s = older->second.sink.lock()) {
+        s->CloseWith(wire::KickFrame(kLoggedInElsewhere), kLoggedInElsewhere);
+      }
+      loading_.erase(older);
+    }
+    index.erase(it);
+  };
+  supersede(loading_name_, login.who.name);
+  if (login.who.account != 0) supersede(loading_account_, login.who.account);
+  if (storage_ == nullptr) {
+    Enter(session, std::move(login), {.outcome = storage::LoadOutcome::kNotFound, .record = {}});
+    return;
+  }
+  const std::string name = login.who.name;
+  loading_name_[name] = session;
+  if (login.who.account != 0) loading_account_[login.who.account] = session;
+  const std::weak_ptr<SessionSink> sink = login.sink;
+  loading_[session] = std::move(login);
+  const bool queued = storage_->Load(
+      name, [loaded = loaded_, session](storage::LoadResult r) { loaded(session, std::move(r)); });
+  if (!queued) {
+    OnLoaded(session, {.outcome = storage::LoadOutcome::kUnavailable, .record = {}});
+  }
+}
+
+void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
+  const auto it = loading_.find(session);
+  if (it == loading_.end()) return;  // superseded by a newer login
+  PendingLogin login = std::move(it->second);
+  ForgetLoading(session);
+  const std::shared_ptr<SessionSink> s = login.sink.lock();
+  if (!s) return;  // gone while loading: nothing was created, nothing to save
+  if (result.outcome == storage::LoadOutcome::kUnavailable) {
+    Refuse(s, true, "storage_unavailable");
+    return;
+  }
+  if (result.outcome == storage::LoadOutcome::kFound && options_.token_mode &&
+      result.record.account != login.who.account) {
+    Refuse(s, false, "name_of_another_account");
+    return;
+  }
+  const uint32_t zone = result.record.state.zone;
+  if (result.outcome == storage::LoadOutcome::kFound && options_.local != nullptr &&
+      !world_->Hosts(zone) && options_.local->HostsHere(zone)) {
+    options_.local->HandTo(zone, {.session = session,
+                                  .sink = std::move(login.sink),
+                                  .account = login.who.account,
+                                  .player = std::nullopt,
+                                  .character = std::move(result.record)});
+    return;  // another runner of this process ticks its zone
+  }
+  if (result.outcome == storage::LoadOutcome::kFound && options_.handoff != nullptr &&
+      !world_->Hosts(zone) && world_->FindZone(zone) != nullptr) {
+    RouteLogin(session, std::move(login), std::move(result.record));  // its zone is elsewhere
+    return;
+  }
+  Enter(session, std::move(login), result);
+}
+
+void CharacterKeeper::Enter(uint64_t session, PendingLogin login,
+                            const storage::LoadResult& result) {
+  const std::shared_ptr<SessionSink> s = login.sink.lock();
+  if (!s) return;
+  const bool fresh = result.outcome != storage::LoadOutcome::kFound;
+  if (fresh && options_.local != nullptr && !world_->Hosts(options_.local->StartZone())) {
+    options_.local->HandTo(options_.local->StartZone(), {.session = session,
+                                                         .sink = std::move(login.sink),
+                                                         .account = login.who.account,
+                                                         .player = std::nullopt,
+                                                         .character = {.name = login.who.name,
+                                                                       .account = login.who.account,
+                                                                       .state = {},
+                                                                       .saved_at_ms = 0},
+                                                         .fresh = true});
+    return;  // new characters start in another runner's zone
+  }
+  EntityId id = kInvalidEntity;
+  const Status added = fresh ? world_->AddPlayer(std::nullopt, &id, login.who.name)
+                             : world_->RestorePlayer(result.record.state, &id, login.who.name);
+  if (!added.ok()) {
+    s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, added.message()), "world_full");
+    return;
+  }
+  PlayerDirectory::Player p{.entity = id,
+                            .sink = login.sink,
+                            .name = login.who.name,
+                            .account = login.who.account,
+                            .resync = false,
+                            .saved = {}};
+  (void)world_->SnapshotPlayer(id, &p.saved);
+  // A new character is saved at once: its name is taken from now on, even after a crash.
+  if (fresh && storage_ != nullptr) storage_->Save({RecordOf(p, p.saved)});
+  players_->Add(session, std::move(p));
+  metrics_->players.fetch_add(1, std::memory_order_relaxed);
+  metrics_->logins_total.fetch_add(1, std::memory_order_relaxed);
+  Welcome(s, id, login.who.name);
+  if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
+    const size_t z = *world_->ZoneIndexOf(id);
+    spdlog::info("session {} joined as '{}' (entity {}, {}) in zone {}", session, login.who.name,
+                 ToRaw(id), fresh ? "new character" : "loaded", world_->zone(z).config().name);
+  }
+}
+
+void CharacterKeeper::Welcome(const std::shared_ptr<SessionSink>& sink, EntityId id,
+                              const std::string& name) {
+  zone::PlayerSnapshot state;
+  (void)world_->SnapshotPlayer(id, &state);
+  const size_t z = *world_->ZoneIndexOf(id);
+  sink->DeliverFrame(wire::WelcomeFrame({.player = id,
+                                         .name = name,
+                                         .state = &state,
+                                         .zone = &world_->zone(z).config(),
+                                         .world = &world_->config(),
+                                         .server_tick = world_->tick(),
+                                         .server_time_ms = WallClockMs()}),
+                     FrameKind::kControl);
+}
+
+void CharacterKeeper::Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem,
+                             const char* reason) {
+  metrics_->LoginRefused(reason);
+  const wire::ErrorCode code =
+      storage_problem ? wire::ErrorCode::kStorageUnavailable : wire::ErrorCode::kAuthFailed;
+  sink->CloseWith(wire::ErrorFrame(code, storage_problem ? kStorageText : kAuthFailedText), reason);
+}
+
+storage::CharacterRecord CharacterKeeper::RecordOf(const PlayerDirectory::Player& p,
+                                                   const zone::PlayerSnapshot& state) const {
+  return {.name = p.name,
+          .account = p.account,
+          .state = state,
+          .saved_at_ms = static_cast<int64_t>(WallClockMs())};
+}
+
+void CharacterKeeper::ForgetLoading(uint64_t session) {
+  const auto it = loading_.find(session);
+  if (it == loading_.end()) return;
+  const LoginIdentity& who = it->second.who;
+  if (const auto n = loading_name_.find(who.name);
+      n != loading_name_.end() && n->second == session) {
+    loading_name_.erase(n);
+  }
+  if (const auto a = loading_account_.find(who.account);
+      a != loading_account_.end() && a->second == session) {
+    loading_account_.erase(a);
+  }
+  loading_.erase(it);
+}
+
+void CharacterKeeper::Logout(uint64_t session) {
+  ForgetLoading(session);   // gone before its character was loaded: the load is ignored
+  routing_.erase(session);  // gone while its login was being routed: the answer is ignored
+  PlayerDirectory::Player* p = players_->BySession(session);
+  if (p == nullptr) return;
+  if (const auto d = departing_.find(ToRaw(p->entity)); d != departing_.end()) {
+    d->second.gone = true;  // the hand-off's answer decides who keeps the character
+    players_->Remove(session);
+    metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+  if (storage_ != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
+    storage_->Save({RecordOf(*p, p->saved)});
+  }
+  (void)world_->RemovePlayer(p->entity);
+  players_->Remove(session);
+  metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void CharacterKeeper::KickOut(PlayerDirectory::Player& player, const char* reason) {
+  if (const auto s = player.sink.lock()) s->CloseWith(wire::KickFrame(reason), reason);
+  Logout(players_->SessionOf(player));
+}
+
+void CharacterKeeper::AfterTick() {
+  OfferDepartures();
+  if (++ticks_since_expiry_ >= options_.tick_rate) {
+    ticks_since_expiry_ = 0;
+    SaveExpiredTickets();
+  }
+  if (storage_ == nullptr) return;
+  for (size_t z = 0; z < world_->zone_count(); ++z) {
+    for (const zone::Transfer& t : world_->output(z).transfers) {
+      if (!world_->Hosts(t.target_zone)) continue;  // a hand-off: the other server saves it
+      PlayerDirectory::Player* p = players_->ByEntity(t.player);
+      if (p != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
+        storage_->Save({RecordOf(*p, p->saved)});  // a zone change is saved at once
+      }
+    }
+  }
+  if (++ticks_since_checkpoint_ >= options_.checkpoint_ticks) {
+    ticks_since_checkpoint_ = 0;
+    Checkpoint();
+  }
+}
+
+void CharacterKeeper::Checkpoint() {
+  batch_.clear();
+  players_->ForEach([this](uint64_t, PlayerDirectory::Player& p) {
+    if (departing_.contains(ToRaw(p.entity))) return;  // the hand-off decides
+    zone::PlayerSnapshot now;
+    if (!world_->SnapshotPlayer(p.entity, &now).ok() || now == p.saved) return;
+    p.saved = now;
+    batch_.push_back(RecordOf(p, now));
+  });
+  if (batch_.empty()) return;
+  ++checkpoints_;
+  metrics_->checkpoints_total.fetch_add(1, std::memory_order_relaxed);
+  storage_->Save(std::move(batch_));
+  batch_ = {};
+}
+
+void CharacterKeeper::SaveEveryone() {
+  if (storage_ == nullptr) return;
+  batch_.clear();
+  players_->ForEach([this](uint64_t, PlayerDirectory::Player& p) {
+    if (world_->SnapshotPlayer(p.entity, &p.saved).ok()) batch_.push_back(RecordOf(p, p.saved));
+  });
+  if (!batch_.empty()) storage_->Save(std::move(batch_));
+  batch_ = {};
+}
+
+}  // namespace zs::host

@@ -1,0 +1,49 @@
+#include "host/frame_fanout.h"
+
+namespace zs::host {
+
+void FrameFanout::Encode(const zone::World& world, size_t zone, PlayerDirectory& players,
+                         TaskRunner* runner) {
+  const zone::ZoneTickOutput& out = world.output(zone);
+  ZoneFrames& z = zones_[zone];
+  z.sink.assign(out.views.size(), {});
+  z.resync.assign(out.views.size(), 0);
+  for (size_t v = 0; v < out.views.size(); ++v) {  // each view's player, looked up once
+    PlayerDirectory::Player* p = players.ByEntity(out.views[v].player);
+    if (p == nullptr) continue;
+    z.sink[v] = p->sink;
+    z.resync[v] = p->resync ? 1 : 0;
+    p->resync = false;
+  }
+  z.encoder.Encode(out, z.resync, runner);
+}
+
+void FrameFanout::Deliver(const zone::World& world, size_t zone) {
+  const zone::ZoneTickOutput& out = world.output(zone);
+  ZoneFrames& z = zones_[zone];
+  z.bytes.assign(out.views.size(), 0);
+  for (size_t v = 0; v < out.views.size(); ++v) {
+    const std::shared_ptr<SessionSink> sink = z.sink[v].lock();
+    if (!sink) continue;
+    std::shared_ptr<const std::string> frame = z.encoder.Take(v);
+    z.bytes[v] = static_cast<uint32_t>(frame->size());
+    sink->DeliverShared(std::move(frame),
+                        z.resync[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
+    if (out.views[v].zone_changed) SendZoneChange(world, out, out.views[v].player, *sink);
+  }
+}
+
+void FrameFanout::SendZoneChange(const zone::World& world, const zone::ZoneTickOutput& out,
+                                 EntityId player, SessionSink& sink) const {
+  for (const zone::Transfer& t : out.transfers) {
+    if (t.player != player) continue;
+    const std::optional<size_t> dest = world.ZoneIndexById(t.target_zone);
+    if (!dest) continue;
+    const zone::Entity* arrived = world.zone(*dest).Find(player);
+    sink.DeliverFrame(wire::ZoneChangedFrame(world.zone(*dest).config(),
+                                             arrived ? arrived->position : t.target_position),
+                      FrameKind::kControl);
+  }
+}
+
+}  // namespace zs::host

@@ -1,0 +1,323 @@
+#include "host/metrics.h"
+
+#include <prometheus/client_metric.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/metric_type.h>
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace zs::host {
+
+namespace {
+
+// Render() builds prometheus-cpp's data model from our atomics at scrape time and lets its
+// TextSerializer write the page: it escapes label values (`\`, `"`, newline) and formats
+// numbers and +Inf. Only prometheus-cpp's core library is used; Beast serves the page.
+// Help texts are written as they are (prometheus-cpp 1.0 does not escape them): keep `\` and
+// newlines out of them.
+
+prometheus::MetricFamily Family(const char* name, const char* help, prometheus::MetricType type) {
+  return prometheus::MetricFamily{.name = name, .help = help, .type = type, .metric = {}};
+}
+
+prometheus::ClientMetric CounterValue(double v, const char* label = nullptr,
+                                      const std::string& value = {}) {
+  prometheus::ClientMetric m;
+  if (label != nullptr) m.label.push_back({.name = label, .value = value});
+  m.counter.value = v;
+  return m;
+}
+
+prometheus::ClientMetric GaugeValue(double v, const char* label = nullptr,
+                                    const std::string& value = {}) {
+  prometheus::ClientMetric m;
+  if (label != nullptr) m.label.push_back({.name = label, .value = value});
+  m.gauge.value = v;
+  return m;
+}
+
+template <typename T>
+double Num(const std::atomic<T>& v) {
+  return static_cast<double>(v.load());
+}
+
+}  // namespace
+
+void TickHistogram::Observe(double seconds) {
+  size_t b = 0;
+  while (b < kTickBuckets.size() && seconds > kTickBuckets[b]) ++b;
+  buckets_[b].fetch_add(1, std::memory_order_relaxed);
+  count_.fetch_add(1, std::memory_order_relaxed);
+  sum_us_.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+}
+
+double TickHistogram::Quantile(double q) const {
+  const uint64_t total = count_.load();
+  if (total == 0) return 0;
+  const auto want = static_cast<uint64_t>(q * static_cast<double>(total));
+  uint64_t seen = 0;
+  for (size_t b = 0; b < kTickBuckets.size(); ++b) {
+    seen += buckets_[b].load();
+    if (seen > want) return kTickBuckets[b];
+  }
+  return kTickBuckets.back() * 2;
+}
+
+void TickHistogram::Fill(prometheus::ClientMetric* out) const {
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    cumulative += buckets_[b].load();
+    out->histogram.bucket.push_back({.cumulative_count = cumulative,
+                                     .upper_bound = b < kTickBuckets.size()
+                                                        ? kTickBuckets[b]
+                                                        : std::numeric_limits<double>::infinity()});
+  }
+  // _count equals the +Inf bucket, as the format requires (count_ is read separately and may
+  // already include a tick observed while the buckets were being read).
+  out->histogram.sample_count = cumulative;
+  out->histogram.sample_sum = Num(sum_us_) / 1e6;
+}
+
+void Metrics::ObserveTick(double seconds, bool flushing) {
+  ticks_all_.Observe(seconds);
+  if (flushing) ticks_flushing_.Observe(seconds);
+}
+
+void Metrics::LoginRefused(const std::string& reason) {
+  std::lock_guard lock(mu_);
+  ++login_refusals_[reason];
+}
+
+void Metrics::PublishStorage(const StorageFigures& figures) {
+  std::lock_guard lock(mu_);
+  storage_ = figures;
+  has_storage_ = true;
+}
+
+void Metrics::Kick(const std::string& reason) {
+  std::lock_guard lock(mu_);
+  ++kicks_[reason];
+}
+
+void Metrics::RejectInput(const std::string& reason, uint64_t n) {
+  if (n == 0) return;
+  std::lock_guard lock(mu_);
+  rejected_[reason] += n;
+}
+
+void Metrics::ObserveZone(const std::string& zone, const ZoneFigures& figures) {
+  std::lock_guard lock(mu_);
+  ZoneStats& z = zones_[zone];
+  z.last = figures;
+  ++z.ticks;
+  z.tick_seconds_total += figures.tick_seconds;
+  z.durations.Observe(figures.tick_seconds);
+}
+
+std::string Metrics::Render() const {
+  std::vector<prometheus::MetricFamily> families;
+  RenderScalars(&families);
+  RenderTickTimes(&families);
+  RenderLabelled(&families);
+  RenderStorage(&families);
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
+  const auto counter = [&families](const char* name, const char* help, double v) {
+    families.push_back(Family(name, help, prometheus::MetricType::Counter));
+    families.back().metric.push_back(CounterValue(v));
+  };
+  const auto gauge = [&families](const char* name, const char* help, double v) {
+    families.push_back(Family(name, help, prometheus::MetricType::Gauge));
+    families.back().metric.push_back(GaugeValue(v));
+  };
+  gauge("zs_connections", "Open client connections.", Num(connections));
+  counter("zs_connections_total", "Client connections accepted.", Num(connections_total));
+  counter("zs_connections_refused_total", "Connections refused by the connection caps.",
+          Num(connections_refused));
+  gauge("zs_players", "Players in the world.", Num(players));
+  counter("zs_bytes_in_total", "Bytes received from clients.", Num(bytes_in));
+  counter("zs_bytes_out_total", "Bytes sent to clients.", Num(bytes_out));
+  counter("zs_messages_in_total", "Frames received from clients.", Num(messages_in));
+  counter("zs_messages_out_total", "Frames sent to clients.", Num(messages_out));
+  counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
+          Num(send_queue_overflows));
+  counter("zs_send_queue_global_overflows_total",
+          "Backlogs begun because all send queues together passed total_send_queue_bytes.",
+          Num(send_queue_global_overflows));
+  gauge("zs_admin_connections", "Open admin HTTP connections.",
+        static_cast<double>(std::max<int64_t>(admin_connections.load(), 0)));
+  counter("zs_admin_evictions_total",
+          "Admin connections closed unanswered to make room at admin.max_connections.",
+          Num(admin_evictions));
+  double level = Num(interest_level);
+  double scale = Num(interest_scale_milli) / 1000.0;
+  {
+    std::lock_guard lock(mu_);
+    if (!zones_.empty()) level = 0, scale = 1;
+    for (const auto& [name, z] : zones_) {  // the busiest: a higher level, a smaller scale
+      level = std::max(level, static_cast<double>(z.last.interest_level));
+      scale = std::min(scale, z.last.interest_scale);
+    }
+  }
+  gauge("zs_interest_level",
+        "Overload level of the busiest zone: 0 = full interest budgets, 8 = the floor.", level);
+  gauge("zs_interest_scale", "Interest budget scale of the busiest zone (1 = full).", scale);
+  counter("zs_interest_level_changes_total", "Overload level changes.",
+          Num(interest_level_changes));
+  gauge("zs_send_queue_bytes", "Memory held by all client send queues.",
+        static_cast<double>(send_queue_bytes.load()));
+  counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
+          Num(tick_overruns));
+  gauge("zs_viewers", "Zone viewer WebSocket connections.",
+        static_cast<double>(std::max<int64_t>(viewers.load(), 0)));
+  counter("zs_viewer_frames_total", "Frames sent to zone viewers.", Num(viewer_frames));
+  counter("zs_viewer_frames_skipped_total",
+          "Viewer frames replaced by a newer one before a slow viewer took them.",
+          Num(viewer_frames_skipped));
+  counter("zs_viewers_refused_total", "Viewer connections refused at admin.max_viewers.",
+          Num(viewers_refused));
+  counter("zs_viewer_snapshot_seconds_total",
+          "Tick thread time spent taking zone viewer snapshots.", Num(viewer_snapshot_us) / 1e6);
+}
+
+void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
+
+  families.push_back(Family("zs_tick_phase_seconds_total",
+                            "Tick time by phase (world: inputs, simulation and views; encode: "
+                            "every player's frame; deliver: handing frames to the sessions).",
+                            prometheus::MetricType::Counter));
+  for (const auto& [phase, us] : {std::pair{"world", &tick_world_us},
+                                  {"encode", &tick_encode_us},
+                                  {"deliver", &tick_deliver_us}}) {
+    families.back().metric.push_back(CounterValue(Num(*us) / 1e6, "phase", phase));
+  }
+  // The histograms: buckets are stored per interval, exposed cumulative, ending with +Inf.
+  families.push_back(Family("zs_tick_duration_seconds",
+                            "Time to run one zone's tick and encode its frames (every zone's "
+                            "ticks: each zone ticks on its own thread).",
+                            prometheus::MetricType::Histogram));
+  prometheus::ClientMetric tick;
+  ticks_all_.Fill(&tick);
+  families.back().metric.push_back(std::move(tick));
+  families.push_back(Family("zs_tick_during_flush_seconds",
+                            "The same, for the ticks that handed a checkpoint to storage or "
+                            "during which the storage worker was writing a batch.",
+                            prometheus::MetricType::Histogram));
+  prometheus::ClientMetric flushing;
+  ticks_flushing_.Fill(&flushing);
+  families.back().metric.push_back(std::move(flushing));
+}
+
+void Metrics::RenderLabelled(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
+  {
+    std::lock_guard lock(mu_);
+    families.push_back(Family("zs_kicks_total", "Connections closed by the server, by reason.",
+                              prometheus::MetricType::Counter));
+    for (const auto& [reason, n] : kicks_) {
+      families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+    }
+    // Rate-limited inputs are counted in their own atomic (see metrics.h).
+    std::map<std::string, uint64_t> rejected = rejected_;
+    rejected["rate_limited"] += rate_limited_inputs.load();
+    families.push_back(Family("zs_rejected_inputs_total", "Client inputs not applied, by reason.",
+                              prometheus::MetricType::Counter));
+    for (const auto& [reason, n] : rejected) {
+      families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+    }
+    RenderZones(&families);
+  }
+}
+
+// Per zone (each ticks on its own runner). REQUIRES: mu_ held.
+void Metrics::RenderZones(std::vector<prometheus::MetricFamily>* out) const {
+  const auto family = [&](const char* name, const char* help, prometheus::MetricType type,
+                          auto value) {
+    out->push_back(Family(name, help, type));
+    for (const auto& [zone, z] : zones_) {
+      const double v = value(z);
+      out->back().metric.push_back(type == prometheus::MetricType::Counter
+                                       ? CounterValue(v, "zone", zone)
+                                       : GaugeValue(v, "zone", zone));
+    }
+  };
+  family("zs_zone_entities", "Entities in each zone.", prometheus::MetricType::Gauge,
+         [](const ZoneStats& z) { return static_cast<double>(z.last.entities); });
+  family("zs_zone_ticks_total", "Ticks each zone has run (each zone ticks on its own thread).",
+         prometheus::MetricType::Counter,
+         [](const ZoneStats& z) { return static_cast<double>(z.ticks); });
+  family("zs_zone_tick_seconds_total", "Time each zone's ticks took (work, not sleep).",
+         prometheus::MetricType::Counter, [](const ZoneStats& z) { return z.tick_seconds_total; });
+  family("zs_zone_interest_level", "Each zone's overload level (0 = full interest budgets).",
+         prometheus::MetricType::Gauge,
+         [](const ZoneStats& z) { return static_cast<double>(z.last.interest_level); });
+  out->push_back(Family("zs_zone_tick_duration_seconds",
+                        "Each zone's tick durations (its runner's work per tick).",
+                        prometheus::MetricType::Histogram));
+  for (const auto& [zone, z] : zones_) {
+    prometheus::ClientMetric m;
+    m.label.push_back({.name = "zone", .value = zone});
+    z.durations.Fill(&m);
+    out->back().metric.push_back(std::move(m));
+  }
+}
+
+void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
+  std::vector<prometheus::MetricFamily>& families = *out;
+  const auto add = [&families](const char* name, const char* help, prometheus::MetricType type,
+                               double v) {
+    families.push_back(Family(name, help, type));
+    families.back().metric.push_back(type == prometheus::MetricType::Counter ? CounterValue(v)
+                                                                             : GaugeValue(v));
+  };
+  using prometheus::MetricType;
+  add("zs_logins_total", "Logins admitted (loaded, new or taken over).", MetricType::Counter,
+      Num(logins_total));
+  add("zs_login_takeovers_total", "Logins that took a character over from another connection.",
+      MetricType::Counter, Num(takeovers_total));
+  add("zs_checkpoints_total", "Checkpoints that handed changed characters to storage.",
+      MetricType::Counter, Num(checkpoints_total));
+  add("zs_handoffs_offered_total", "Players offered to the server of another zone.",
+      MetricType::Counter, Num(handoffs_offered));
+  add("zs_handoffs_accepted_total", "Hand-offs the other server accepted.", MetricType::Counter,
+      Num(handoffs_accepted));
+  add("zs_handoffs_failed_total", "Hand-offs refused or unanswered (the player stayed).",
+      MetricType::Counter, Num(handoffs_failed));
+  add("zs_handoffs_arrived_total", "Characters that arrived here with a ticket.",
+      MetricType::Counter, Num(handoffs_arrived));
+  std::lock_guard lock(mu_);
+  families.push_back(
+      Family("zs_login_refusals_total", "Logins refused, by reason.", MetricType::Counter));
+  for (const auto& [reason, n] : login_refusals_) {
+    families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+  }
+  if (!has_storage_) return;
+  const StorageFigures& st = storage_;
+  const auto d = [](auto v) { return static_cast<double>(v); };
+  add("zs_storage_errors_total", "Failed storage operations (each is retried).",
+      MetricType::Counter, d(st.errors));
+  add("zs_storage_flushes_total", "Batches written to storage.", MetricType::Counter,
+      d(st.flushes));
+  add("zs_storage_rows_saved_total", "Characters written to storage.", MetricType::Counter,
+      d(st.rows_saved));
+  add("zs_storage_unsaved", "Characters waiting in memory to be saved.", MetricType::Gauge,
+      d(st.unsaved));
+  add("zs_storage_pending_loads", "Character loads queued.", MetricType::Gauge,
+      d(st.pending_loads));
+  add("zs_storage_last_flush_seconds", "Time the last batch took on the storage thread.",
+      MetricType::Gauge, st.last_flush_seconds);
+  add("zs_storage_last_flush_rows", "Characters in the last batch.", MetricType::Gauge,
+      d(st.last_flush_rows));
+  add("zs_storage_load_failures_total", "Character loads that failed (login refused).",
+      MetricType::Counter, d(st.load_failures));
+}
+
+}  // namespace zs::host

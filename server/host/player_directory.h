@@ -1,0 +1,105 @@
+// PlayerDirectory: which session plays which character. Sessions and the world speak through
+// ids (session id, EntityId), never pointers into each other; this is the one map between them.
+// A character's name is unique among the players online, and so is an account (other than 0,
+// "no account"): the login path (CharacterKeeper) takes a character over rather than adding a
+// second one.
+// With a roster (the runners of one process), every character listed or unlisted here is told
+// to it, so that logins find the runner that has their character.
+// Thread: its zone runner's only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "core/entity_id.h"
+#include "host/local_zones.h"
+#include "host/session_sink.h"
+#include "zone/zone_types.h"
+
+namespace zs::host {
+
+class PlayerDirectory {
+ public:
+  struct Player {
+    EntityId entity = kInvalidEntity;
+    std::weak_ptr<SessionSink> sink;
+    std::string name;
+    uint64_t account = 0;        // 0: no account (auth mode none)
+    bool resync = false;         // the next frame restarts the client's picture
+    zone::PlayerSnapshot saved;  // the state last handed to storage (checkpoints skip equal ones)
+  };
+
+  // Tells `roster` (may be null) of every character listed and unlisted, as runner `runner`.
+  void SetRoster(LocalZones* roster, size_t runner) {
+    roster_ = roster;
+    runner_ = runner;
+  }
+
+  // REQUIRES: neither the session, the entity, the name nor the account (unless 0) is listed.
+  void Add(uint64_t session, Player player) {
+    if (roster_ != nullptr) roster_->Listed(runner_, player.name, player.account);
+    session_of_[ToRaw(player.entity)] = session;
+    by_name_[player.name] = session;
+    if (player.account != 0) by_account_[player.account] = session;
+    players_[session] = std::move(player);
+  }
+  void Remove(uint64_t session) {
+    const auto it = players_.find(session);
+    if (it == players_.end()) return;
+    if (roster_ != nullptr) roster_->Unlisted(runner_, it->second.name, it->second.account);
+    session_of_.erase(ToRaw(it->second.entity));
+    by_name_.erase(it->second.name);
+    if (it->second.account != 0) by_account_.erase(it->second.account);
+    players_.erase(it);
+  }
+  // The character of `from` is now played through `to` (a second login took it over).
+  // REQUIRES: `from` is listed, `to` is not.
+  // The roster hears nothing: the character stays online here throughout.
+  Player& Rebind(uint64_t from, uint64_t to, std::weak_ptr<SessionSink> sink) {
+    LocalZones* const roster = std::exchange(roster_, nullptr);
+    Player player = std::move(players_.at(from));
+    Remove(from);
+    player.sink = std::move(sink);
+    Add(to, std::move(player));
+    roster_ = roster;
+    return players_.at(to);
+  }
+  // The online player called `name` (whispers, logins), or null.
+  [[nodiscard]] Player* ByName(const std::string& name) { return Find(by_name_, name); }
+  [[nodiscard]] Player* ByAccount(uint64_t account) {
+    return account == 0 ? nullptr : Find(by_account_, account);
+  }
+  [[nodiscard]] Player* BySession(uint64_t session) {
+    const auto it = players_.find(session);
+    return it == players_.end() ? nullptr : &it->second;
+  }
+  [[nodiscard]] Player* ByEntity(EntityId entity) { return Find(session_of_, ToRaw(entity)); }
+  // The session playing `player` (REQUIRES: a pointer this directory returned).
+  [[nodiscard]] uint64_t SessionOf(const Player& player) const {
+    return session_of_.at(ToRaw(player.entity));
+  }
+  template <typename Fn>  // fn(uint64_t session, Player&)
+  void ForEach(Fn fn) {
+    for (auto& [session, player] : players_) fn(session, player);
+  }
+  [[nodiscard]] size_t size() const { return players_.size(); }
+
+ private:
+  template <typename Map, typename Key>
+  Player* Find(const Map& map, const Key& key) {
+    const auto it = map.find(key);
+    return it == map.end() ? nullptr : BySession(it->second);
+  }
+
+  std::unordered_map<uint64_t, Player> players_;       // by session id
+  std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
+  std::unordered_map<std::string, uint64_t> by_name_;  // session by character name
+  std::unordered_map<uint64_t, uint64_t> by_account_;  // session by account (not 0)
+  LocalZones* roster_ = nullptr;
+  size_t runner_ = 0;
+};
+
+}  // namespace zs::host

@@ -1,0 +1,184 @@
+// ZoneRunner: owns one World (the zones it was given: one zone in a server, see ZoneRunners)
+// and advances it at the tick rate on its own thread.
+//
+// Threads: Join/Leave/Input/Resync/Adopt may be called from any thread (I/O threads, other
+// runners); they queue a request under a mutex, keyed by session id, never a pointer into the
+// world. The runner's thread drains the queue at the start of each tick (sessions <-> entities
+// in a PlayerDirectory), runs World::Tick, and hands each zone's output to a FrameFanout, which
+// gives every player exactly one frame through its SessionSink.
+// A tick that overruns its interval is counted and logged; the schedule then restarts from
+// now instead of trying to catch up (no spiral). Overload control: each tick's work, as a share
+// of the interval, feeds an interest::OverloadGovernor whose level shrinks the zones' interest
+// budgets on the next tick (logged once per change, exported as zs_interest_level/scale).
+// The zones' views and frames run on a WorkerPool of `sim_threads`.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "host/character_keeper.h"
+#include "host/churn_log.h"
+#include "host/frame_fanout.h"
+#include "host/local_zones.h"
+#include "host/metrics.h"
+#include "host/player_directory.h"
+#include "host/session_sink.h"
+#include "host/tick_observer.h"
+#include "host/worker_pool.h"
+#include "interest/overload.h"
+#include "wire/encoder.h"
+#include "zone/world.h"
+
+namespace zs::host {
+
+// Where the runner's characters are kept (CharacterKeeper): no storage means fresh
+// characters, never saved (tests, benchmarks).
+struct ZoneRunnerPersistence {
+  storage::StorageWorker* storage = nullptr;
+  double checkpoint_seconds = 10;
+  bool token_mode = false;
+  HandoffPort* handoff = nullptr;  // this server hosts some zones only (the cluster layer)
+  TicketBook* tickets = nullptr;   // characters handed to this server
+};
+
+// The other runners of this process (`local`, null: this runner is alone), this one's number
+// among them, and the entity ids they share (null: the world's own).
+struct ZoneRunnerSiblings {
+  LocalZones* local = nullptr;
+  size_t index = 0;
+  zone::IdSource* ids = nullptr;
+};
+
+class ZoneRunner {
+ public:
+  using Persistence = ZoneRunnerPersistence;
+  // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
+  // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
+  // `hosted`: the zone ids this runner ticks (empty: all of them).
+  using Siblings = ZoneRunnerSiblings;
+  ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
+             ChurnLog* churn = nullptr, Persistence persistence = {},
+             std::span<const uint32_t> hosted = {}, Siblings siblings = {});
+  ~ZoneRunner();
+
+  void Start();
+  void Stop();  // joins the thread; idempotent
+  // Joins the loop to a cluster once this server listens (its address is then known).
+  // REQUIRES: before Start.
+  void AttachHandoff(HandoffPort* handoff) { keeper_.AttachHandoff(handoff); }
+  // After Stop: applies the requests still queued (logouts) and hands every character still
+  // online to storage. The caller then flushes the storage worker.
+  void SaveEveryone();
+  // After Stop: applies the requests still queued (without saving).
+  void ApplyQueued() { Drain(); }
+
+  void Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
+  // A client with a redeemed hand-off ticket, as `character`.
+  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+              storage::CharacterRecord character);
+  // A character handed over by another runner of this process (LocalZones::HandTo).
+  void Adopt(LocalArrival arrival);
+  // A whisper from another runner of this process to a player of this one (by name).
+  void Relay(RelayedChat chat);
+  void Leave(uint64_t session);
+  void Move(uint64_t session, const zone::MoveInput& in);
+  void Skill(uint64_t session, const zone::SkillInput& in);
+  void Resync(uint64_t session);
+  // Chat; `text_ok`: the text passed wire::IsChatText (else the sender is told BAD_TEXT).
+  void Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
+            std::string to);
+  // An input the session refused itself (rate limits): told to the player in its next frame.
+  void Refused(uint64_t session, zone::InputKind kind, uint32_t seq, zone::Outcome outcome);
+
+  [[nodiscard]] uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
+  [[nodiscard]] uint32_t tick_rate() const { return tick_rate_; }
+  [[nodiscard]] size_t zone_count() const { return zone_count_; }
+  [[nodiscard]] size_t monster_count() const { return monsters_; }
+
+  // Runs one tick on the calling thread (the loop calls this; tests may too).
+  void Step();
+  // Called after every tick, on the loop thread (the zone viewer). REQUIRES: before Start().
+  void SetObserver(TickObserver* observer) { observer_ = observer; }
+
+ private:
+  struct Request {
+    enum Kind { kJoin, kLeave, kMove, kSkill, kResync, kChat, kRefused, kArrive, kAdopt } kind;
+    uint64_t session = 0;
+    std::weak_ptr<SessionSink> sink = {};
+    std::string name = {};  // kJoin: the player's name; kChat: the whisper's recipient
+    uint64_t account = 0;   // kJoin
+    zone::MoveInput move = {};
+    zone::SkillInput skill = {};
+    zone::ChatInput chat = {};
+    std::string text = {};          // kChat
+    zone::InputResult result = {};  // kRefused; kChat with a bad text
+  };
+
+  void Run();
+  void WaitForNextTick(std::chrono::steady_clock::time_point next);
+  void ObserveLoad(double share);  // work / interval of the last tick
+  void Push(Request r);
+  void Drain();
+  void Admit(Request& r, PlayerDirectory::Player* player);
+  void Loaded(uint64_t session, storage::LoadResult result);  // from the storage thread
+  void PublishStorageStats();
+  void AdmitChat(Request& r, const PlayerDirectory::Player& player);
+  void AdmitRelayed();
+  LocalZones* local_;
+  const size_t runner_index_;
+
+  zone::World world_;
+  Metrics* metrics_;
+  ChurnLog* churn_;
+  WorkerPool pool_;
+  interest::OverloadGovernor governor_;
+  const uint32_t tick_rate_;
+  const size_t zone_count_;
+  size_t monsters_ = 0;
+  FrameFanout fanout_;
+  std::atomic<uint64_t> tick_{0};
+
+  static constexpr size_t kMaxPendingRequests = 200000;
+  std::mutex mu_;
+  std::condition_variable answered_;  // a hand-off answer came (with mu_)
+  std::vector<Request> pending_;      // guarded by mu_
+  std::vector<Request> draining_;
+  // Finished character loads (guarded by mu_), applied after the tick's requests.
+  std::vector<std::pair<uint64_t, storage::LoadResult>> loaded_;
+  std::vector<std::pair<uint64_t, storage::LoadResult>> applying_;
+  // Arrivals (kArrive: their characters) and hand-off answers, guarded by mu_ the same way.
+  std::unordered_map<uint64_t, storage::CharacterRecord> arriving_;
+  std::unordered_map<uint64_t, LocalArrival> adopting_;  // kAdopt: from other runners
+  std::vector<RelayedChat> relayed_in_;                  // whispers from other runners
+  std::vector<RelayedChat> relaying_;
+  std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answers_;
+  std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answering_;
+
+  // Loop thread only.
+  PlayerDirectory players_;
+  storage::StorageWorker* storage_;
+  CharacterKeeper keeper_;
+  std::vector<zone::MoveInput> moves_;
+  std::vector<zone::SkillInput> skills_;
+  std::vector<zone::ChatInput> chats_;
+  std::deque<std::string> chat_text_;  // this tick's chat texts (stable addresses for chats_)
+  std::vector<zone::InputResult> results_;
+  std::vector<zone::RelayedWhisper> relayed_;
+
+  TickObserver* observer_ = nullptr;
+  double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+};
+
+}  // namespace zs::host

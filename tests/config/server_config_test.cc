@@ -1,0 +1,188 @@
+// ServerConfig: the environment (ZS_ADMIN_LISTEN, ZS_ADMIN_PORT) beats the file; a bad variable
+// is refused by name. That the command line beats both is checked on the real binary, in
+// tests/integration/admin_env_test.cc.
+#include "config/server_config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "config/config_loader.h"
+
+namespace zs::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A server.yaml in a temporary directory, removed afterwards.
+class ConfigFile {
+ public:
+  explicit ConfigFile(const std::string& extra = "") {
+    dir_ = fs::temp_directory_path() / ("zs_config_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(path()) << "listen: {address: 0.0.0.0, port: 7777}\n"
+                          << "admin: {address: 127.0.0.1, port: 9100}\n"
+                          << "world: world.yaml\n"
+                          << extra;
+  }
+  ~ConfigFile() { fs::remove_all(dir_); }
+  [[nodiscard]] std::string path() const { return (dir_ / "server.yaml").string(); }
+  [[nodiscard]] const fs::path& dir() const { return dir_; }
+
+ private:
+  fs::path dir_;
+};
+
+// An environment made of a map: nothing leaks in from the test's own environment.
+GetEnvFn FakeEnv(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+// The file, then the environment, as zone_server's main does before applying its flags.
+ServerConfig LoadWithEnv(const ConfigFile& file, std::map<std::string, std::string> vars) {
+  ServerConfig c = LoadServerConfig(file.path());
+  ApplyEnvironment(FakeEnv(std::move(vars)), &c);
+  return c;
+}
+
+TEST(ServerConfig, WithoutTheVariablesTheFileValuesStay) {
+  ConfigFile file;
+  const ServerConfig c = LoadWithEnv(file, {{"ZS_ADMIN", "0.0.0.0"}, {"ADMIN_PORT", "1"}});
+  EXPECT_EQ(c.admin_address, "127.0.0.1");
+  EXPECT_EQ(c.admin_port, 9100);
+  EXPECT_EQ(c.port, 7777);
+}
+
+TEST(ServerConfig, TheEnvironmentBeatsTheFile) {
+  ConfigFile file;
+  const ServerConfig c =
+      LoadWithEnv(file, {{"ZS_ADMIN_LISTEN", "0.0.0.0"}, {"ZS_ADMIN_PORT", "9200"}});
+  EXPECT_EQ(c.admin_address, "0.0.0.0");
+  EXPECT_EQ(c.admin_port, 9200);
+  EXPECT_EQ(c.listen_address, "0.0.0.0");  // the game side is not the admin side
+  EXPECT_EQ(c.port, 7777);
+}
+
+TEST(ServerConfig, EachVariableAlone) {
+  ConfigFile file;
+  EXPECT_EQ(LoadWithEnv(file, {{"ZS_ADMIN_PORT", "0"}}).admin_port, 0);
+  EXPECT_EQ(LoadWithEnv(file, {{"ZS_ADMIN_PORT", "65535"}}).admin_address, "127.0.0.1");
+  EXPECT_EQ(LoadWithEnv(file, {{"ZS_ADMIN_LISTEN", "::"}}).admin_address, "::");
+  EXPECT_EQ(LoadWithEnv(file, {{"ZS_ADMIN_LISTEN", "::"}}).admin_port, 9100);
+}
+
+TEST(ServerConfig, AnEmptyVariableIsIgnored) {
+  ConfigFile file;
+  const ServerConfig c = LoadWithEnv(file, {{"ZS_ADMIN_LISTEN", ""}, {"ZS_ADMIN_PORT", ""}});
+  EXPECT_EQ(c.admin_address, "127.0.0.1");
+  EXPECT_EQ(c.admin_port, 9100);
+}
+
+TEST(ServerConfig, ABadPortVariableIsRefusedByName) {
+  ConfigFile file;
+  for (const char* bad : {"http", "65536", "70000", "-1", "+80", "91 00", "9100x", " 9100"}) {
+    try {
+      (void)LoadWithEnv(file, {{"ZS_ADMIN_PORT", bad}});
+      ADD_FAILURE() << "accepted ZS_ADMIN_PORT=" << bad;
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("ZS_ADMIN_PORT"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ServerConfig, StorageDefaultsToSqliteBesideTheConfigAndTheVariableMovesIt) {
+  const ConfigFile file;
+  ServerConfig c = LoadServerConfig(file.path());
+  EXPECT_EQ(c.storage.backend, StorageBackend::kSqlite);
+  EXPECT_EQ(c.storage.sqlite_path, (file.dir() / "data/characters.db").string());
+  EXPECT_EQ(c.storage.checkpoint_seconds, 10);
+  EXPECT_EQ(c.auth.mode, auth::AuthMode::kNone);
+  ApplyEnvironment(FakeEnv({{kEnvStoragePath, "/var/lib/zone_server/characters.db"}}), &c);
+  EXPECT_EQ(c.storage.sqlite_path, "/var/lib/zone_server/characters.db");
+}
+
+TEST(ServerConfig, StorageAndAuthBlocksAreReadAndCheckedByName) {
+  {
+    const ConfigFile file(
+        "storage: {backend: postgres, postgres: \"host=/tmp dbname=z\", checkpoint_seconds: 2}\n"
+        "auth: {mode: token, secret_env: ZS_SECRET, max_token_ttl_seconds: 60}\n");
+    const ServerConfig c = LoadServerConfig(file.path());
+    EXPECT_EQ(c.storage.backend, StorageBackend::kPostgres);
+    EXPECT_EQ(c.storage.postgres, "host=/tmp dbname=z");
+    EXPECT_EQ(c.storage.checkpoint_seconds, 2);
+    EXPECT_EQ(c.auth.mode, auth::AuthMode::kToken);
+    EXPECT_EQ(c.auth.secret_env, "ZS_SECRET");
+    EXPECT_EQ(c.auth.max_token_ttl_seconds, 60);
+  }
+  for (const char* bad : {"storage: {backend: mongo}\n", "storage: {backend: postgres}\n",
+                          "storage: {checkpoint_seconds: 0}\n", "auth: {mode: maybe}\n",
+                          "auth: {secret: hunter2}\n"}) {
+    const ConfigFile file(bad);
+    EXPECT_THROW((void)LoadServerConfig(file.path()), config::ConfigError) << bad;
+  }
+}
+
+TEST(ServerConfig, TokenModeNeedsALongEnoughSecretFromAFileOrTheEnvironment) {
+  const ConfigFile file;
+  AuthConfig a;  // not a designated initialiser: GCC 12 warns of the fields left out
+  a.mode = auth::AuthMode::kToken;
+  EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({})), config::ConfigError) << "none configured";
+  a.secret_env = "ZS_SECRET";
+  EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({{"ZS_SECRET", "short"}})), config::ConfigError);
+  const std::string secret(40, 'k');
+  EXPECT_EQ(ResolveAuthSecret(a, FakeEnv({{"ZS_SECRET", secret}})), secret);
+  a.secret_file = (file.dir() / "secret").string();
+  EXPECT_THROW((void)ResolveAuthSecret(a, FakeEnv({})), config::ConfigError) << "unreadable file";
+  std::ofstream(a.secret_file) << secret << "\n";
+  EXPECT_EQ(ResolveAuthSecret(a, FakeEnv({})), secret) << "one trailing newline dropped";
+  EXPECT_EQ(ResolveAuthSecret({}, FakeEnv({})), "") << "mode none needs no secret";
+}
+
+// agones: (used only under Agones, agones/agones_sdk.h): 2 s unless set; checked like the rest.
+TEST(ServerConfig, AgonesBlockIsReadAndChecked) {
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).agones.health_interval_seconds, 2);
+  EXPECT_EQ(LoadServerConfig(ConfigFile("agones: {health_interval_seconds: 0.5}\n").path())
+                .agones.health_interval_seconds,
+            0.5);
+  for (const char* bad : {"agones: {health_interval_seconds: 0}\n",
+                          "agones: {health_interval_seconds: 61}\n", "agones: {port: 9358}\n"}) {
+    const ConfigFile file(bad);
+    EXPECT_THROW((void)LoadServerConfig(file.path()), config::ConfigError) << bad;
+  }
+}
+
+// cluster.public_address `agones` (the GameServer's address, cluster_setup.h) and the agones
+// keys it uses; the node's name from ZS_CLUSTER_NODE (one ConfigMap for a whole Fleet).
+TEST(ServerConfig, PublicAddressFromAgonesAndTheNodeFromTheEnvironment) {
+  const std::string cluster = "cluster: {nats_url: \"nats://n:4222\", public_address: agones}\n";
+  const ConfigFile file(cluster + "agones: {port_name: play, address_timeout_seconds: 5}\n");
+  ServerConfig c = LoadServerConfig(file.path());
+  EXPECT_EQ(c.cluster.public_address, kPublicAddressFromAgones);
+  EXPECT_EQ(c.cluster.node, "");
+  EXPECT_EQ(c.agones.port_name, "play");
+  EXPECT_EQ(c.agones.address_timeout_seconds, 5);
+  ApplyEnvironment(FakeEnv({{kEnvClusterNode, "zone-server-x7k2p-4fzqv"}}), &c);
+  EXPECT_EQ(c.cluster.node, "zone-server-x7k2p-4fzqv");
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).agones.port_name, "game");
+  for (const char* bad :
+       {"cluster: {nats_url: x, public_address: agonesx}\n", "agones: {port_name: \"\"}\n",
+        "agones: {address_timeout_seconds: 0}\n"}) {
+    const ConfigFile f(bad);
+    EXPECT_THROW((void)LoadServerConfig(f.path()), config::ConfigError) << bad;
+  }
+  ServerConfig plain = LoadServerConfig(ConfigFile().path());
+  ApplyEnvironment(FakeEnv({{kEnvClusterNode, "n"}}), &plain);
+  EXPECT_EQ(plain.cluster.node, "") << "no cluster block: the variable changes nothing";
+  EXPECT_FALSE(plain.cluster.enabled);
+}
+
+}  // namespace
+}  // namespace zs::config
