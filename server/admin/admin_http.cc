@@ -23,9 +23,9 @@ class AdminExchange : public std::enable_shared_from_this<AdminExchange> {
       : stream_(std::move(s)), metrics_(metrics), viewer_(viewer) {
     parser_.header_limit(AdminHttp::kMaxHeaderBytes);
     parser_.body_limit(AdminHttp::kMaxBodyBytes);
-    metrics_->admin_connections.fetch_add(1, std::memory_order_relaxed);
+    metrics_->admin().connections.Add(1);
   }
-  ~AdminExchange() { metrics_->admin_connections.fetch_sub(1, std::memory_order_relaxed); }
+  ~AdminExchange() { metrics_->admin().connections.Sub(1); }
   AdminExchange(const AdminExchange&) = delete;
   AdminExchange& operator=(const AdminExchange&) = delete;
 
@@ -186,7 +186,7 @@ bool AdminHttp::MakeRoom() {
     if (oldest && !oldest->answering()) {
       oldest->Evict();
       open_.erase(it);
-      metrics_->admin_evictions.fetch_add(1, std::memory_order_relaxed);
+      metrics_->admin().evictions.Add(1);
       return true;
     }
   }

@@ -146,7 +146,7 @@ void CaptureSelection(const zone::World& world, size_t zone, uint32_t player,
   out->known.clear();
   const zone::Entity* e = z.Find(static_cast<EntityId>(player));
   if (e == nullptr || e->kind != zone::EntityKind::kPlayer) return;
-  out->view_radius = e->view_radius > 0 ? e->view_radius : z.config().view_radius;
+  out->view_radius = z.ViewRadiusOf(*e);
   std::vector<interest::KnownEntity> known;
   z.interest().Known(e->id, &known);
   out->known.reserve(known.size());

@@ -100,7 +100,7 @@ bool ViewerHub::TryAdmit(boost::beast::tcp_stream& stream,
   {
     std::lock_guard lock(mu_);
     if (viewers_.size() >= options_.max_viewers) {
-      metrics_->viewers_refused.fetch_add(1, std::memory_order_relaxed);
+      metrics_->viewers().refused.Add(1);
       return false;
     }
     id = next_id_++;
@@ -116,7 +116,7 @@ bool ViewerHub::TryAdmit(boost::beast::tcp_stream& stream,
     viewers_[id].session = session;
     count_.store(viewers_.size(), std::memory_order_relaxed);
   }
-  metrics_->viewers.fetch_add(1, std::memory_order_relaxed);
+  metrics_->viewers().open.Add(1);
   session->Start(std::move(request), hello_);
   return true;
 }
@@ -155,7 +155,7 @@ void ViewerHub::OnClosed(uint64_t id) {
   std::lock_guard lock(mu_);
   if (viewers_.erase(id) == 0) return;
   count_.store(viewers_.size(), std::memory_order_relaxed);
-  metrics_->viewers.fetch_sub(1, std::memory_order_relaxed);
+  metrics_->viewers().open.Sub(1);
 }
 
 void ViewerHub::CloseAll() {
@@ -267,8 +267,7 @@ void ViewerHub::Tap::AfterTick(const zone::World& world, const host::FrameFanout
   }
   const auto us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-  hub_->metrics_->viewer_snapshot_us.fetch_add(static_cast<uint64_t>(us.count()),
-                                               std::memory_order_relaxed);
+  hub_->metrics_->viewers().snapshot_us.Add(static_cast<uint64_t>(us.count()));
 }
 
 std::shared_ptr<ViewerSnapshot> ViewerHub::NewSnapshot() {
@@ -301,8 +300,8 @@ std::shared_ptr<ViewerSnapshot> ViewerHub::Tap::Capture(const zone::World& world
   // This zone runner's own measure (TickTiming), not a process-wide one.
   s->tick_ms = static_cast<float>(timing_.last_tick_seconds * 1000);
   const host::Metrics& m = *hub_->metrics_;
-  s->connections = static_cast<uint32_t>(m.connections.load(std::memory_order_relaxed));
-  s->bytes_out = m.bytes_out.load(std::memory_order_relaxed);
+  s->connections = static_cast<uint32_t>(m.connections().open.value());
+  s->bytes_out = m.traffic().bytes_out.value();
   for (const uint32_t id : watch_[hub_zone_[z]].selected) {
     ViewerSelection& sel = s->selections.emplace_back();
     CaptureSelection(world, z, id, &sel);

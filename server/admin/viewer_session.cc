@@ -96,7 +96,7 @@ void ViewerSession::Offer(std::shared_ptr<const std::string> frame) {
   asio::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
     if (self->finished_ || self->closing_) return;
     if (self->writing_ || !self->accepted_) {
-      if (self->pending_) self->metrics_->viewer_frames_skipped.fetch_add(1);
+      if (self->pending_) self->metrics_->viewers().skipped.Add(1);
       self->pending_ = std::move(frame);
       return;
     }
@@ -130,7 +130,7 @@ void ViewerSession::OnWrite(const boost::system::error_code& ec) {
     Finish();
     return;
   }
-  metrics_->viewer_frames.fetch_add(1, std::memory_order_relaxed);
+  metrics_->viewers().frames.Add(1);
   if (closing_) {
     SendClose();
   } else if (pending_) {

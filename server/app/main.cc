@@ -19,12 +19,15 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -63,13 +66,14 @@ void ScheduleStats(boost::asio::steady_timer& timer, double interval_s, zs::host
   timer.expires_after(std::chrono::milliseconds(static_cast<int64_t>(interval_s * 1000)));
   timer.async_wait([&timer, interval_s, &m, last_bytes_out](const boost::system::error_code& ec) {
     if (ec) return;
-    const uint64_t out = m.bytes_out.load();
+    const uint64_t out = m.traffic().bytes_out.value();
     spdlog::info(
         "stats: {} players, {} connections, tick p50 <= {:.1f} ms, p99 <= {:.1f} ms, "
         "{:.1f} KB/s out, {} overruns",
-        m.players.load(), m.connections.load(), m.TickQuantile(0.5) * 1000,
+        m.players().online.value(), m.connections().open.value(), m.TickQuantile(0.5) * 1000,
         m.TickQuantile(0.99) * 1000,
-        static_cast<double>(out - last_bytes_out) / 1024.0 / interval_s, m.tick_overruns.load());
+        static_cast<double>(out - last_bytes_out) / 1024.0 / interval_s,
+        m.ticks().overruns.value());
     ScheduleStats(timer, interval_s, m, out);
   });
 }
@@ -183,13 +187,8 @@ std::unique_ptr<zs::agones::AgonesSdk> StartAgones(
 // The longest wait for the sidecar to acknowledge Shutdown at exit (it may be gone already).
 constexpr std::chrono::seconds kAgonesShutdownTimeout{5};
 
-}  // namespace
-
-// Start-up, one step after another. An exception that gets this far ends the process with its
-// message, which is what start-up should do (STYLE: exceptions are fine at start-up).
-// NOLINTNEXTLINE(bugprone-exception-escape,readability-function-size)
-int main(int argc, char** argv) {
-  CLI::App cli{"zone_server " ZS_VERSION ": authoritative MMO zone server"};
+// The command line: each set option overrides the environment and the config file.
+struct Flags {
   std::string config_path = "config/server.yaml";
   std::optional<std::string> listen, admin_listen, world, log_level, port_file, storage_path;
   std::vector<std::string> zones;
@@ -198,90 +197,154 @@ int main(int argc, char** argv) {
   std::optional<unsigned> sim_threads;
   std::optional<uint32_t> tick_rate;
   std::optional<size_t> max_connections, max_per_ip;
-  cli.add_option("-c,--config", config_path, "Server config file")->capture_default_str();
-  cli.add_option("--listen", listen, "Game listen address (overrides listen.address)");
-  cli.add_option("-p,--port", port, "Game port; 0 picks a free one (overrides listen.port)");
-  cli.add_option("--admin-listen", admin_listen,
+};
+
+void AddFlags(CLI::App& cli, Flags* f) {
+  cli.add_option("-c,--config", f->config_path, "Server config file")->capture_default_str();
+  cli.add_option("--listen", f->listen, "Game listen address (overrides listen.address)");
+  cli.add_option("-p,--port", f->port, "Game port; 0 picks a free one (overrides listen.port)");
+  cli.add_option("--admin-listen", f->admin_listen,
                  "Admin HTTP address (overrides $ZS_ADMIN_LISTEN, then admin.address)");
-  cli.add_option("--admin-port", admin_port,
+  cli.add_option("--admin-port", f->admin_port,
                  "Admin HTTP port; 0 picks a free one (overrides $ZS_ADMIN_PORT, then admin.port)");
-  cli.add_option("--world", world, "World config file (overrides world)");
-  cli.add_option("--tick-rate", tick_rate, "Ticks per second (overrides the world's)")
+  cli.add_option("--world", f->world, "World config file (overrides world)");
+  cli.add_option("--tick-rate", f->tick_rate, "Ticks per second (overrides the world's)")
       ->check(CLI::Range(1u, 120u));
-  cli.add_option("--io-threads", io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
-  cli.add_option("--sim-threads", sim_threads, "Tick worker threads; 0: one per core")
+  cli.add_option("--io-threads", f->io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
+  cli.add_option("--sim-threads", f->sim_threads, "Tick worker threads; 0: one per core")
       ->check(CLI::Range(0u, 64u));
-  cli.add_option("--max-connections", max_connections, "Global connection cap");
-  cli.add_option("--max-connections-per-ip", max_per_ip, "Connection cap per client address");
-  cli.add_option("--log-level", log_level, "trace, debug, info, warn or error")
+  cli.add_option("--max-connections", f->max_connections, "Global connection cap");
+  cli.add_option("--max-connections-per-ip", f->max_per_ip, "Connection cap per client address");
+  cli.add_option("--log-level", f->log_level, "trace, debug, info, warn or error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
-  cli.add_option("--zones", zones,
+  cli.add_option("--zones", f->zones,
                  "Zones this node hosts, by name (overrides cluster.zones), e.g. --zones field")
       ->delimiter(',');
-  cli.add_option("--storage-path", storage_path,
+  cli.add_option("--storage-path", f->storage_path,
                  "SQLite file for characters (overrides storage.path; created on first run)");
-  cli.add_option("--port-file", port_file,
+  cli.add_option("--port-file", f->port_file,
                  "Write '<game port> <admin port>' here once listening (for scripts and tests)");
+}
+
+void ApplyFlags(const Flags& f, ServerConfig* config) {
+  if (f.listen) config->listen_address = *f.listen;
+  if (f.port) config->port = *f.port;
+  if (f.admin_listen) config->admin_address = *f.admin_listen;
+  if (f.admin_port) config->admin_port = *f.admin_port;
+  if (f.world) config->world_path = *f.world;
+  if (f.io_threads) config->io_threads = *f.io_threads;
+  if (f.sim_threads) config->sim_threads = *f.sim_threads;
+  if (f.log_level) config->log_level = *f.log_level;
+  if (f.max_connections) config->limits.max_connections = *f.max_connections;
+  if (f.max_per_ip) config->limits.max_connections_per_ip = *f.max_per_ip;
+  if (f.tick_rate) config->tick_rate = *f.tick_rate;
+  if (f.storage_path) config->storage.sqlite_path = *f.storage_path;
+  if (!f.zones.empty()) config->cluster.zones = f.zones;
+}
+
+// The world's durations were converted to ticks at its own rate: converts them to `rate`.
+void RescaleTicks(uint32_t rate, zs::zone::WorldConfig* world) {
+  const double scale = static_cast<double>(rate) / world->tick_rate;
+  const auto rescale = [scale](uint32_t ticks) {
+    return static_cast<uint32_t>(std::lround(ticks * scale));
+  };
+  for (auto& s : world->skills) s.cooldown_ticks = rescale(s.cooldown_ticks);
+  world->player.respawn_ticks = rescale(world->player.respawn_ticks);
+  for (auto& z : world->zones) {
+    for (auto& g : z.spawns) g.respawn_ticks = rescale(g.respawn_ticks);
+  }
+  world->tick_rate = rate;
+}
+
+// Everything start-up reads before it opens anything: the server's settings (file, then the
+// environment, then the flags), the world, and Agones' (from the environment).
+struct Configs {
+  ServerConfig server;
+  zs::zone::WorldConfig world;
+  std::optional<zs::agones::AgonesSdkOptions> agones;
+};
+
+// Throws config::ConfigError.
+Configs LoadConfigs(const Flags& flags) {
+  Configs c;
+  c.server = zs::config::LoadServerConfig(flags.config_path);
+  zs::config::ApplyEnvironment([](const char* name) { return std::getenv(name); }, &c.server);
+  ApplyFlags(flags, &c.server);
+  c.agones = AgonesFromEnvironment();
+  zs::app::CheckClusterConfig(c.server, c.agones.has_value());
+  c.world = zs::config::LoadWorldConfig(c.server.world_path);
+  if (c.server.tick_rate) RescaleTicks(*c.server.tick_rate, &c.world);
+  return c;
+}
+
+void StartLogging(const ServerConfig& config) {
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL wins over the file and the flag
+  google::protobuf::SetLogHandler(&ProtobufLog);
+}
+
+// The names of the zones this process ticks, for the banner.
+std::string HostedZoneNames(const zs::zone::WorldConfig& world,
+                            const std::vector<uint32_t>& hosted_ids) {
+  std::string names;
+  for (const auto& z : world.zones) {
+    if (hosted_ids.empty() ||
+        std::find(hosted_ids.begin(), hosted_ids.end(), z.id) != hosted_ids.end()) {
+      names += (names.empty() ? "" : ", ") + z.name;
+    }
+  }
+  return names;
+}
+
+// Runs the io_context on `threads` threads (this one included) until it is stopped.
+void RunIo(boost::asio::io_context& io, unsigned threads) {
+  std::vector<std::thread> others;
+  for (unsigned i = 1; i < threads; ++i) others.emplace_back([&io] { io.run(); });
+  io.run();
+  for (auto& t : others) t.join();
+}
+
+// After SaveOnShutdown gave up on the database: the loggers stay (the worker may still log if
+// the database answers now), flushed only, and the process ends without destroying the worker
+// (which would wait for the database).
+[[noreturn]] void ExitLeavingStorage() {
+  spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
+}  // namespace
+
+// Start-up, one step after another: flags, configs, logging, storage, the zones, the ports,
+// the cluster, then the I/O threads until a signal; then the shutdown, in order. An exception
+// that gets this far ends the process with its message, which is what start-up should do
+// (STYLE: exceptions are fine at start-up).
+// NOLINTNEXTLINE(bugprone-exception-escape,readability-function-size)
+int main(int argc, char** argv) {
+  CLI::App cli{"zone_server " ZS_VERSION ": authoritative MMO zone server"};
+  Flags flags;
+  AddFlags(cli, &flags);
   zs::app::TokenToolArgs token_args;
   CLI::App* token_cmd = zs::app::AddTokenTool(cli, &token_args);
   CLI11_PARSE(cli, argc, argv);
-  if (token_cmd->parsed()) return zs::app::RunTokenTool(token_args, config_path);
+  if (token_cmd->parsed()) return zs::app::RunTokenTool(token_args, flags.config_path);
 
-  ServerConfig config;
-  zs::zone::WorldConfig world_config;
-  std::optional<zs::agones::AgonesSdkOptions> agones_options;
+  Configs configs;
+  std::string secret;
+  std::unique_ptr<zs::storage::CharacterStore> store;
+  std::vector<zs::cluster::ZoneClaim> hosted;
   try {
-    config = zs::config::LoadServerConfig(config_path);
-    zs::config::ApplyEnvironment([](const char* name) { return std::getenv(name); }, &config);
-    if (listen) config.listen_address = *listen;
-    if (port) config.port = *port;
-    if (admin_listen) config.admin_address = *admin_listen;
-    if (admin_port) config.admin_port = *admin_port;
-    if (world) config.world_path = *world;
-    if (io_threads) config.io_threads = *io_threads;
-    if (sim_threads) config.sim_threads = *sim_threads;
-    if (log_level) config.log_level = *log_level;
-    if (max_connections) config.limits.max_connections = *max_connections;
-    if (max_per_ip) config.limits.max_connections_per_ip = *max_per_ip;
-    if (tick_rate) config.tick_rate = *tick_rate;
-    if (storage_path) config.storage.sqlite_path = *storage_path;
-    if (!zones.empty()) config.cluster.zones = zones;
-    agones_options = AgonesFromEnvironment();
-    zs::app::CheckClusterConfig(config, agones_options.has_value());
-    world_config = zs::config::LoadWorldConfig(config.world_path);
-    if (config.tick_rate) {  // durations in the world were converted at the world's rate
-      const double scale = static_cast<double>(*config.tick_rate) / world_config.tick_rate;
-      const auto rescale = [scale](uint32_t ticks) {
-        return static_cast<uint32_t>(std::lround(ticks * scale));
-      };
-      for (auto& s : world_config.skills) s.cooldown_ticks = rescale(s.cooldown_ticks);
-      world_config.player.respawn_ticks = rescale(world_config.player.respawn_ticks);
-      for (auto& z : world_config.zones) {
-        for (auto& g : z.spawns) g.respawn_ticks = rescale(g.respawn_ticks);
-      }
-      world_config.tick_rate = *config.tick_rate;
-    }
+    configs = LoadConfigs(flags);
   } catch (const zs::config::ConfigError& e) {
     std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(config.log_level));
-  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL wins over the file and the flag
-  google::protobuf::SetLogHandler(&ProtobufLog);
-  FitConnectionsToDescriptors(&config);
-
-  boost::asio::io_context io(static_cast<int>(config.io_threads));
-  zs::host::Metrics metrics;
-  const unsigned workers = config.sim_threads != 0
-                               ? config.sim_threads
-                               : std::max(1u, std::thread::hardware_concurrency());
-  zs::host::ChurnLog churn;
-  std::string secret;
-  std::unique_ptr<zs::storage::CharacterStore> store;
+  StartLogging(configs.server);
   try {
-    secret =
-        zs::config::ResolveAuthSecret(config.auth, [](const char* n) { return std::getenv(n); });
-    store = OpenStore(config.storage);
+    secret = zs::config::ResolveAuthSecret(configs.server.auth,
+                                           [](const char* n) { return std::getenv(n); });
+    hosted = zs::app::HostedZones(configs.server, configs.world);
+    store = OpenStore(configs.server.storage);
   } catch (const zs::config::ConfigError& e) {
     std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
     return 2;
@@ -289,6 +352,13 @@ int main(int argc, char** argv) {
     spdlog::error("storage: {}", e.what());
     return 1;
   }
+  ServerConfig& config = configs.server;
+  const zs::zone::WorldConfig& world_config = configs.world;
+  FitConnectionsToDescriptors(&config);
+
+  boost::asio::io_context io(static_cast<int>(config.io_threads));
+  zs::host::Metrics metrics;
+  zs::host::ChurnLog churn;
   spdlog::info("characters kept in {} (checkpoint every {} s); auth mode {}", store->Describe(),
                config.storage.checkpoint_seconds,
                config.auth.mode == zs::auth::AuthMode::kToken ? "token" : "none");
@@ -299,15 +369,10 @@ int main(int argc, char** argv) {
                                          .max_token_ttl_seconds = config.auth.max_token_ttl_seconds,
                                          .replay_cache_size = config.auth.replay_cache_size});
   zs::host::TicketBook tickets({.ttl_seconds = config.cluster.ticket_seconds});
-  std::vector<zs::cluster::ZoneClaim> hosted;
-  std::unique_ptr<zs::cluster::ClusterNode> node;
-  try {
-    hosted = zs::app::HostedZones(config, world_config);
-  } catch (const zs::config::ConfigError& e) {
-    std::fprintf(stderr, "zone_server: config error: %s\n", e.what());
-    return 2;
-  }
   const std::vector<uint32_t> hosted_ids = zs::app::ZoneIds(hosted);
+  const unsigned workers = config.sim_threads != 0
+                               ? config.sim_threads
+                               : std::max(1u, std::thread::hardware_concurrency());
   // One runner per hosted zone, each ticking on its own thread.
   zs::host::ZoneRunners runners(world_config, &metrics, workers, &churn,
                                 {.storage = &storage,
@@ -339,7 +404,7 @@ int main(int argc, char** argv) {
       spdlog::warn("signal {} again: stopping now", again);
       io.stop();
     });
-    server.Shutdown("shutdown", [&] {
+    server.Shutdown(zs::host::CloseReason::kShutdown, [&] {
       viewers.CloseAll();
       admin.Stop();
       runners.Stop();
@@ -354,7 +419,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   // Ready once listening; the cluster's public address may be the GameServer's (after Ready).
-  const auto agones = StartAgones(agones_options, config.agones);
+  const auto agones = StartAgones(configs.agones, config.agones);
+  std::unique_ptr<zs::cluster::ClusterNode> node;
   try {  // after listening: a public address with port 0 means the port just bound
     node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get());
   } catch (const std::exception& e) {  // cannot reach NATS, or a zone hosted by another node
@@ -363,29 +429,21 @@ int main(int argc, char** argv) {
     return 1;
   }
   runners.AttachHandoff(node.get());
-  std::string zone_names;
-  for (const auto& z : world_config.zones) {
-    if (hosted_ids.empty() ||
-        std::find(hosted_ids.begin(), hosted_ids.end(), z.id) != hosted_ids.end()) {
-      zone_names += (zone_names.empty() ? "" : ", ") + z.name;
-    }
-  }
+  std::string zone_names = HostedZoneNames(world_config, hosted_ids);
   if (node) zone_names += " (node '" + config.cluster.node + "' of a cluster)";
   spdlog::info(
       "zone_server {} listening on {}:{} (admin http://{}:{}/metrics); {} Hz; "
       "zones: {}; {} monsters",
       ZS_VERSION, config.listen_address, server.port(), config.admin_address, admin.port(),
       world_config.tick_rate, zone_names, runners.monster_count());
-  if (port_file) std::ofstream(*port_file) << server.port() << ' ' << admin.port() << '\n';
+  if (flags.port_file)
+    std::ofstream(*flags.port_file) << server.port() << ' ' << admin.port() << '\n';
 
   runners.Start();
   boost::asio::steady_timer stats_timer(io);
   ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
+  RunIo(io, config.io_threads);
 
-  std::vector<std::thread> threads;
-  for (unsigned i = 1; i < config.io_threads; ++i) threads.emplace_back([&io] { io.run(); });
-  io.run();
-  for (auto& t : threads) t.join();
   runners.Stop();
   if (node) {
     node->Release();  // the directory forgets this node at once; no more arrivals
@@ -398,11 +456,6 @@ int main(int argc, char** argv) {
       SaveOnShutdown(runners, storage, config.storage.shutdown_timeout_seconds);
   if (agones) agones->Shutdown(kAgonesShutdownTimeout);
   spdlog::info("zone_server stopped");
-  if (!storage_stopped) {
-    // The loggers stay (the worker may still log if the database answers now): flushed only.
-    spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
-    std::fflush(nullptr);
-    std::_Exit(0);  // destroying the worker would wait for the database
-  }
+  if (!storage_stopped) ExitLeavingStorage();
   return 0;
 }

@@ -9,7 +9,6 @@ namespace zs::host {
 
 namespace {
 
-constexpr const char* kLoggedInElsewhere = "logged_in_elsewhere";
 // What a refused client is told: the same words whatever went wrong (auth) or a clear cause
 // that is not the client's fault (storage).
 constexpr const char* kAuthFailedText = "authentication failed";
@@ -34,7 +33,7 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
   if (!s) return;
   if (PlayerDirectory::Player* online = players_->ByName(who.name)) {
     if (options_.token_mode && online->account != who.account) {
-      Refuse(s, false, "name_of_another_account");
+      Refuse(s, false, CloseReason::kNameOfAnotherAccount);
       return;
     }
     TakeOver(*online, session, sink);
@@ -45,7 +44,7 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
     return;  // online in another runner of this process: it takes the login
   }
   if (PlayerDirectory::Player* other = players_->ByAccount(who.account)) {
-    KickOut(*other, kLoggedInElsewhere);  // one session per account: the newest wins
+    KickOut(*other, CloseReason::kLoggedInElsewhere);  // one session per account: the newest wins
   }
   Load(session, {.sink = std::move(sink), .who = std::move(who)});
 }
@@ -53,13 +52,14 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
 void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, uint64_t session,
                                const std::weak_ptr<SessionSink>& sink) {
   if (const auto old = online.sink.lock()) {
-    old->CloseWith(wire::KickFrame(kLoggedInElsewhere), kLoggedInElsewhere);
+    old->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kLoggedInElsewhere)),
+                   CloseReason::kLoggedInElsewhere);
   }
   PlayerDirectory::Player& p = players_->Rebind(players_->SessionOf(online), session, sink);
   const std::shared_ptr<SessionSink> now = sink.lock();
   if (world_->ForgetKnown(p.entity).ok()) p.resync = true;  // the new client knows nothing yet
-  metrics_->logins_total.fetch_add(1, std::memory_order_relaxed);
-  metrics_->takeovers_total.fetch_add(1, std::memory_order_relaxed);
+  metrics_->players().logins.Add(1);
+  metrics_->players().takeovers.Add(1);
   if (now) Welcome(now, p.entity, p.name);
 }
 
@@ -70,7 +70,8 @@ void CharacterKeeper::Load(uint64_t session, PendingLogin login) {
     if (it == index.end()) return;
     if (const auto older = loading_.find(it->second); older != loading_.end()) {
       if (const auto s = older->second.sink.lock()) {
-        s->CloseWith(wire::KickFrame(kLoggedInElsewhere), kLoggedInElsewhere);
+        s->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kLoggedInElsewhere)),
+                     CloseReason::kLoggedInElsewhere);
       }
       loading_.erase(older);
     }
@@ -102,12 +103,12 @@ void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
   const std::shared_ptr<SessionSink> s = login.sink.lock();
   if (!s) return;  // gone while loading: nothing was created, nothing to save
   if (result.outcome == storage::LoadOutcome::kUnavailable) {
-    Refuse(s, true, "storage_unavailable");
+    Refuse(s, true, CloseReason::kStorageUnavailable);
     return;
   }
   if (result.outcome == storage::LoadOutcome::kFound && options_.token_mode &&
       result.record.account != login.who.account) {
-    Refuse(s, false, "name_of_another_account");
+    Refuse(s, false, CloseReason::kNameOfAnotherAccount);
     return;
   }
   const uint32_t zone = result.record.state.zone;
@@ -149,7 +150,8 @@ void CharacterKeeper::Enter(uint64_t session, PendingLogin login,
   const Status added = fresh ? world_->AddPlayer(std::nullopt, &id, login.who.name)
                              : world_->RestorePlayer(result.record.state, &id, login.who.name);
   if (!added.ok()) {
-    s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, added.message()), "world_full");
+    s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, added.message()),
+                 CloseReason::kWorldFull);
     return;
   }
   PlayerDirectory::Player p{.entity = id,
@@ -162,8 +164,8 @@ void CharacterKeeper::Enter(uint64_t session, PendingLogin login,
   // A new character is saved at once: its name is taken from now on, even after a crash.
   if (fresh && storage_ != nullptr) storage_->Save({RecordOf(p, p.saved)});
   players_->Add(session, std::move(p));
-  metrics_->players.fetch_add(1, std::memory_order_relaxed);
-  metrics_->logins_total.fetch_add(1, std::memory_order_relaxed);
+  metrics_->players().online.Add(1);
+  metrics_->players().logins.Add(1);
   Welcome(s, id, login.who.name);
   if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
     const size_t z = *world_->ZoneIndexOf(id);
@@ -188,8 +190,8 @@ void CharacterKeeper::Welcome(const std::shared_ptr<SessionSink>& sink, EntityId
 }
 
 void CharacterKeeper::Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem,
-                             const char* reason) {
-  metrics_->LoginRefused(reason);
+                             CloseReason reason) {
+  metrics_->login_refusals().Add(reason);
   const wire::ErrorCode code =
       storage_problem ? wire::ErrorCode::kStorageUnavailable : wire::ErrorCode::kAuthFailed;
   sink->CloseWith(wire::ErrorFrame(code, storage_problem ? kStorageText : kAuthFailedText), reason);
@@ -226,7 +228,7 @@ void CharacterKeeper::Logout(uint64_t session) {
   if (const auto d = departing_.find(ToRaw(p->entity)); d != departing_.end()) {
     d->second.gone = true;  // the hand-off's answer decides who keeps the character
     players_->Remove(session);
-    metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+    metrics_->players().online.Sub(1);
     return;
   }
   if (storage_ != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
@@ -234,11 +236,12 @@ void CharacterKeeper::Logout(uint64_t session) {
   }
   (void)world_->RemovePlayer(p->entity);
   players_->Remove(session);
-  metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+  metrics_->players().online.Sub(1);
 }
 
-void CharacterKeeper::KickOut(PlayerDirectory::Player& player, const char* reason) {
-  if (const auto s = player.sink.lock()) s->CloseWith(wire::KickFrame(reason), reason);
+void CharacterKeeper::KickOut(PlayerDirectory::Player& player, CloseReason reason) {
+  if (const auto s = player.sink.lock())
+    s->CloseWith(wire::KickFrame(CloseReasonName(reason)), reason);
   Logout(players_->SessionOf(player));
 }
 
@@ -275,7 +278,7 @@ void CharacterKeeper::Checkpoint() {
   });
   if (batch_.empty()) return;
   ++checkpoints_;
-  metrics_->checkpoints_total.fetch_add(1, std::memory_order_relaxed);
+  metrics_->players().checkpoints.Add(1);
   storage_->Save(std::move(batch_));
   batch_ = {};
 }

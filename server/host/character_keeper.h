@@ -103,8 +103,8 @@ class CharacterKeeper {
   void Enter(uint64_t session, PendingLogin login, const storage::LoadResult& result);
   void Welcome(const std::shared_ptr<SessionSink>& sink, EntityId id, const std::string& name);
   // Kicks the connection of an online player, logging the character out (saved).
-  void KickOut(PlayerDirectory::Player& player, const char* reason);
-  void Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem, const char* reason);
+  void KickOut(PlayerDirectory::Player& player, CloseReason reason);
+  void Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem, CloseReason reason);
   [[nodiscard]] storage::CharacterRecord RecordOf(const PlayerDirectory::Player& p,
                                                   const zone::PlayerSnapshot& state) const;
   void Checkpoint();

@@ -10,8 +10,6 @@ namespace zs::host {
 
 namespace {
 
-constexpr const char* kHandoffKick = "zone_handoff";
-
 std::string UnavailableText(const zone::ZoneConfig* zone) {
   return "zone " + (zone != nullptr ? zone->name : std::string("?")) +
          " cannot be reached just now; you stay here, nothing is lost; try again later";
@@ -34,7 +32,7 @@ void CharacterKeeper::OfferDepartures() {
       continue;
     }
     departing_[ToRaw(d.player)] = {.session = session, .account = p->account, .gone = false};
-    metrics_->handoffs_offered.fetch_add(1, std::memory_order_relaxed);
+    metrics_->handoffs().offered.Add(1);
     options_.handoff->Offer(
         {.character = RecordOf(*p, state)},
         [answered = options_.answered, key = HandoffKey{.login = false, .id = ToRaw(d.player)}](
@@ -61,7 +59,7 @@ void CharacterKeeper::HandToRunner(const zone::World::Departure& d, PlayerDirect
                                      .player = std::move(handed),
                                      .character = {}});
   players_->Remove(session);
-  metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+  metrics_->players().online.Sub(1);
 }
 
 void CharacterKeeper::Adopt(LocalArrival arrival) {
@@ -94,14 +92,15 @@ void CharacterKeeper::AdoptPlayer(LocalArrival& arrival) {
                   h.state.zone, added.message());
     if (storage_ != nullptr) storage_->Save({RecordOf(p, h.state)});
     if (const auto s = arrival.sink.lock()) {
-      s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, added.message()), "world_full");
+      s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kServerFull, added.message()),
+                   CloseReason::kWorldFull);
     }
     return;
   }
   (void)world_->SnapshotPlayer(h.id, &p.saved);
   if (storage_ != nullptr) storage_->Save({RecordOf(p, p.saved)});  // a zone change: at once
   players_->Add(arrival.session, std::move(p));
-  metrics_->players.fetch_add(1, std::memory_order_relaxed);
+  metrics_->players().online.Add(1);
   if (arrival.sink.expired()) Logout(arrival.session);  // its client left on the way
 }
 
@@ -127,7 +126,7 @@ void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAns
   zone::PlayerSnapshot state;
   (void)world_->SnapshotPlayer(entity, &state);
   (void)world_->SendOff(entity);
-  metrics_->handoffs_accepted.fetch_add(1, std::memory_order_relaxed);
+  metrics_->handoffs().accepted.Add(1);
   PlayerDirectory::Player* p = session != 0 ? players_->BySession(session) : nullptr;
   if (p == nullptr) return;  // the client left meanwhile: its ticket will expire over there
   if (const auto s = p->sink.lock()) {
@@ -136,10 +135,11 @@ void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAns
       s->DeliverFrame(wire::ZoneChangedFrame(*zone, state.position, answer.address, answer.ticket),
                       FrameKind::kControl);
     }
-    s->CloseWith(wire::KickFrame(kHandoffKick), kHandoffKick);
+    s->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneHandoff)),
+                 CloseReason::kZoneHandoff);
   }
   players_->Remove(session);
-  metrics_->players.fetch_sub(1, std::memory_order_relaxed);
+  metrics_->players().online.Sub(1);
 }
 
 // Refused or unreachable: the player stands beside the portal again, told why.
@@ -148,7 +148,7 @@ void CharacterKeeper::ComeBack(const Departing& d, EntityId entity, const Handof
   zone::PlayerSnapshot wanted;
   (void)world_->SnapshotPlayer(entity, &wanted);
   const zone::ZoneConfig* target = world_->FindZone(wanted.zone);
-  metrics_->handoffs_failed.fetch_add(1, std::memory_order_relaxed);
+  metrics_->handoffs().failed.Add(1);
   spdlog::warn("hand-off to zone {} failed ({}): the player stays",
                target != nullptr ? target->name : "?", answer.reason);
   if (!world_->TakeBack(entity).ok()) return;
@@ -191,15 +191,16 @@ void CharacterKeeper::FinishRoute(uint64_t session, const HandoffAnswer& answer)
   if (!s) return;
   const zone::ZoneConfig* zone = world_->FindZone(r.zone);
   if (answer.outcome != HandoffAnswer::Outcome::kAccepted || zone == nullptr) {
-    metrics_->LoginRefused("zone_unavailable");
+    metrics_->login_refusals().Add(CloseReason::kZoneUnavailable);
     s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kZoneUnavailable, UnavailableText(zone)),
-                 "zone_unavailable");
+                 CloseReason::kZoneUnavailable);
     return;
   }
   // The answer to this Hello is where to go: the server of the character's zone.
   s->DeliverFrame(wire::ZoneChangedFrame(*zone, {}, answer.address, answer.ticket),
                   FrameKind::kControl);
-  s->CloseWith(wire::KickFrame(kHandoffKick), kHandoffKick);
+  s->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneHandoff)),
+               CloseReason::kZoneHandoff);
 }
 
 void CharacterKeeper::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
@@ -213,7 +214,7 @@ void CharacterKeeper::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
       options_.local->PassOnLogin(options_.runner, session, sink, who)) {
     return;  // online in another runner of this process: the live one wins there
   }
-  metrics_->handoffs_arrived.fetch_add(1, std::memory_order_relaxed);
+  metrics_->handoffs().arrived.Add(1);
   Enter(session, {.sink = std::move(sink), .who = std::move(who)},
         {.outcome = storage::LoadOutcome::kFound, .record = std::move(character)});
 }

@@ -40,10 +40,9 @@ prometheus::ClientMetric GaugeValue(double v, const char* label = nullptr,
   return m;
 }
 
-template <typename T>
-double Num(const std::atomic<T>& v) {
-  return static_cast<double>(v.load());
-}
+double Num(const std::atomic<uint64_t>& v) { return static_cast<double>(v.load()); }
+double Num(const Counter& c) { return static_cast<double>(c.value()); }
+double Num(const Gauge& g) { return static_cast<double>(g.value()); }
 
 }  // namespace
 
@@ -87,20 +86,20 @@ void Metrics::ObserveTick(double seconds, bool flushing) {
   if (flushing) ticks_flushing_.Observe(seconds);
 }
 
-void Metrics::LoginRefused(const std::string& reason) {
+void ReasonCounts::Add(CloseReason reason) {
   std::lock_guard lock(mu_);
-  ++login_refusals_[reason];
+  ++counts_[reason];
+}
+
+std::map<CloseReason, uint64_t> ReasonCounts::Snapshot() const {
+  std::lock_guard lock(mu_);
+  return counts_;
 }
 
 void Metrics::PublishStorage(const StorageFigures& figures) {
   std::lock_guard lock(mu_);
   storage_ = figures;
   has_storage_ = true;
-}
-
-void Metrics::Kick(const std::string& reason) {
-  std::lock_guard lock(mu_);
-  ++kicks_[reason];
 }
 
 void Metrics::RejectInput(const std::string& reason, uint64_t n) {
@@ -137,27 +136,27 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
     families.push_back(Family(name, help, prometheus::MetricType::Gauge));
     families.back().metric.push_back(GaugeValue(v));
   };
-  gauge("zs_connections", "Open client connections.", Num(connections));
-  counter("zs_connections_total", "Client connections accepted.", Num(connections_total));
+  gauge("zs_connections", "Open client connections.", Num(connections_.open));
+  counter("zs_connections_total", "Client connections accepted.", Num(connections_.accepted));
   counter("zs_connections_refused_total", "Connections refused by the connection caps.",
-          Num(connections_refused));
-  gauge("zs_players", "Players in the world.", Num(players));
-  counter("zs_bytes_in_total", "Bytes received from clients.", Num(bytes_in));
-  counter("zs_bytes_out_total", "Bytes sent to clients.", Num(bytes_out));
-  counter("zs_messages_in_total", "Frames received from clients.", Num(messages_in));
-  counter("zs_messages_out_total", "Frames sent to clients.", Num(messages_out));
+          Num(connections_.refused));
+  gauge("zs_players", "Players in the world.", Num(players_.online));
+  counter("zs_bytes_in_total", "Bytes received from clients.", Num(traffic_.bytes_in));
+  counter("zs_bytes_out_total", "Bytes sent to clients.", Num(traffic_.bytes_out));
+  counter("zs_messages_in_total", "Frames received from clients.", Num(traffic_.messages_in));
+  counter("zs_messages_out_total", "Frames sent to clients.", Num(traffic_.messages_out));
   counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
-          Num(send_queue_overflows));
+          Num(send_queues_.overflows));
   counter("zs_send_queue_global_overflows_total",
           "Backlogs begun because all send queues together passed total_send_queue_bytes.",
-          Num(send_queue_global_overflows));
+          Num(send_queues_.global_overflows));
   gauge("zs_admin_connections", "Open admin HTTP connections.",
-        static_cast<double>(std::max<int64_t>(admin_connections.load(), 0)));
+        static_cast<double>(std::max<int64_t>(admin_.connections.value(), 0)));
   counter("zs_admin_evictions_total",
           "Admin connections closed unanswered to make room at admin.max_connections.",
-          Num(admin_evictions));
-  double level = Num(interest_level);
-  double scale = Num(interest_scale_milli) / 1000.0;
+          Num(admin_.evictions));
+  double level = Num(interest_.level);
+  double scale = Num(interest_.scale_milli) / 1000.0;
   {
     std::lock_guard lock(mu_);
     if (!zones_.empty()) level = 0, scale = 1;
@@ -170,21 +169,21 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
         "Overload level of the busiest zone: 0 = full interest budgets, 8 = the floor.", level);
   gauge("zs_interest_scale", "Interest budget scale of the busiest zone (1 = full).", scale);
   counter("zs_interest_level_changes_total", "Overload level changes.",
-          Num(interest_level_changes));
+          Num(interest_.level_changes));
   gauge("zs_send_queue_bytes", "Memory held by all client send queues.",
-        static_cast<double>(send_queue_bytes.load()));
+        static_cast<double>(send_queues_.bytes.value()));
   counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
-          Num(tick_overruns));
+          Num(ticks_.overruns));
   gauge("zs_viewers", "Zone viewer WebSocket connections.",
-        static_cast<double>(std::max<int64_t>(viewers.load(), 0)));
-  counter("zs_viewer_frames_total", "Frames sent to zone viewers.", Num(viewer_frames));
+        static_cast<double>(std::max<int64_t>(viewers_.open.value(), 0)));
+  counter("zs_viewer_frames_total", "Frames sent to zone viewers.", Num(viewers_.frames));
   counter("zs_viewer_frames_skipped_total",
           "Viewer frames replaced by a newer one before a slow viewer took them.",
-          Num(viewer_frames_skipped));
+          Num(viewers_.skipped));
   counter("zs_viewers_refused_total", "Viewer connections refused at admin.max_viewers.",
-          Num(viewers_refused));
+          Num(viewers_.refused));
   counter("zs_viewer_snapshot_seconds_total",
-          "Tick thread time spent taking zone viewer snapshots.", Num(viewer_snapshot_us) / 1e6);
+          "Tick thread time spent taking zone viewer snapshots.", Num(viewers_.snapshot_us) / 1e6);
 }
 
 void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const {
@@ -194,9 +193,9 @@ void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const 
                             "Tick time by phase (world: inputs, simulation and views; encode: "
                             "every player's frame; deliver: handing frames to the sessions).",
                             prometheus::MetricType::Counter));
-  for (const auto& [phase, us] : {std::pair{"world", &tick_world_us},
-                                  {"encode", &tick_encode_us},
-                                  {"deliver", &tick_deliver_us}}) {
+  for (const auto& [phase, us] : {std::pair{"world", &ticks_.world_us},
+                                  {"encode", &ticks_.encode_us},
+                                  {"deliver", &ticks_.deliver_us}}) {
     families.back().metric.push_back(CounterValue(Num(*us) / 1e6, "phase", phase));
   }
   // The histograms: buckets are stored per interval, exposed cumulative, ending with +Inf.
@@ -222,12 +221,13 @@ void Metrics::RenderLabelled(std::vector<prometheus::MetricFamily>* out) const {
     std::lock_guard lock(mu_);
     families.push_back(Family("zs_kicks_total", "Connections closed by the server, by reason.",
                               prometheus::MetricType::Counter));
-    for (const auto& [reason, n] : kicks_) {
-      families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+    for (const auto& [reason, n] : kicks_.Snapshot()) {
+      families.back().metric.push_back(
+          CounterValue(static_cast<double>(n), "reason", CloseReasonName(reason)));
     }
     // Rate-limited inputs are counted in their own atomic (see metrics.h).
     std::map<std::string, uint64_t> rejected = rejected_;
-    rejected["rate_limited"] += rate_limited_inputs.load();
+    rejected["rate_limited"] += traffic_.rate_limited_inputs.value();
     families.push_back(Family("zs_rejected_inputs_total", "Client inputs not applied, by reason.",
                               prometheus::MetricType::Counter));
     for (const auto& [reason, n] : rejected) {
@@ -280,24 +280,25 @@ void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
   };
   using prometheus::MetricType;
   add("zs_logins_total", "Logins admitted (loaded, new or taken over).", MetricType::Counter,
-      Num(logins_total));
+      Num(players_.logins));
   add("zs_login_takeovers_total", "Logins that took a character over from another connection.",
-      MetricType::Counter, Num(takeovers_total));
+      MetricType::Counter, Num(players_.takeovers));
   add("zs_checkpoints_total", "Checkpoints that handed changed characters to storage.",
-      MetricType::Counter, Num(checkpoints_total));
+      MetricType::Counter, Num(players_.checkpoints));
   add("zs_handoffs_offered_total", "Players offered to the server of another zone.",
-      MetricType::Counter, Num(handoffs_offered));
+      MetricType::Counter, Num(handoffs_.offered));
   add("zs_handoffs_accepted_total", "Hand-offs the other server accepted.", MetricType::Counter,
-      Num(handoffs_accepted));
+      Num(handoffs_.accepted));
   add("zs_handoffs_failed_total", "Hand-offs refused or unanswered (the player stayed).",
-      MetricType::Counter, Num(handoffs_failed));
+      MetricType::Counter, Num(handoffs_.failed));
   add("zs_handoffs_arrived_total", "Characters that arrived here with a ticket.",
-      MetricType::Counter, Num(handoffs_arrived));
+      MetricType::Counter, Num(handoffs_.arrived));
   std::lock_guard lock(mu_);
   families.push_back(
       Family("zs_login_refusals_total", "Logins refused, by reason.", MetricType::Counter));
-  for (const auto& [reason, n] : login_refusals_) {
-    families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+  for (const auto& [reason, n] : login_refusals_.Snapshot()) {
+    families.back().metric.push_back(
+        CounterValue(static_cast<double>(n), "reason", CloseReasonName(reason)));
   }
   if (!has_storage_) return;
   const StorageFigures& st = storage_;

@@ -1,5 +1,7 @@
 // Metrics: counters and the tick-duration histogram behind /metrics. Lock-free: any thread
-// may add; the admin HTTP handler reads. Render() writes the Prometheus text format through
+// may add; the admin HTTP handler reads. The counters come in small groups (ConnectionCounters,
+// TrafficCounters, ...), each handed by reference to the part that writes it, so a part sees
+// only its own figures. Render() writes the Prometheus text format through
 // prometheus-cpp's TextSerializer, which escapes label values (zone names, reasons).
 #pragma once
 
@@ -10,6 +12,8 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "host/close_reason.h"
 
 namespace prometheus {
 struct MetricFamily;
@@ -51,6 +55,113 @@ struct StorageFigures {
   uint64_t load_failures = 0;
 };
 
+// A counter: only goes up. Written from any thread, relaxed (a figure, not a synchronisation).
+class Counter {
+ public:
+  void Add(uint64_t n = 1) noexcept { v_.fetch_add(n, std::memory_order_relaxed); }
+  [[nodiscard]] uint64_t value() const noexcept { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> v_{0};
+};
+
+// A gauge: goes up and down, or is set. Any thread, relaxed.
+class Gauge {
+ public:
+  void Add(int64_t d = 1) noexcept { v_.fetch_add(d, std::memory_order_relaxed); }
+  void Sub(int64_t d = 1) noexcept { v_.fetch_sub(d, std::memory_order_relaxed); }
+  void Set(int64_t v) noexcept { v_.store(v, std::memory_order_relaxed); }
+  [[nodiscard]] int64_t value() const noexcept { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int64_t> v_{0};
+};
+
+// The groups: each is written by one part of the server (named), read by Render.
+// net::Server: client connections open, accepted since start, refused by the caps.
+struct ConnectionCounters {
+  Gauge open;
+  Counter accepted;
+  Counter refused;
+};
+// net::Session: bytes and frames each way; inputs dropped by the per-connection rate limits
+// (counted per message on the I/O threads, so not in the labelled map; rendered as
+// reason="rate_limited").
+struct TrafficCounters {
+  Counter bytes_in;
+  Counter bytes_out;
+  Counter messages_in;
+  Counter messages_out;
+  Counter rate_limited_inputs;
+};
+// net::SendQueue: memory held by all send queues (frames and their bookkeeping), tick frames
+// dropped by a full queue, and of those the backlogs begun because all queues together passed
+// the global cap.
+struct SendQueueCounters {
+  Gauge bytes;
+  Counter overflows;
+  Counter global_overflows;
+};
+// ZoneRunner: ticks, those longer than the interval, and where tick time goes (inputs +
+// simulation + views; encoding; handing out frames), in microseconds.
+struct TickCounters {
+  Counter count;
+  Counter overruns;
+  Counter world_us;
+  Counter encode_us;
+  Counter deliver_us;
+};
+// ZoneRunner's overload governor: the last level set (0 = full budgets), the scale it stands
+// for in thousandths (1000 = full), and the changes. Each zone also reports its own
+// (ObserveZone); zs_interest_level shows the highest of them.
+struct InterestCounters {
+  Gauge level;
+  Gauge scale_milli;
+  Counter level_changes;
+};
+// CharacterKeeper: players in the world; logins admitted (loaded, new or taken over), of those
+// taken over from another connection; checkpoints handed to storage.
+struct PlayerCounters {
+  Gauge online;
+  Counter logins;
+  Counter takeovers;
+  Counter checkpoints;
+};
+// CharacterKeeper: hand-offs to other servers (offered, accepted, failed: the player stayed)
+// and characters that arrived here with a ticket.
+struct HandoffCounters {
+  Counter offered;
+  Counter accepted;
+  Counter failed;
+  Counter arrived;
+};
+// admin::AdminHttp: connections open, and those closed to make room at the connection cap.
+struct AdminCounters {
+  Gauge connections;
+  Counter evictions;
+};
+// admin::ViewerHub: WebSocket viewers connected, frames sent and skipped (a slow viewer skips
+// frames rather than queueing them), viewers refused at admin.max_viewers, and the tick
+// thread's time spent taking snapshots for them (what a viewer costs the tick).
+struct ViewerCounters {
+  Gauge open;
+  Counter frames;
+  Counter skipped;
+  Counter refused;
+  Counter snapshot_us;
+};
+
+// Counts by CloseReason (kicks, login refusals): rare events, under a mutex. Any thread.
+class ReasonCounts {
+ public:
+  void Add(CloseReason reason);
+  [[nodiscard]] std::map<CloseReason, uint64_t> Snapshot() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<CloseReason, uint64_t> counts_;  // guarded by mu_
+};
+
 class Metrics {
  public:
   static constexpr const std::array<double, 18>& kTickBuckets = host::kTickBuckets;
@@ -59,7 +170,6 @@ class Metrics {
   // batch meanwhile (its own histogram too, so a checkpoint's effect on the tick shows;
   // scripts/loadtest.sh reports both p99s).
   void ObserveTick(double seconds, bool flushing = false);
-  void Kick(const std::string& reason);
   void RejectInput(const std::string& reason, uint64_t n = 1);
   // One zone's figures after one of its ticks (each zone ticks on its own runner).
   struct ZoneFigures {
@@ -70,59 +180,26 @@ class Metrics {
   };
   void ObserveZone(const std::string& zone, const ZoneFigures& figures);
 
-  std::atomic<uint64_t> connections{0};        // currently open
-  std::atomic<uint64_t> connections_total{0};  // accepted since start
-  std::atomic<uint64_t> connections_refused{0};
-  std::atomic<uint64_t> players{0};  // in the world
-  std::atomic<uint64_t> bytes_in{0};
-  std::atomic<uint64_t> bytes_out{0};
-  std::atomic<uint64_t> messages_in{0};
-  std::atomic<uint64_t> messages_out{0};
-  std::atomic<uint64_t> send_queue_overflows{0};
-  // Of those, the backlogs that began because all queues together passed the global cap.
-  std::atomic<uint64_t> send_queue_global_overflows{0};
-  // Admin HTTP: connections open, and those closed to make room at the connection cap.
-  std::atomic<int64_t> admin_connections{0};
-  std::atomic<uint64_t> admin_evictions{0};
-  // Memory held by all send queues (frames and their bookkeeping), bytes.
-  std::atomic<int64_t> send_queue_bytes{0};
-  std::atomic<uint64_t> tick_overruns{0};
-  // Inputs dropped by the per-connection rate limits: counted per message on the I/O threads,
-  // so an atomic rather than the labelled map (rendered as reason="rate_limited").
-  std::atomic<uint64_t> rate_limited_inputs{0};
-  std::atomic<uint64_t> ticks{0};
-  // Where tick time goes: inputs + simulation + views, and encoding + handing out frames.
-  std::atomic<uint64_t> tick_world_us{0};
-  std::atomic<uint64_t> tick_encode_us{0};
-  std::atomic<uint64_t> tick_deliver_us{0};
-  // Overload control (interest::OverloadGovernor): the current level (0 = full budgets) and
-  // the scale it stands for (1.0 = full), stored in thousandths. Each zone has its own
-  // (ObserveZone); zs_interest_level shows the highest of them, these the last change.
-  std::atomic<uint64_t> interest_level{0};
-  std::atomic<uint64_t> interest_scale_milli{1000};
-  std::atomic<uint64_t> interest_level_changes{0};
-  // Logins: admitted (loaded, new or taken over), of those taken over from another connection,
-  // and checkpoints handed to storage.
-  std::atomic<uint64_t> logins_total{0};
-  std::atomic<uint64_t> takeovers_total{0};
-  std::atomic<uint64_t> checkpoints_total{0};
-  // Hand-offs to other servers (offered, accepted, failed: the player stayed) and characters
-  // that arrived here with a ticket.
-  std::atomic<uint64_t> handoffs_offered{0};
-  std::atomic<uint64_t> handoffs_accepted{0};
-  std::atomic<uint64_t> handoffs_failed{0};
-  std::atomic<uint64_t> handoffs_arrived{0};
-  // A login refused (auth_failed reasons, storage_unavailable), by reason.
-  void LoginRefused(const std::string& reason);
   void PublishStorage(const StorageFigures& figures);
-  // Zone viewer (/viewer): WebSocket viewers connected, frames sent and skipped (a slow viewer
-  // skips frames rather than queueing them), viewers refused at admin.max_viewers, and the tick
-  // thread's time spent taking snapshots for them (what a viewer costs the tick).
-  std::atomic<int64_t> viewers{0};
-  std::atomic<uint64_t> viewer_frames{0};
-  std::atomic<uint64_t> viewer_frames_skipped{0};
-  std::atomic<uint64_t> viewers_refused{0};
-  std::atomic<uint64_t> viewer_snapshot_us{0};
+
+  // The counter groups, handed by reference to the one part that writes each.
+  [[nodiscard]] ConnectionCounters& connections() { return connections_; }
+  [[nodiscard]] TrafficCounters& traffic() { return traffic_; }
+  [[nodiscard]] SendQueueCounters& send_queues() { return send_queues_; }
+  [[nodiscard]] TickCounters& ticks() { return ticks_; }
+  [[nodiscard]] InterestCounters& interest() { return interest_; }
+  [[nodiscard]] PlayerCounters& players() { return players_; }
+  [[nodiscard]] HandoffCounters& handoffs() { return handoffs_; }
+  [[nodiscard]] AdminCounters& admin() { return admin_; }
+  [[nodiscard]] ViewerCounters& viewers() { return viewers_; }
+  // Connections closed by the server (net::Server), by reason.
+  [[nodiscard]] ReasonCounts& kicks() { return kicks_; }
+  // Logins refused (net's LoginGate, the CharacterKeeper), by reason.
+  [[nodiscard]] ReasonCounts& login_refusals() { return login_refusals_; }
+  [[nodiscard]] const ConnectionCounters& connections() const { return connections_; }
+  [[nodiscard]] const TrafficCounters& traffic() const { return traffic_; }
+  [[nodiscard]] const TickCounters& ticks() const { return ticks_; }
+  [[nodiscard]] const PlayerCounters& players() const { return players_; }
 
   // Prometheus text exposition.
   [[nodiscard]] std::string Render() const;
@@ -138,13 +215,22 @@ class Metrics {
   void RenderStorage(std::vector<prometheus::MetricFamily>* out) const;
   void RenderZones(std::vector<prometheus::MetricFamily>* out) const;
 
+  ConnectionCounters connections_;
+  TrafficCounters traffic_;
+  SendQueueCounters send_queues_;
+  TickCounters ticks_;
+  InterestCounters interest_;
+  PlayerCounters players_;
+  HandoffCounters handoffs_;
+  AdminCounters admin_;
+  ViewerCounters viewers_;
+  ReasonCounts kicks_;
+  ReasonCounts login_refusals_;
   TickHistogram ticks_all_;
   TickHistogram ticks_flushing_;
   mutable std::mutex mu_;  // guards the labelled maps and storage figures below (rare updates)
-  std::map<std::string, uint64_t> login_refusals_;
   StorageFigures storage_;
   bool has_storage_ = false;
-  std::map<std::string, uint64_t> kicks_;
   std::map<std::string, uint64_t> rejected_;
   struct ZoneStats {
     ZoneFigures last;

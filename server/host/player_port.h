@@ -1,7 +1,8 @@
 // PlayerPort: what a client connection asks of the zones it plays in, and nothing more. The
 // session never sees a world, a runner or a thread: it names itself by its session id, and the
 // port routes the request to the zone runner that has (or will have) its character
-// (host::ZoneRunners); every call queues and returns at once.
+// (host::ZoneRunners); every call queues and returns at once. Once in the world, everything a
+// client asks goes through one call, Submit, as a ClientInput.
 // Threads: any (the sessions' I/O threads).
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "host/client_input.h"
 #include "host/session_sink.h"
 #include "storage/character_record.h"
 #include "zone/zone_types.h"
@@ -29,15 +31,8 @@ class PlayerPort {
   virtual void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
                       storage::CharacterRecord character) = 0;
   virtual void Leave(uint64_t session) = 0;
-  virtual void Move(uint64_t session, const zone::MoveInput& in) = 0;
-  virtual void Skill(uint64_t session, const zone::SkillInput& in) = 0;
-  virtual void Resync(uint64_t session) = 0;
-  // Chat; `text_ok`: the text passed wire::IsChatText (else the sender is told BAD_TEXT).
-  virtual void Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
-                    std::string to) = 0;
-  // An input the session refused itself (rate limits): told to the player in its next frame.
-  virtual void Refused(uint64_t session, zone::InputKind kind, uint32_t seq,
-                       zone::Outcome outcome) = 0;
+  // An input of a player in the world (dropped if the session plays nowhere yet or any more).
+  virtual void Submit(uint64_t session, ClientInput input) = 0;
   // The last tick of the zone the session plays in (Pong.server_tick).
   [[nodiscard]] virtual uint64_t TickOf(uint64_t session) const = 0;
 };

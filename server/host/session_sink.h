@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "host/close_reason.h"
+
 namespace zs::host {
 
 // What a frame is, for a connection that has to drop some.
@@ -22,7 +24,7 @@ class SessionSink {
   // A whole encoded frame in a buffer of its own (queued without a copy).
   virtual void DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) = 0;
   // Sends `last_frame` (may be empty) and closes, logging `reason`.
-  virtual void CloseWith(std::string last_frame, std::string reason) = 0;
+  virtual void CloseWith(std::string last_frame, CloseReason reason) = 0;
 };
 
 }  // namespace zs::host

@@ -30,17 +30,6 @@ const char* RejectName(zone::Reject r) {
   return "unknown";
 }
 
-// Takes the entry of `session` out of `parked` (guarded by `mu`): what came with a request.
-template <typename T>
-std::optional<T> Unpark(std::mutex& mu, std::unordered_map<uint64_t, T>& parked, uint64_t session) {
-  std::lock_guard lock(mu);
-  const auto it = parked.find(session);
-  if (it == parked.end()) return std::nullopt;
-  std::optional<T> out = std::move(it->second);
-  parked.erase(it);
-  return out;
-}
-
 }  // namespace
 
 ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads,
@@ -68,13 +57,16 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_th
                .runner = siblings.index,
                .answered =
                    [this](CharacterKeeper::HandoffKey key, HandoffAnswer answer) {
+                     answers_.PushAlways({key, std::move(answer)});
                      {
-                       std::lock_guard lock(mu_);
-                       answers_.emplace_back(key, std::move(answer));
+                       std::lock_guard lock(wake_mu_);
+                       answer_waiting_ = true;
                      }
-                     answered_.notify_one();  // applied now, not at the next tick
+                     wake_.notify_one();  // applied now, not at the next tick
                    }},
-              [this](uint64_t session, storage::LoadResult r) { Loaded(session, std::move(r)); }) {
+              [this](uint64_t session, storage::LoadResult r) {
+                loaded_.PushAlways({session, std::move(r)});
+              }) {
   players_.SetRoster(siblings.local, siblings.index);
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
@@ -97,24 +89,11 @@ void ZoneRunner::Start() {
 
 void ZoneRunner::Stop() {
   {
-    std::lock_guard lock(mu_);  // a waiting runner sees it at once
+    std::lock_guard lock(wake_mu_);  // a waiting runner sees it at once
     running_ = false;
   }
-  answered_.notify_one();
+  wake_.notify_one();
   if (thread_.joinable()) thread_.join();
-}
-
-void ZoneRunner::Push(Request r) {
-  std::lock_guard lock(mu_);
-  // A tick thread that falls behind must not let inputs pile up without bound: beyond the cap
-  // inputs are dropped (counted); joins, leaves and resyncs always go through.
-  const bool input = r.kind == Request::kMove || r.kind == Request::kSkill ||
-                     r.kind == Request::kChat || r.kind == Request::kRefused;
-  if (input && pending_.size() >= kMaxPendingRequests) {
-    metrics_->RejectInput("server_busy");
-    return;
-  }
-  pending_.push_back(std::move(r));
 }
 
 void ZoneRunner::SaveEveryone() {
@@ -123,65 +102,41 @@ void ZoneRunner::SaveEveryone() {
 }
 
 void ZoneRunner::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
-  Push({.kind = Request::kJoin,
-        .session = session,
-        .sink = std::move(sink),
-        .name = std::move(who.name),
-        .account = who.account});
+  requests_.PushAlways(
+      {.session = session, .what = JoinRequest{.sink = std::move(sink), .who = std::move(who)}});
 }
 
 void ZoneRunner::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
                         storage::CharacterRecord character) {
-  {
-    std::lock_guard lock(mu_);
-    arriving_[session] = std::move(character);
-  }
-  Push({.kind = Request::kArrive, .session = session, .sink = std::move(sink)});
+  requests_.PushAlways(
+      {.session = session,
+       .what = ArriveRequest{.sink = std::move(sink), .character = std::move(character)}});
 }
 
 void ZoneRunner::Adopt(LocalArrival arrival) {
   const uint64_t session = arrival.session;
-  {
-    std::lock_guard lock(mu_);
-    adopting_[session] = std::move(arrival);
-  }
-  Push({.kind = Request::kAdopt, .session = session});
+  requests_.PushAlways({.session = session, .what = std::move(arrival)});
 }
 
 void ZoneRunner::Relay(RelayedChat chat) {
-  std::lock_guard lock(mu_);
-  if (relayed_in_.size() >= kMaxPendingRequests / 100) {  // a flood from one runner to another
-    metrics_->RejectInput("server_busy");
-    return;
-  }
-  relayed_in_.push_back(std::move(chat));
+  // A flood from one runner to another is cut like inputs.
+  if (!relayed_in_.Push(std::move(chat))) metrics_->RejectInput("server_busy");
 }
 
-void ZoneRunner::Loaded(uint64_t session, storage::LoadResult result) {
-  std::lock_guard lock(mu_);
-  loaded_.emplace_back(session, std::move(result));
+void ZoneRunner::Leave(uint64_t session) {
+  requests_.PushAlways({.session = session, .what = LeaveRequest{}});
 }
-void ZoneRunner::Leave(uint64_t session) { Push({.kind = Request::kLeave, .session = session}); }
-void ZoneRunner::Move(uint64_t session, const zone::MoveInput& in) {
-  Push({.kind = Request::kMove, .session = session, .move = in});
-}
-void ZoneRunner::Skill(uint64_t session, const zone::SkillInput& in) {
-  Push({.kind = Request::kSkill, .session = session, .skill = in});
-}
-void ZoneRunner::Resync(uint64_t session) { Push({.kind = Request::kResync, .session = session}); }
-void ZoneRunner::Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
-                      std::string to) {
-  Request r{.kind = Request::kChat, .session = session, .name = std::move(to), .chat = in};
-  if (text_ok) r.text = std::move(text);  // a refused text (up to a frame's size) is not kept
-  if (!text_ok)
-    r.result = {.kind = zone::InputKind::kChat, .seq = in.seq, .outcome = zone::Outcome::kBadText};
-  Push(std::move(r));
-}
-void ZoneRunner::Refused(uint64_t session, zone::InputKind kind, uint32_t seq,
-                         zone::Outcome outcome) {
-  Push({.kind = Request::kRefused,
-        .session = session,
-        .result = {.kind = kind, .seq = seq, .outcome = outcome}});
+
+void ZoneRunner::Submit(uint64_t session, ClientInput input) {
+  if (auto* chat = std::get_if<ChatRequest>(&input); chat != nullptr && !chat->text_ok) {
+    chat->text.clear();  // a refused text (up to a frame's size) is not kept
+    chat->text.shrink_to_fit();
+  }
+  if (std::holds_alternative<ResyncRequest>(input)) {  // the client waits for it: never lost
+    requests_.PushAlways({.session = session, .what = std::move(input)});
+  } else if (!requests_.Push({.session = session, .what = std::move(input)})) {
+    metrics_->RejectInput("server_busy");
+  }
 }
 
 void ZoneRunner::Run() {
@@ -212,7 +167,7 @@ void ZoneRunner::Run() {
                              .interest_scale = governor_.scale()});
     }
     if (end > next) {
-      metrics_->tick_overruns.fetch_add(1, std::memory_order_relaxed);
+      metrics_->ticks().overruns.Add(1);
       spdlog::warn("tick {} overran its {} ms budget by {:.1f} ms", tick(), 1000 / tick_rate_,
                    std::chrono::duration<double, std::milli>(end - next).count());
       if (end - next > 5 * interval) next = end;  // far behind: start over, do not spiral
@@ -226,23 +181,25 @@ void ZoneRunner::Run() {
 // accepted is sent on its way at once, not up to a tick later (the world is only touched here,
 // on this thread, between ticks, as Drain does).
 void ZoneRunner::WaitForNextTick(std::chrono::steady_clock::time_point next) {
-  std::unique_lock lock(mu_);
-  while (answered_.wait_until(lock, next, [this] { return !answers_.empty() || !running_; })) {
+  std::unique_lock lock(wake_mu_);
+  while (wake_.wait_until(lock, next, [this] { return answer_waiting_ || !running_; })) {
     if (!running_) return;
-    answering_.swap(answers_);
+    answer_waiting_ = false;
     lock.unlock();
-    for (auto& [key, answer] : answering_) keeper_.OnHandoffAnswer(key, answer);
-    answering_.clear();
+    ApplyAnswers();
     lock.lock();
   }
 }
 
+void ZoneRunner::ApplyAnswers() {
+  for (auto& [key, answer] : answers_.Take()) keeper_.OnHandoffAnswer(key, answer);
+}
+
 void ZoneRunner::ObserveLoad(double share) {
   if (!governor_.Observe(share)) return;
-  metrics_->interest_level.store(governor_.level(), std::memory_order_relaxed);
-  metrics_->interest_scale_milli.store(static_cast<uint64_t>(governor_.scale() * 1000),
-                                       std::memory_order_relaxed);
-  metrics_->interest_level_changes.fetch_add(1, std::memory_order_relaxed);
+  metrics_->interest().level.Set(governor_.level());
+  metrics_->interest().scale_milli.Set(static_cast<uint64_t>(governor_.scale() * 1000));
+  metrics_->interest().level_changes.Add(1);
   spdlog::warn(
       "overload control: interest level {} (scale {:.2f}) after a tick at {:.0f}% of "
       "its interval",
@@ -250,109 +207,83 @@ void ZoneRunner::ObserveLoad(double share) {
 }
 
 void ZoneRunner::Drain() {
-  {
-    std::lock_guard lock(mu_);
-    draining_.swap(pending_);
-    applying_.swap(loaded_);
-    answering_.swap(answers_);
-    relaying_.swap(relayed_in_);
-  }
   moves_.clear();
   skills_.clear();
   chats_.clear();
   chat_text_.clear();
   results_.clear();
   relayed_.clear();
-  for (Request& r : draining_) Admit(r, players_.BySession(r.session));
-  AdmitRelayed();
-  draining_.clear();
-  if (draining_.capacity() > 4 * kMaxPendingRequests / 100) {
-    draining_.shrink_to_fit();  // do not keep a spike's memory forever
-  }
-  for (auto& [session, result] : applying_) keeper_.OnLoaded(session, std::move(result));
-  applying_.clear();
-  for (auto& [key, answer] : answering_) keeper_.OnHandoffAnswer(key, answer);
-  answering_.clear();
+  for (Request& r : requests_.Take()) Admit(r);
+  AdmitRelayed(relayed_in_.Take());
+  for (auto& [session, result] : loaded_.Take()) keeper_.OnLoaded(session, std::move(result));
+  ApplyAnswers();
 }
 
-void ZoneRunner::Admit(Request& r, PlayerDirectory::Player* player) {
-  if (r.kind == Request::kJoin) {
+void ZoneRunner::Admit(Request& r) {
+  PlayerDirectory::Player* player = players_.BySession(r.session);
+  if (auto* join = std::get_if<JoinRequest>(&r.what)) {
+    if (player == nullptr) keeper_.Login(r.session, std::move(join->sink), std::move(join->who));
+  } else if (auto* arrive = std::get_if<ArriveRequest>(&r.what)) {
     if (player == nullptr) {
-      keeper_.Login(r.session, std::move(r.sink),
-                    {.account = r.account, .name = std::move(r.name)});
+      keeper_.Arrive(r.session, std::move(arrive->sink), std::move(arrive->character));
     }
-    return;
-  }
-  if (r.kind == Request::kLeave) {
-    keeper_.Logout(r.session);  // also cancels a login still loading
-    return;
-  }
-  if (r.kind == Request::kArrive) {
-    std::optional<storage::CharacterRecord> character = Unpark(mu_, arriving_, r.session);
-    if (character && player == nullptr)
-      keeper_.Arrive(r.session, std::move(r.sink), std::move(*character));
-    return;
-  }
-  if (r.kind == Request::kAdopt) {
-    if (std::optional<LocalArrival> arrival = Unpark(mu_, adopting_, r.session)) {
-      keeper_.Adopt(std::move(*arrival));
-    }
-    return;
-  }
-  if (player == nullptr) return;  // not (or no longer) in the world
-  switch (r.kind) {
-    case Request::kLeave:
-      break;
-    case Request::kMove:
-      r.move.entity = player->entity;
-      moves_.push_back(r.move);
-      break;
-    case Request::kSkill:
-      r.skill.entity = player->entity;
-      skills_.push_back(r.skill);
-      break;
-    case Request::kResync:
-      if (world_.ForgetKnown(player->entity).ok()) player->resync = true;
-      break;
-    case Request::kChat:
-      AdmitChat(r, *player);
-      break;
-    case Request::kRefused:
-      r.result.player = player->entity;
-      results_.push_back(r.result);
-      break;
-    case Request::kJoin:
-    case Request::kArrive:
-    case Request::kAdopt:
-      break;
+  } else if (auto* adopt = std::get_if<LocalArrival>(&r.what)) {
+    keeper_.Adopt(std::move(*adopt));
+  } else if (std::holds_alternative<LeaveRequest>(r.what)) {
+    keeper_.Logout(r.session);     // also cancels a login still loading
+  } else if (player != nullptr) {  // an input: only from a player in the world
+    Apply(std::get<ClientInput>(r.what), *player);
   }
 }
 
-void ZoneRunner::AdmitChat(Request& r, const PlayerDirectory::Player& player) {
-  if (r.result.outcome == zone::Outcome::kBadText) {
-    r.result.player = player.entity;
-    results_.push_back(r.result);
+void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player) {
+  if (auto* move = std::get_if<zone::MoveInput>(&input)) {
+    move->entity = player.entity;
+    moves_.push_back(*move);
+  } else if (auto* skill = std::get_if<zone::SkillInput>(&input)) {
+    skill->entity = player.entity;
+    skills_.push_back(*skill);
+  } else if (auto* chat = std::get_if<ChatRequest>(&input)) {
+    AdmitChat(*chat, player);
+  } else if (std::holds_alternative<ResyncRequest>(input)) {
+    if (world_.ForgetKnown(player.entity).ok()) player.resync = true;
+  } else if (const auto* refused = std::get_if<RefusedInput>(&input)) {
+    results_.push_back({.player = player.entity,
+                        .kind = refused->kind,
+                        .seq = refused->seq,
+                        .outcome = refused->outcome,
+                        .order = 0});
+  }
+}
+
+void ZoneRunner::AdmitChat(ChatRequest& r, const PlayerDirectory::Player& player) {
+  if (!r.text_ok) {
+    results_.push_back({.player = player.entity,
+                        .kind = zone::InputKind::kChat,
+                        .seq = r.chat.seq,
+                        .outcome = zone::Outcome::kBadText,
+                        .order = 0});
     return;
   }
   r.chat.entity = player.entity;
   r.chat.text = chat_text_.emplace_back(std::move(r.text));
   if (r.chat.channel == zone::ChatChannel::kWhisper) {
-    const PlayerDirectory::Player* to = players_.ByName(r.name);
+    const PlayerDirectory::Player* to = players_.ByName(r.to);
     r.chat.to = to != nullptr ? to->entity : kInvalidEntity;  // none: NO_SUCH_PLAYER
     if (to == nullptr && local_ != nullptr &&
         local_->RelayWhisper(runner_index_, {.from = player.entity,
                                              .from_name = player.name,
-                                             .to_name = r.name,
+                                             .to_name = r.to,
                                              .text = std::string(r.chat.text)})) {
-      r.chat.relayed_to = chat_text_.emplace_back(std::move(r.name));  // online in another zone
+      r.chat.relayed_to = chat_text_.emplace_back(std::move(r.to));  // online in another zone
     }
   }
   chats_.push_back(r.chat);
 }
 
 // Whispers from other runners, to players of this one (by name: they may have left meanwhile).
-void ZoneRunner::AdmitRelayed() {
-  for (RelayedChat& c : relaying_) {
+void ZoneRunner::AdmitRelayed(std::vector<RelayedChat>& relayed) {
+  for (RelayedChat& c : relayed) {
     const PlayerDirectory::Player* to = players_.ByName(c.to_name);
     if (to == nullptr) continue;
     relayed_.push_back({.from = c.from,
@@ -360,7 +291,6 @@ void ZoneRunner::AdmitRelayed() {
                         .to = to->entity,
                         .text = chat_text_.emplace_back(std::move(c.text))});
   }
-  relaying_.clear();
 }
 
 void ZoneRunner::Step() {
@@ -375,7 +305,7 @@ void ZoneRunner::Step() {
               governor_.level(), &pool_);
   const auto t1 = Clock::now();
   tick_.store(world_.tick(), std::memory_order_relaxed);
-  metrics_->ticks.fetch_add(1, std::memory_order_relaxed);
+  metrics_->ticks().count.Add(1);
   for (size_t z = 0; z < zone_count_; ++z) {
     const zone::ZoneTickOutput& out = world_.output(z);
     for (size_t r = 0; r < out.rejected.size(); ++r) {
@@ -392,9 +322,9 @@ void ZoneRunner::Step() {
   const auto micros = [](auto d) {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
   };
-  metrics_->tick_world_us.fetch_add(micros(t1 - t0), std::memory_order_relaxed);
-  metrics_->tick_encode_us.fetch_add(micros(t2 - t1), std::memory_order_relaxed);
-  metrics_->tick_deliver_us.fetch_add(micros(Clock::now() - t2), std::memory_order_relaxed);
+  metrics_->ticks().world_us.Add(micros(t1 - t0));
+  metrics_->ticks().encode_us.Add(micros(t2 - t1));
+  metrics_->ticks().deliver_us.Add(micros(Clock::now() - t2));
 }
 
 void ZoneRunner::PublishStorageStats() {

@@ -1,11 +1,11 @@
 // ZoneRunner: owns one World (the zones it was given: one zone in a server, see ZoneRunners)
 // and advances it at the tick rate on its own thread.
 //
-// Threads: Join/Leave/Input/Resync/Adopt may be called from any thread (I/O threads, other
-// runners); they queue a request under a mutex, keyed by session id, never a pointer into the
-// world. The runner's thread drains the queue at the start of each tick (sessions <-> entities
-// in a PlayerDirectory), runs World::Tick, and hands each zone's output to a FrameFanout, which
-// gives every player exactly one frame through its SessionSink.
+// Threads: Join/Arrive/Adopt/Leave/Submit/Relay may be called from any thread (I/O threads,
+// other runners); each queues a request in an Inbox, keyed by session id, never a pointer into
+// the world. The runner's thread takes the inboxes at the start of each tick (sessions <->
+// entities in a PlayerDirectory), runs World::Tick, and hands each zone's output to a
+// FrameFanout, which gives every player exactly one frame through its SessionSink.
 // A tick that overruns its interval is counted and logged; the schedule then restarts from
 // now instead of trying to catch up (no spiral). Overload control: each tick's work, as a share
 // of the interval, feeds an interest::OverloadGovernor whose level shrinks the zones' interest
@@ -23,12 +23,15 @@
 #include <span>
 #include <string>
 #include <thread>
-#include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "host/character_keeper.h"
 #include "host/churn_log.h"
+#include "host/client_input.h"
 #include "host/frame_fanout.h"
+#include "host/inbox.h"
 #include "host/local_zones.h"
 #include "host/metrics.h"
 #include "host/player_directory.h"
@@ -91,14 +94,10 @@ class ZoneRunner {
   // A whisper from another runner of this process to a player of this one (by name).
   void Relay(RelayedChat chat);
   void Leave(uint64_t session);
-  void Move(uint64_t session, const zone::MoveInput& in);
-  void Skill(uint64_t session, const zone::SkillInput& in);
-  void Resync(uint64_t session);
-  // Chat; `text_ok`: the text passed wire::IsChatText (else the sender is told BAD_TEXT).
-  void Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
-            std::string to);
-  // An input the session refused itself (rate limits): told to the player in its next frame.
-  void Refused(uint64_t session, zone::InputKind kind, uint32_t seq, zone::Outcome outcome);
+  // An input of the session's player (dropped, and counted as server_busy, when
+  // kMaxPendingRequests are queued already: a tick thread that falls behind must not let
+  // inputs pile up without bound; joins, leaves and resyncs always go through).
+  void Submit(uint64_t session, ClientInput input);
 
   [[nodiscard]] uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
   [[nodiscard]] uint32_t tick_rate() const { return tick_rate_; }
@@ -111,29 +110,34 @@ class ZoneRunner {
   void SetObserver(TickObserver* observer) { observer_ = observer; }
 
  private:
-  struct Request {
-    enum Kind { kJoin, kLeave, kMove, kSkill, kResync, kChat, kRefused, kArrive, kAdopt } kind;
-    uint64_t session = 0;
-    std::weak_ptr<SessionSink> sink = {};
-    std::string name = {};  // kJoin: the player's name; kChat: the whisper's recipient
-    uint64_t account = 0;   // kJoin
-    zone::MoveInput move = {};
-    zone::SkillInput skill = {};
-    zone::ChatInput chat = {};
-    std::string text = {};          // kChat
-    zone::InputResult result = {};  // kRefused; kChat with a bad text
+  // What the sessions and the other runners ask, applied at the start of a tick in order.
+  struct JoinRequest {
+    std::weak_ptr<SessionSink> sink;
+    LoginIdentity who;
   };
+  struct ArriveRequest {
+    std::weak_ptr<SessionSink> sink;
+    storage::CharacterRecord character;
+  };
+  struct LeaveRequest {};
+  struct Request {
+    uint64_t session = 0;
+    std::variant<ClientInput, JoinRequest, ArriveRequest, LocalArrival, LeaveRequest> what;
+  };
+  using Loaded = std::pair<uint64_t, storage::LoadResult>;
+  using Answer = std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>;
 
   void Run();
   void WaitForNextTick(std::chrono::steady_clock::time_point next);
   void ObserveLoad(double share);  // work / interval of the last tick
-  void Push(Request r);
   void Drain();
-  void Admit(Request& r, PlayerDirectory::Player* player);
-  void Loaded(uint64_t session, storage::LoadResult result);  // from the storage thread
+  void Admit(Request& r);
+  // The player's input, for this tick's World::Tick (or the runner's own: resync, refusals).
+  void Apply(ClientInput& input, PlayerDirectory::Player& player);
+  void AdmitChat(ChatRequest& r, const PlayerDirectory::Player& player);
+  void AdmitRelayed(std::vector<RelayedChat>& relayed);
+  void ApplyAnswers();  // hand-off answers from the cluster
   void PublishStorageStats();
-  void AdmitChat(Request& r, const PlayerDirectory::Player& player);
-  void AdmitRelayed();
   LocalZones* local_;
   const size_t runner_index_;
 
@@ -149,20 +153,13 @@ class ZoneRunner {
   std::atomic<uint64_t> tick_{0};
 
   static constexpr size_t kMaxPendingRequests = 200000;
-  std::mutex mu_;
-  std::condition_variable answered_;  // a hand-off answer came (with mu_)
-  std::vector<Request> pending_;      // guarded by mu_
-  std::vector<Request> draining_;
-  // Finished character loads (guarded by mu_), applied after the tick's requests.
-  std::vector<std::pair<uint64_t, storage::LoadResult>> loaded_;
-  std::vector<std::pair<uint64_t, storage::LoadResult>> applying_;
-  // Arrivals (kArrive: their characters) and hand-off answers, guarded by mu_ the same way.
-  std::unordered_map<uint64_t, storage::CharacterRecord> arriving_;
-  std::unordered_map<uint64_t, LocalArrival> adopting_;  // kAdopt: from other runners
-  std::vector<RelayedChat> relayed_in_;                  // whispers from other runners
-  std::vector<RelayedChat> relaying_;
-  std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answers_;
-  std::vector<std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>> answering_;
+  Inbox<Request> requests_{kMaxPendingRequests};
+  Inbox<Loaded> loaded_;                                      // from the storage thread
+  Inbox<RelayedChat> relayed_in_{kMaxPendingRequests / 100};  // whispers from other runners
+  Inbox<Answer> answers_;                                     // hand-off answers
+  std::mutex wake_mu_;
+  std::condition_variable wake_;  // an answer came, or Stop (with wake_mu_)
+  bool answer_waiting_ = false;   // guarded by wake_mu_
 
   // Loop thread only.
   PlayerDirectory players_;

@@ -108,24 +108,8 @@ void ZoneRunners::Leave(uint64_t session) {
   session_runner_.erase(it);
 }
 
-void ZoneRunners::Move(uint64_t session, const zone::MoveInput& in) {
-  RunnerOf(session).Move(session, in);
-}
-
-void ZoneRunners::Skill(uint64_t session, const zone::SkillInput& in) {
-  RunnerOf(session).Skill(session, in);
-}
-
-void ZoneRunners::Resync(uint64_t session) { RunnerOf(session).Resync(session); }
-
-void ZoneRunners::Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
-                       std::string to) {
-  RunnerOf(session).Chat(session, in, std::move(text), text_ok, std::move(to));
-}
-
-void ZoneRunners::Refused(uint64_t session, zone::InputKind kind, uint32_t seq,
-                          zone::Outcome outcome) {
-  RunnerOf(session).Refused(session, kind, seq, outcome);
+void ZoneRunners::Submit(uint64_t session, ClientInput input) {
+  RunnerOf(session).Submit(session, std::move(input));
 }
 
 uint64_t ZoneRunners::TickOf(uint64_t session) const { return RunnerOf(session).tick(); }

@@ -60,13 +60,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
               storage::CharacterRecord character) override;
   void Leave(uint64_t session) override;
-  void Move(uint64_t session, const zone::MoveInput& in) override;
-  void Skill(uint64_t session, const zone::SkillInput& in) override;
-  void Resync(uint64_t session) override;
-  void Chat(uint64_t session, const zone::ChatInput& in, std::string text, bool text_ok,
-            std::string to) override;
-  void Refused(uint64_t session, zone::InputKind kind, uint32_t seq,
-               zone::Outcome outcome) override;
+  void Submit(uint64_t session, ClientInput input) override;
   [[nodiscard]] uint64_t TickOf(uint64_t session) const override;
 
   // LocalZones

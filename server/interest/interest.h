@@ -82,15 +82,14 @@ struct Frame {
   std::span<const uint64_t> churned;
   const spatial::Quadtree* tree = nullptr;
   EventIndex events;
-  float view_radius = 50;  // the zone's default (a viewer may override)
-  float hysteresis = 5;    // leave only beyond view radius + hysteresis
+  float hysteresis = 5;  // leave only beyond the viewer's view radius + hysteresis
   uint32_t overload_level = 0;
 };
 
 struct Viewer {
   EntityId id = kInvalidEntity;
   uint32_t slot = 0;
-  float view_radius = 0;               // 0: the zone's
+  float view_radius = 50;              // enter within this (resolved by the zone: never 0)
   std::span<const EntityId> relevant;  // always near while within view (attackers, targets, ...)
   bool departing = false;              // leaving the zone: everything known is sent as left
 };

@@ -213,7 +213,7 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
   const uint32_t enter_rank = b.near_max + b.mid_max;
   const uint32_t period = std::max<uint32_t>(1, config_.mid_period_ticks);
   const bool full = st.pairs.empty() || (f.tick + EntityIndex(viewer.id)) % period == 0;
-  const float enter_r = viewer.view_radius > 0 ? viewer.view_radius : f.view_radius;
+  const float enter_r = viewer.view_radius;
   const float leave_r = enter_r + f.hysteresis;
   const Vec2 at = f.subjects[viewer.slot].position;
   const uint32_t keep = full ? enter_rank + config_.tier_margin : b.near_max;

@@ -17,11 +17,16 @@ Server::Server(asio::io_context& io, Limits limits, host::PlayerPort* players,
                host::TicketBook* tickets)
     : io_(io),
       limits_(limits),
-      players_(players),
       metrics_(metrics),
       churn_(churn),
-      auth_(auth),
-      tickets_(tickets),
+      login_(*auth, tickets, metrics->login_refusals()),
+      session_context_{
+          .limits = limits_,
+          .players = *players,
+          .login = login_,
+          .traffic = metrics->traffic(),
+          .send_queues = metrics->send_queues(),
+          .on_closed = [this](const Session& s, host::CloseReason reason) { OnClosed(s, reason); }},
       acceptor_(asio::make_strand(io)),
       accept_retry_(acceptor_.get_executor()),
       churn_timer_(acceptor_.get_executor()) {}
@@ -55,67 +60,66 @@ void Server::ScheduleChurnSummary() {
 }
 
 void Server::Accept() {
-  acceptor_.async_accept(asio::make_strand(io_),
-                         [this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
-                           if (ec) {
-                             if (ec == asio::error::operation_aborted || !acceptor_.is_open())
-                               return;
-                             // Out of file descriptors and the like: back off instead of spinning.
-                             if (churn_->Admit(host::ChurnLog::Kind::kAcceptFailed, ec.message(),
-                                               host::MonotonicSeconds())) {
-                               spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
-                             }
-                             accept_retry_.expires_after(std::chrono::milliseconds(250));
-                             accept_retry_.async_wait([this](const boost::system::error_code& e) {
-                               if (!e && acceptor_.is_open()) Accept();
-                             });
-                             return;
-                           }
-                           boost::system::error_code peer_ec;
-                           const auto remote = s.remote_endpoint(peer_ec);
-                           const std::string ip = peer_ec ? "?" : remote.address().to_string();
-                           std::shared_ptr<Session> session;
-                           std::string refusal;
-                           {
-                             std::lock_guard lock(mu_);
-                             if (stopping_) {
-                               refusal = "shutting down";
-                             } else if (sessions_.size() >= limits_.max_connections) {
-                               refusal = "server full";
-                             } else if (per_ip_[ip] >= limits_.max_connections_per_ip) {
-                               refusal = "too many connections from your address";
-                             } else {
-                               const uint64_t id = next_id_++;
-                               session = std::make_shared<Session>(std::move(s), id, ip, this);
-                               sessions_[id] = session;
-                               ++per_ip_[ip];
-                             }
-                           }
-                           if (session) {
-                             metrics_->connections.fetch_add(1, std::memory_order_relaxed);
-                             metrics_->connections_total.fetch_add(1, std::memory_order_relaxed);
-                             LogChurn(host::ChurnLog::Kind::kConnected, "",
-                                      "session {} connected from {}", session->id(), ip);
-                             session->Start();
-                           } else {
-                             // NOLINTNEXTLINE(bugprone-use-after-move): `s` was moved above only if
-                             // a session was made
-                             Refuse(std::move(s), ip, refusal);
-                           }
-                           bool stopping;
-                           {
-                             std::lock_guard lock(mu_);
-                             stopping = stopping_;
-                           }
-                           if (!stopping) Accept();
-                         });
+  acceptor_.async_accept(
+      asio::make_strand(io_), [this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+        if (ec) {
+          if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+          // Out of file descriptors and the like: back off instead of spinning.
+          if (churn_->Admit(host::ChurnLog::Kind::kAcceptFailed, ec.message(),
+                            host::MonotonicSeconds())) {
+            spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
+          }
+          accept_retry_.expires_after(std::chrono::milliseconds(250));
+          accept_retry_.async_wait([this](const boost::system::error_code& e) {
+            if (!e && acceptor_.is_open()) Accept();
+          });
+          return;
+        }
+        boost::system::error_code peer_ec;
+        const auto remote = s.remote_endpoint(peer_ec);
+        const std::string ip = peer_ec ? "?" : remote.address().to_string();
+        std::shared_ptr<Session> session;
+        std::string refusal;
+        {
+          std::lock_guard lock(mu_);
+          if (stopping_) {
+            refusal = "shutting down";
+          } else if (sessions_.size() >= limits_.max_connections) {
+            refusal = "server full";
+          } else if (per_ip_[ip] >= limits_.max_connections_per_ip) {
+            refusal = "too many connections from your address";
+          } else {
+            const uint64_t id = next_id_++;
+            session = std::make_shared<Session>(std::move(s), id, ip, session_context_);
+            sessions_[id] = session;
+            ++per_ip_[ip];
+          }
+        }
+        if (session) {
+          metrics_->connections().open.Add(1);
+          metrics_->connections().accepted.Add(1);
+          LogChurn(host::ChurnLog::Kind::kConnected, "", "session {} connected from {}",
+                   session->id(), ip);
+          session->Start();
+        } else {
+          // NOLINTNEXTLINE(bugprone-use-after-move): `s` was moved above only if
+          // a session was made
+          Refuse(std::move(s), ip, refusal);
+        }
+        bool stopping;
+        {
+          std::lock_guard lock(mu_);
+          stopping = stopping_;
+        }
+        if (!stopping) Accept();
+      });
 }
 
 void Server::Refuse(asio::ip::tcp::socket s, const std::string& ip, const std::string& refusal) {
   // A best-effort error frame, then close. The frame fits any socket buffer: the write
   // completes at once, so a refused connection holds its descriptor only briefly.
-  metrics_->connections_refused.fetch_add(1, std::memory_order_relaxed);
-  metrics_->Kick("refused");
+  metrics_->connections().refused.Add(1);
+  metrics_->kicks().Add(host::CloseReason::kRefused);
   LogChurn(host::ChurnLog::Kind::kRefused, refusal, "refused a connection from {}: {}", ip,
            refusal);
   auto frame =
@@ -129,7 +133,7 @@ void Server::Refuse(asio::ip::tcp::socket s, const std::string& ip, const std::s
                     });
 }
 
-void Server::OnClosed(const Session& s, const std::string& reason) {
+void Server::OnClosed(const Session& s, host::CloseReason reason) {
   std::function<void()> done;
   {
     std::lock_guard lock(mu_);
@@ -139,11 +143,10 @@ void Server::OnClosed(const Session& s, const std::string& reason) {
     }
     if (stopping_ && sessions_.empty() && on_drained_) done = std::move(on_drained_);
   }
-  metrics_->connections.fetch_sub(1, std::memory_order_relaxed);
-  const bool client_side = reason == "client_closed" || reason == "logout";
-  if (!client_side) metrics_->Kick(reason);
-  LogChurn(host::ChurnLog::Kind::kDisconnected, reason, "session {} disconnected: {}", s.id(),
-           reason);
+  metrics_->connections().open.Sub(1);
+  if (!host::ClientChose(reason)) metrics_->kicks().Add(reason);
+  const char* name = host::CloseReasonName(reason);
+  LogChurn(host::ChurnLog::Kind::kDisconnected, name, "session {} disconnected: {}", s.id(), name);
   if (done) done();
 }
 
@@ -152,7 +155,7 @@ size_t Server::session_count() const {
   return sessions_.size();
 }
 
-void Server::Shutdown(const std::string& reason, std::function<void()> done) {
+void Server::Shutdown(host::CloseReason reason, std::function<void()> done) {
   std::vector<std::shared_ptr<Session>> all;
   {
     std::lock_guard lock(mu_);
@@ -172,8 +175,9 @@ void Server::Shutdown(const std::string& reason, std::function<void()> done) {
     if (auto line = churn_->TakeSummary(host::MonotonicSeconds(), /*flush=*/true))
       spdlog::info("{}", *line);
   });
-  spdlog::info("shutting down: kicking {} clients ({})", all.size(), reason);
-  for (auto& s : all) s->CloseWith(wire::KickFrame(reason), reason);
+  const char* name = host::CloseReasonName(reason);
+  spdlog::info("shutting down: kicking {} clients ({})", all.size(), name);
+  for (auto& s : all) s->CloseWith(wire::KickFrame(name), reason);
   // Bounded: whatever has not flushed by then is abandoned.
   shutdown_timer_ = std::make_unique<asio::steady_timer>(io_);
   shutdown_timer_->expires_after(

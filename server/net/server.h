@@ -23,6 +23,8 @@
 #include "host/player_port.h"
 #include "host/ticket_book.h"
 #include "net/limits.h"
+#include "net/login_gate.h"
+#include "net/session_context.h"
 
 namespace zs::net {
 
@@ -43,21 +45,17 @@ class Server {
 
   // Stops accepting, kicks every client with `reason`, calls `done` when all are closed or
   // after limits.shutdown_flush_s, whichever comes first.
-  void Shutdown(const std::string& reason, std::function<void()> done);
+  void Shutdown(host::CloseReason reason, std::function<void()> done);
 
-  // For sessions.
   [[nodiscard]] const Limits& limits() const { return limits_; }
-  [[nodiscard]] host::PlayerPort& players() { return *players_; }
-  [[nodiscard]] host::Metrics& metrics() { return *metrics_; }
-  [[nodiscard]] auth::Authenticator& authenticator() { return *auth_; }
-  [[nodiscard]] host::TicketBook* tickets() { return tickets_; }
-  void OnClosed(const Session& s, const std::string& reason);
   [[nodiscard]] size_t session_count() const;
 
  private:
   void Accept();
   void Refuse(boost::asio::ip::tcp::socket s, const std::string& ip, const std::string& refusal);
   void ScheduleChurnSummary();
+  // The session's context calls it, once per session, when its socket is closed.
+  void OnClosed(const Session& s, host::CloseReason reason);
   // Logs one per-connection line unless churn suppresses it (then it is only counted).
   template <typename... Args>
   void LogChurn(host::ChurnLog::Kind kind, const std::string& reason,
@@ -65,11 +63,10 @@ class Server {
 
   boost::asio::io_context& io_;
   Limits limits_;
-  host::PlayerPort* players_;
   host::Metrics* metrics_;
   host::ChurnLog* churn_;
-  auth::Authenticator* auth_;
-  host::TicketBook* tickets_;
+  LoginGate login_;
+  SessionContext session_context_;           // every session's: refers to the members above
   boost::asio::ip::tcp::acceptor acceptor_;  // on its own strand: accept and close never race
   boost::asio::steady_timer accept_retry_;   // on the acceptor's strand
   boost::asio::steady_timer churn_timer_;    // on the acceptor's strand

@@ -14,7 +14,9 @@
 // oldest frame); when all queues together pass limits.total_send_queue_bytes, clients that are
 // behind are treated as over their cap. Tick frames beyond a cap are dropped and the client is
 // resynced once the queue drains; a backlog that does not drain, or a socket that takes no
-// bytes, within stall_timeout_s gets the client kicked ("slow_reader").
+// bytes, within stall_timeout_s gets the client kicked ("slow_reader"): the rules are
+// SendQueue's; the login (version, ticket, token) is LoginGate's. All it needs from above comes
+// in its SessionContext.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -23,31 +25,32 @@
 #include <boost/asio/strand.hpp>
 
 #include <array>
-#include <deque>
 #include <memory>
-#include <optional>
 #include <string>
 
+#include "host/close_reason.h"
 #include "host/player_port.h"
 #include "net/limits.h"
+#include "net/send_queue.h"
+#include "net/session_context.h"
 #include "wire/encoder.h"
 #include "wire/frame_codec.h"
 #include "wire/protocol.h"
 
 namespace zs::net {
 
-class Server;
-
 class Session : public host::SessionSink, public std::enable_shared_from_this<Session> {
  public:
-  Session(boost::asio::ip::tcp::socket socket, uint64_t id, std::string peer, Server* server);
+  // `context` outlives the session.
+  Session(boost::asio::ip::tcp::socket socket, uint64_t id, std::string peer,
+          SessionContext& context);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
   void DeliverFrame(std::string frame, host::FrameKind kind) override;
   void DeliverShared(std::shared_ptr<const std::string> frame, host::FrameKind kind) override;
-  void CloseWith(std::string last_frame, std::string reason) override;
+  void CloseWith(std::string last_frame, host::CloseReason reason) override;
 
   [[nodiscard]] uint64_t id() const { return id_; }
   [[nodiscard]] const std::string& peer() const { return peer_; }
@@ -61,37 +64,19 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   bool HandleFrame(const std::string& frame);
   void FailFrame(wire::FrameError err);            // BAD_FRAME (AUTH_FAILED for a token-mode Hello)
   bool HandleHello(const wire::ClientIntent& in);  // false when the session is closing
-  // Who the Hello logs in as (auth mode none: its name; token: its token), or nullopt after
-  // failing the session (BAD_NAME, AUTH_FAILED).
-  std::optional<host::LoginIdentity> Identify(const wire::ClientIntent& in);
-  // A Hello with a hand-off ticket (v5): the character handed to this server, or BAD_TICKET.
-  bool HandleTicket(const std::string& ticket);
+  bool HandleInput(wire::ClientIntent& in);        // a message after Hello; false when closing
+  void Enter(LoginGate::Decision decision);        // Join or Arrive: the Hello was accepted
   void FailParse(wire::ParseError err, const wire::ClientIntent& in);
-  void Fail(wire::ErrorCode code, const std::string& text, const std::string& reason);
+  void Fail(wire::ErrorCode code, const std::string& text, host::CloseReason reason);
   RateLimiter& LimiterFor(wire::ClientKind kind);
   void TellRateLimited(const wire::ClientIntent& in);  // the input's result: RATE_LIMITED
   void KickSlowReader();
-  // A frame to send: bytes [offset, offset + size) of a (possibly shared) buffer.
-  struct Chunk {
-    std::shared_ptr<const std::string> buffer;
-    size_t offset;
-    size_t size;
-    double queued_at = 0;  // Now() when queued
-  };
-  // What a queued chunk really holds in memory: every buffer is the frame's own (the zone runner
-  // gives each client a buffer of its own), plus the bookkeeping of the buffer and queue entry.
-  static constexpr size_t kChunkOverhead = 96;
-  static size_t Cost(const Chunk& c) { return c.buffer->capacity() + kChunkOverhead; }
-  void Enqueue(Chunk chunk, host::FrameKind kind);
+  void Enqueue(SendQueue::Chunk chunk, host::FrameKind kind);
   void Enqueue(std::string frame, host::FrameKind kind);
+  void ArmStallTimer();  // a backlog began: kick if it has not drained within stall_timeout_s
   void WriteMore();
-  void Account(int64_t delta);  // queued_bytes_ and the server-wide gauge
-  // Over the byte cap with `extra` more, the oldest queued frame waited too long, or behind
-  // while all queues together are over limits.total_send_queue_bytes.
-  [[nodiscard]] bool Backlogged(size_t extra) const;
-  [[nodiscard]] bool GlobalBacklog(size_t extra) const;
   void OnWritten(const boost::system::error_code& ec, size_t n);
-  void BeginClose(const std::string& reason);
+  void BeginClose(host::CloseReason reason);
   void Finish();
   void ArmIdle(double after_s);
   void NoteInput() { last_input_s_ = Now(); }
@@ -100,7 +85,7 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   boost::asio::ip::tcp::socket socket_;
   const uint64_t id_;
   const std::string peer_;
-  Server* server_;
+  SessionContext& ctx_;
   const Limits& limits_;
   boost::asio::steady_timer login_timer_;
   boost::asio::steady_timer idle_timer_;
@@ -111,14 +96,9 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buf_{};
   std::string frame_;
-  std::deque<Chunk> queue_;
-  size_t queued_bytes_ = 0;     // sum of Cost() over the queue: memory this client holds
-  double last_progress_s_ = 0;  // when the socket last took bytes (or the queue was empty)
-  bool writing_ = false;
-  bool dropping_ = false;         // over the send cap: tick frames are being dropped
-  bool awaiting_resync_ = false;  // drained; ticks stay dropped until the resync tick comes
+  SendQueue send_queue_;
   State state_ = State::kAwaitHello;
-  std::string close_reason_;
+  host::CloseReason close_reason_ = host::CloseReason::kWriteError;  // set by BeginClose
   RateLimiter move_rate_;
   RateLimiter chat_rate_;
   RateLimiter skill_rate_;

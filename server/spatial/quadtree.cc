@@ -305,12 +305,9 @@ void Quadtree::RecomputeMaxRadius(int32_t node) {
   if (n.children >= 0) {
     for (int32_t k = 0; k < 4; ++k) m = std::max(m, nodes_[n.children + k].max_radius);
   } else {
-    uint32_t left = n.count;
-    for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
-      const uint32_t cnt = std::min(kSlabSize, left);
-      for (uint32_t k = 0; k < cnt; ++k) m = std::max(m, slabs_[s].r[k]);
-      left -= cnt;
-    }
+    ForEachSlab(n, [&m](const Slab& slab, uint32_t cnt) {
+      for (uint32_t k = 0; k < cnt; ++k) m = std::max(m, slab.r[k]);
+    });
   }
   n.max_radius = m;
 }

@@ -249,6 +249,17 @@ class Quadtree {
   void FreeChildren(int32_t first);
   int32_t AllocSlab();
   [[nodiscard]] int32_t TailSlab(int32_t leaf) const noexcept;
+  // The one walk over a leaf's contents: calls fn(slab, count) for each slab of `leaf` in
+  // chain order, `count` being the slots in use (kSlabSize for all but the last).
+  template <typename Fn>
+  void ForEachSlab(const Node& leaf, Fn&& fn) const {
+    uint32_t left = leaf.count;
+    for (int32_t s = leaf.slab; s >= 0; s = slabs_[s].next) {
+      const uint32_t count = left < kSlabSize ? left : kSlabSize;
+      left -= count;
+      fn(slabs_[s], count);
+    }
+  }
 
   QuadtreeConfig config_;
   uint32_t merge_threshold_;

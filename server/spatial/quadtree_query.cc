@@ -225,12 +225,8 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
       for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
       continue;
     }
-    uint32_t left = n.count;
-    out->stats.candidates += left;
-    for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
-      const Slab& slab = slabs_[s];
-      const uint32_t cnt = std::min(kSlabSize, left);
-      left -= cnt;
+    out->stats.candidates += n.count;
+    ForEachSlab(n, [&](const Slab& slab, uint32_t cnt) {
       EntityId* dst = out->ids.Reserve(cnt);
       const uint32_t* ids = slab.id;
       if (all) {
@@ -245,7 +241,7 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
         }
         out->ids.Commit(k);
       }
-    }
+    });
   }
 }
 
@@ -264,12 +260,8 @@ void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter&
   const bool filtered =
       filter.mask != 0xFFFFFFFFu || filter.exclude != kInvalidEntity || zero_masks_ != 0;
   const bool points = leaf.max_radius == 0.0f;  // every hitbox radius here is 0
-  uint32_t left = leaf.count;
-  out->stats.candidates += left;
-  for (int32_t s = leaf.slab; s >= 0; s = slabs_[s].next) {
-    const Slab& slab = slabs_[s];
-    const uint32_t cnt = left > kSlabSize ? kSlabSize : left;
-    left -= cnt;
+  out->stats.candidates += leaf.count;
+  ForEachSlab(leaf, [&](const Slab& slab, uint32_t cnt) {
     // One mask for the whole slab, then a loop over its set bits only: the work after the
     // vector test is proportional to the hits, not to the slots.
     uint32_t bits = HitMask(shape, slab.x, slab.y, points ? nullptr : slab.r, cnt);
@@ -285,7 +277,7 @@ void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter&
       dst[k++] = static_cast<EntityId>(slab.id[std::countr_zero(bits)]);
     }
     out->ids.Commit(k);
-  }
+  });
 }
 
 int32_t Quadtree::StartNode(const Aabb& bounds) const noexcept {
@@ -422,23 +414,19 @@ void Quadtree::QueryCircle(const Circle& circle, const QueryFilter& filter, Quer
 size_t Quadtree::LeafKeys(const Node& leaf, Vec2 center, float radius_sq, const QueryFilter& filter,
                           RankKey* out) const {
   size_t written = 0;
-  uint32_t left = leaf.count;
-  for (int32_t s = leaf.slab; s >= 0; s = slabs_[s].next) {
-    const Slab& slab = slabs_[s];
-    const uint32_t cnt = left > kSlabSize ? kSlabSize : left;
-    left -= cnt;
+  ForEachSlab(leaf, [&](const Slab& slab, uint32_t cnt) {
     RankKey* const dst = out + written;
     uint32_t bits =
         SlabKeys(center, radius_sq, filter, slab.x, slab.y, slab.id, slab.mask, cnt, dst);
     // Compact the hits in place (the k-th hit is at slot >= k).
     if (bits == (cnt >= 32 ? ~0u : (1u << cnt) - 1u)) {
       written += cnt;
-      continue;
+      return;
     }
     size_t k = 0;
     for (; bits != 0; bits &= bits - 1) dst[k++] = dst[std::countr_zero(bits)];
     written += k;
-  }
+  });
   return written;
 }
 
@@ -557,12 +545,8 @@ void Quadtree::QueryNearest(Vec2 p, uint32_t k, float max_distance, const QueryF
       }
       continue;
     }
-    uint32_t left = n.count;
-    out->stats.candidates += left;
-    for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
-      const Slab& slab = slabs_[s];
-      const uint32_t cnt = std::min(kSlabSize, left);
-      left -= cnt;
+    out->stats.candidates += n.count;
+    ForEachSlab(n, [&](const Slab& slab, uint32_t cnt) {
       for (uint32_t i = 0; i < cnt; ++i) {
         if (!Passes(slab.mask[i], slab.id[i], filter)) continue;
         const std::pair<float, uint32_t> cand{DistanceSq(p, {slab.x[i], slab.y[i]}), slab.id[i]};
@@ -576,7 +560,7 @@ void Quadtree::QueryNearest(Vec2 p, uint32_t k, float max_distance, const QueryF
           std::push_heap(best.begin(), best.end());
         }
       }
-    }
+    });
   }
   std::sort_heap(best.begin(), best.end());
   for (const auto& b : best) out->ids.push_back(static_cast<EntityId>(b.second));
@@ -631,13 +615,10 @@ QueryStats Quadtree::QueryPairs(std::vector<std::pair<EntityId, EntityId>>* out)
           continue;
         }
         if (static_cast<size_t>(index) <= li) continue;
-        uint32_t left = n.count;
-        for (int32_t s = n.slab; s >= 0; s = slabs_[s].next) {
-          const uint32_t cnt = std::min(kSlabSize, left);
-          left -= cnt;
+        ForEachSlab(n, [&](const Slab& slab, uint32_t cnt) {
           stats.candidates += cnt;
-          for (uint32_t i = 0; i < cnt; ++i) test(slabs_[s], i);
-        }
+          for (uint32_t i = 0; i < cnt; ++i) test(slab, i);
+        });
       }
     }
   }

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "storage/schema.h"
+
 namespace zs::storage {
 
 namespace {
@@ -18,33 +20,7 @@ namespace {
 constexpr int64_t kMigrationLockKey = 0x7a7363686172;
 constexpr const char* kUpsertName = "zs_upsert_character";
 constexpr const char* kSelectName = "zs_select_character";
-constexpr int kUpsertParams = 11;
-
-// DO NOT EDIT a step once released: databases in the field have applied it. Add steps at the
-// end; a step's version is its position (1-based).
-struct Migration {
-  int version;
-  const char* sql;
-};
-constexpr std::array kMigrations = {
-    Migration{.version = 1,
-              .sql = "CREATE TABLE characters(name TEXT PRIMARY KEY, account BIGINT NOT NULL, "
-                     "zone BIGINT NOT NULL, x DOUBLE PRECISION, y DOUBLE PRECISION, "
-                     "facing DOUBLE PRECISION, hp INTEGER, alive BOOLEAN, respawn_ms BIGINT, "
-                     "cooldowns TEXT, saved_at_ms BIGINT)"},
-    Migration{.version = 2, .sql = "CREATE INDEX characters_account ON characters(account)"},
-};
-
-constexpr const char* kUpsertSql =
-    "INSERT INTO characters(name, account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, "
-    "saved_at_ms) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT(name) DO "
-    "UPDATE SET account = excluded.account, zone = excluded.zone, x = excluded.x, y = excluded.y, "
-    "facing = excluded.facing, hp = excluded.hp, alive = excluded.alive, "
-    "respawn_ms = excluded.respawn_ms, cooldowns = excluded.cooldowns, "
-    "saved_at_ms = excluded.saved_at_ms";
-constexpr const char* kSelectSql =
-    "SELECT account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, saved_at_ms "
-    "FROM characters WHERE name = $1";
+constexpr int kUpsertParams = kCharacterColumnCount;
 
 Fault FaultOfState(std::string_view state) {
   if (state == "53100") return Fault::kFull;      // disk_full
@@ -121,7 +97,7 @@ class PostgresStore final : public CharacterStore {
   std::optional<StoreError> Reconnect();
   std::optional<StoreError> Ready();
   std::optional<StoreError> Prepare();
-  std::optional<StoreError> MigrateStep(const Migration& step);
+  std::optional<StoreError> MigrateStep(const SchemaStep& step, int step_version);
   std::optional<StoreError> Exec(const std::string& sql, std::string_view what,
                                  ResultPtr* out = nullptr);
   std::optional<StoreError> SendBatch(std::span<const CharacterRecord> records);
@@ -194,8 +170,9 @@ std::optional<StoreError> PostgresStore::Reconnect() {
 
 std::optional<StoreError> PostgresStore::Connect() {
   if (auto e = Reconnect()) return e;
-  for (const Migration& step : kMigrations) {
-    if (auto e = MigrateStep(step)) {
+  int step_version = 0;
+  for (const SchemaStep& step : SchemaSteps()) {
+    if (auto e = MigrateStep(step, ++step_version)) {
       RollbackIfOpen();
       return e;
     }
@@ -205,7 +182,7 @@ std::optional<StoreError> PostgresStore::Connect() {
 
 // One step in its own transaction, under an advisory lock held until it ends: reads the
 // version, applies the step if the database is older, records it.
-std::optional<StoreError> PostgresStore::MigrateStep(const Migration& step) {
+std::optional<StoreError> PostgresStore::MigrateStep(const SchemaStep& step, int step_version) {
   if (auto e = Exec("BEGIN", "begin migration")) return e;
   const std::string lock =
       "SELECT pg_advisory_xact_lock(" + std::to_string(kMigrationLockKey) + ")";
@@ -228,22 +205,28 @@ std::optional<StoreError> PostgresStore::MigrateStep(const Migration& step) {
                                  std::to_string(PostgresSchemaVersion()) +
                                  "): run a newer server or use another database"};
   }
-  if (version < step.version) {
-    if (auto e = Exec(step.sql, "migration step " + std::to_string(step.version))) return e;
+  if (version < step_version) {
+    if (auto e = Exec(StepSql(step, Dialect::kPostgres),
+                      "migration step " + std::to_string(step_version))) {
+      return e;
+    }
     if (auto e = Exec("DELETE FROM schema_version", "record schema version")) return e;
     const std::string record =
-        "INSERT INTO schema_version VALUES(" + std::to_string(step.version) + ")";
+        "INSERT INTO schema_version VALUES(" + std::to_string(step_version) + ")";
     if (auto e = Exec(record, "record schema version")) return e;
   }
   return Exec("COMMIT", "commit migration");
 }
 
 std::optional<StoreError> PostgresStore::Prepare() {
-  ResultPtr upsert(PQprepare(conn_.get(), kUpsertName, kUpsertSql, kUpsertParams, nullptr));
+  ResultPtr upsert(PQprepare(conn_.get(), kUpsertName,
+                             UpsertCharacterSql(Dialect::kPostgres).c_str(), kUpsertParams,
+                             nullptr));
   if (PQresultStatus(upsert.get()) != PGRES_COMMAND_OK) {
     return Error(upsert.get(), "prepare the upsert");
   }
-  ResultPtr select(PQprepare(conn_.get(), kSelectName, kSelectSql, 1, nullptr));
+  ResultPtr select(PQprepare(conn_.get(), kSelectName,
+                             SelectCharacterSql(Dialect::kPostgres).c_str(), 1, nullptr));
   if (PQresultStatus(select.get()) != PGRES_COMMAND_OK) {
     return Error(select.get(), "prepare the select");
   }
@@ -366,7 +349,7 @@ std::optional<StoreError> PostgresStore::Load(const std::string& name,
 
 }  // namespace
 
-int PostgresSchemaVersion() { return static_cast<int>(kMigrations.size()); }
+int PostgresSchemaVersion() { return SchemaVersion(); }
 
 std::string DescribePostgres(const std::string& conninfo) {
   char* error = nullptr;

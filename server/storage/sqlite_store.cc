@@ -13,6 +13,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "storage/schema.h"
+
 namespace zs::storage {
 
 namespace {
@@ -23,31 +25,6 @@ constexpr int kBusyTimeoutMs = 200;
 // A write that fails at a file size limit stops short of it by up to a WAL frame (a page and
 // its header; pages are 4 KiB unless someone changed page_size): this close to it is "full".
 constexpr uintmax_t kFileLimitSlack = 16 * 1024;
-
-// DO NOT EDIT a step once released: databases in the field have applied it. Add steps at the
-// end; a step's version is its position (1-based).
-struct Migration {
-  int version;
-  const char* sql;
-};
-constexpr std::array kMigrations = {
-    Migration{.version = 1,
-              .sql = "CREATE TABLE characters(name TEXT PRIMARY KEY, account INTEGER NOT NULL, "
-                     "zone INTEGER NOT NULL, x REAL, y REAL, facing REAL, hp INTEGER, "
-                     "alive INTEGER, respawn_ms INTEGER, cooldowns TEXT, saved_at_ms INTEGER)"},
-    Migration{.version = 2, .sql = "CREATE INDEX characters_account ON characters(account)"},
-};
-
-constexpr const char* kUpsertSql =
-    "INSERT INTO characters(name, account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, "
-    "saved_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(name) DO "
-    "UPDATE SET account = excluded.account, zone = excluded.zone, x = excluded.x, y = excluded.y, "
-    "facing = excluded.facing, hp = excluded.hp, alive = excluded.alive, "
-    "respawn_ms = excluded.respawn_ms, cooldowns = excluded.cooldowns, "
-    "saved_at_ms = excluded.saved_at_ms";
-constexpr const char* kSelectSql =
-    "SELECT account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, saved_at_ms "
-    "FROM characters WHERE name = ?1";
 
 // An I/O error's errno says more than SQLite's code: a full disk, an immutable file.
 Fault FaultOfErrno(int sys_errno) {
@@ -114,7 +91,7 @@ class SqliteStore final : public CharacterStore {
   std::optional<StoreError> Ready();
   std::optional<StoreError> Configure();
   std::optional<StoreError> Migrate();
-  std::optional<StoreError> MigrateStep(const Migration& step);
+  std::optional<StoreError> MigrateStep(const SchemaStep& step, int step_version);
   std::optional<StoreError> Prepare(const char* sql, std::string_view what, StmtPtr* out);
   std::optional<StoreError> Exec(const char* sql, std::string_view what);
   std::optional<StoreError> QueryText(const char* sql, std::string_view what, std::string* out);
@@ -229,8 +206,8 @@ std::optional<StoreError> SqliteStore::Connect(int open_flags) {
   sqlite3_busy_timeout(db_.get(), kBusyTimeoutMs);
   std::optional<StoreError> e = Configure();
   if (!e) e = Migrate();
-  if (!e) e = Prepare(kUpsertSql, "prepare the upsert", &upsert_);
-  if (!e) e = Prepare(kSelectSql, "prepare the select", &select_);
+  if (!e) e = Prepare(UpsertCharacterSql(Dialect::kSqlite).c_str(), "prepare the upsert", &upsert_);
+  if (!e) e = Prepare(SelectCharacterSql(Dialect::kSqlite).c_str(), "prepare the select", &select_);
   struct stat st {};
   if (!e && ::stat(file_.c_str(), &st) != 0) {
     e = StoreError{.fault = Fault::kMissing,
@@ -266,8 +243,9 @@ std::optional<StoreError> SqliteStore::Configure() {
 }
 
 std::optional<StoreError> SqliteStore::Migrate() {
-  for (const Migration& step : kMigrations) {
-    if (auto e = MigrateStep(step)) {
+  int step_version = 0;
+  for (const SchemaStep& step : SchemaSteps()) {
+    if (auto e = MigrateStep(step, ++step_version)) {
       Rollback();
       return e;
     }
@@ -277,7 +255,7 @@ std::optional<StoreError> SqliteStore::Migrate() {
 
 // One step in its own transaction: reads the version under the write lock (another server
 // starting on the same file waits), applies the step if the file is older, records it.
-std::optional<StoreError> SqliteStore::MigrateStep(const Migration& step) {
+std::optional<StoreError> SqliteStore::MigrateStep(const SchemaStep& step, int step_version) {
   if (auto e = Exec("BEGIN IMMEDIATE", "begin migration")) return e;
   if (auto e = Exec("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)",
                     "create schema_version")) {
@@ -295,10 +273,13 @@ std::optional<StoreError> SqliteStore::MigrateStep(const Migration& step) {
                                  std::to_string(SqliteSchemaVersion()) +
                                  "): run a newer server or use another file"};
   }
-  if (version < step.version) {
-    if (auto e = Exec(step.sql, "migration step " + std::to_string(step.version))) return e;
+  if (version < step_version) {
+    const std::string sql = StepSql(step, Dialect::kSqlite);
+    if (auto e = Exec(sql.c_str(), "migration step " + std::to_string(step_version))) {
+      return e;
+    }
     const std::string record = "DELETE FROM schema_version; INSERT INTO schema_version VALUES(" +
-                               std::to_string(step.version) + ")";
+                               std::to_string(step_version) + ")";
     if (auto e = Exec(record.c_str(), "record schema version")) return e;
   }
   return Exec("COMMIT", "commit migration");
@@ -416,7 +397,7 @@ std::optional<StoreError> SqliteStore::Load(const std::string& name,
 
 }  // namespace
 
-int SqliteSchemaVersion() { return static_cast<int>(kMigrations.size()); }
+int SqliteSchemaVersion() { return SchemaVersion(); }
 
 std::unique_ptr<CharacterStore> OpenSqliteStore(const std::filesystem::path& file) {
   std::error_code ec;

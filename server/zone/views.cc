@@ -146,7 +146,6 @@ void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput*
       .events = {.start = involvement_start_,
                  .items = involvement_,
                  .event_count = static_cast<uint32_t>(out->events.size())},
-      .view_radius = config_.view_radius,
       .hysteresis = config_.view_hysteresis,
       .overload_level = overload_level,
   };
@@ -160,7 +159,7 @@ void Zone::BuildView(size_t view, size_t worker, ZoneTickOutput* out) {
   const interest::Viewer viewer{
       .id = player.id,
       .slot = slot,
-      .view_radius = player.view_radius,
+      .view_radius = ViewRadiusOf(player),
       .relevant =
           std::span<const EntityId>(relevance_ids_)
               .subspan(relevance_start_[slot], relevance_start_[slot + 1] - relevance_start_[slot]),

@@ -1,5 +1,6 @@
 // Zone: construction, entity bookkeeping, inputs, player movement, portals and the tick order.
-// Monster AI is in monster_ai.cc, combat in combat.cc, area of interest in aoi.cc.
+// Monster AI is in monster_ai.cc, combat in combat.cc, chat in world_chat.cc, what each
+// player's view is handed (the interest policy's inputs, per-player output) in views.cc.
 #include "zone/zone.h"
 
 #include <algorithm>

@@ -157,6 +157,11 @@ class Zone {
   Status ForgetKnown(EntityId player);
   // Per-player view radius override (0 restores the zone default).
   Status SetViewRadius(EntityId player, float radius);
+  // The radius `player` sees within: its override, else the zone's. The one place "0 means
+  // the zone's default" is resolved.
+  [[nodiscard]] float ViewRadiusOf(const Entity& player) const {
+    return player.view_radius > 0 ? player.view_radius : config_.view_radius;
+  }
 
  private:
   Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed);

@@ -180,9 +180,9 @@ TEST(Metrics, ZoneNamesAreEscapedAndThePageParses) {
   const std::string nasty = "a \"quoted\" zone\\with\na newline";
   m.ObserveZone(nasty, {.entities = 7});
   m.ObserveZone("plaza", {.entities = 3});
-  m.Kick("slow \"reader\"");
+  m.kicks().Add(CloseReason::kSlowReader);
   m.RejectInput("bad\\input", 2);
-  m.rate_limited_inputs = 5;
+  m.traffic().rate_limited_inputs.Add(5);
   const std::string page = m.Render();
   const std::vector<SampleLine> samples = ParsePage(page);
 
@@ -192,7 +192,7 @@ TEST(Metrics, ZoneNamesAreEscapedAndThePageParses) {
       << page;
   EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", nasty}}), 7) << page;
   EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", "plaza"}}), 3) << page;
-  EXPECT_EQ(Sample(samples, "zs_kicks_total", {{"reason", "slow \"reader\""}}), 1) << page;
+  EXPECT_EQ(Sample(samples, "zs_kicks_total", {{"reason", "slow_reader"}}), 1) << page;
   EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "bad\\input"}}), 2) << page;
   EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "rate_limited"}}), 5) << page;
 }
@@ -293,7 +293,7 @@ TEST(Metrics, StorageFiguresAppearOnceTheLoopPublishesThem) {
                     .last_flush_seconds = 0.025,
                     .last_flush_rows = 4000,
                     .load_failures = 2});
-  m.LoginRefused("auth_expired");
+  m.login_refusals().Add(CloseReason::kAuthExpired);
   m.ObserveTick(0.004, /*flushing=*/true);
   const std::string page = m.Render();
   EXPECT_NE(page.find("zs_storage_errors_total 3\n"), std::string::npos) << page;
@@ -306,13 +306,13 @@ TEST(Metrics, StorageFiguresAppearOnceTheLoopPublishesThem) {
 
 TEST(Metrics, ValuesAndLabels) {
   Metrics m;
-  m.connections = 12;
-  m.bytes_out = 123456789012;
-  m.send_queue_bytes = 4096;
-  m.admin_connections = -1;  // never shown below 0
-  m.admin_evictions = 9;
-  m.interest_scale_milli = 350;
-  m.tick_world_us = 1500000;
+  m.connections().open.Set(12);
+  m.traffic().bytes_out.Add(123456789012);
+  m.send_queues().bytes.Set(4096);
+  m.admin().connections.Set(-1);  // never shown below 0
+  m.admin().evictions.Add(9);
+  m.interest().scale_milli.Set(350);
+  m.ticks().world_us.Add(1500000);
   const std::vector<SampleLine> samples = ParsePage(m.Render());
   EXPECT_EQ(Sample(samples, "zs_connections"), 12);
   EXPECT_EQ(Sample(samples, "zs_bytes_out_total"), 123456789012.0);

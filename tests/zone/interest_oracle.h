@@ -145,7 +145,7 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
   const bool full =
       before.empty() || (static_cast<uint32_t>(o.tick) + EntityIndex(v.player)) % period == 0;
   st->full_passes += full ? 1 : 0;
-  const float enter_r = player->view_radius > 0 ? player->view_radius : zone.config().view_radius;
+  const float enter_r = zone.ViewRadiusOf(*player);
   const float leave_r = enter_r + zone.config().view_hysteresis;
   const float enter_sq = enter_r * enter_r;
   const uint32_t enter_rank = b.near_max + b.mid_max;
