@@ -150,6 +150,13 @@ class TieredInterest final : public InterestPolicy {
     const auto s = static_cast<size_t>(f.slot_of[index]);
     return f.subjects[s].id == id ? static_cast<int64_t>(s) : -1;
   }
+  // BuildView's steps, in order, over one Pass.
+  struct Pass;
+  void Rank(Pass& p) const;
+  void UpdateKnown(Pass& p) const;
+  void EnterNew(Pass& p) const;
+  void Finish(Pass& p) const;
+  void ClearMarks(Pass& p) const;
   static void Send(const Frame& f, uint8_t fields, Pair& p, ViewOutput* out);
   void AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc, ViewOutput* out) const;
   void SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
@@ -190,9 +197,28 @@ void TieredInterest::AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scr
   }
 }
 
-// One pass per tier over shared scratch, 137 lines: over the 80-line limit (.clang-tidy), kept
-// whole until the tiers change again.
-// NOLINTNEXTLINE(readability-function-size)
+// The state of one BuildView, shared by its steps.
+struct TieredInterest::Pass {
+  const Frame& f;
+  const Viewer& viewer;
+  Scratch& sc;
+  ViewerState& st;
+  ViewOutput* out;
+  Budget budget;
+  uint32_t enter_rank;  // near_max + mid_max
+  uint32_t period;      // ticks between full passes
+  bool full;            // this tick re-ranks the mid tier
+  bool events;          // hit events this tick
+  uint32_t mark;        // this view's event mark
+  float enter_r;
+  float leave_r;
+  Vec2 at;              // the viewer's position
+  size_t relevant = 0;  // how many of viewer.relevant count
+  [[nodiscard]] uint32_t SlotOfKey(RankKey k) const {
+    return static_cast<uint32_t>(f.slot_of[KeyRawId(k) & kMaxEntityIndex]);
+  }
+};
+
 void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t worker,
                                ViewOutput* out) {
   Scratch& sc = scratch_[worker];
@@ -200,137 +226,166 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
   out->Clear();
   out->player = viewer.id;
   out->self = viewer.slot;
-  const uint32_t m = ++sc.mark;
-  if (!f.events.start.empty()) AddEvents(f, viewer.slot, m, sc, out);
+  const uint32_t mark = ++sc.mark;
+  if (!f.events.start.empty()) AddEvents(f, viewer.slot, mark, sc, out);
   if (viewer.departing) {  // through a portal: forget everything here
     for (const Pair& p : st.pairs) out->left.push_back(p.id);
     st.pairs.clear();
     out->zone_changed = true;
     return;
   }
-
   const Budget b = BudgetAt(config_, f.overload_level, near_floor_);
-  const uint32_t enter_rank = b.near_max + b.mid_max;
   const uint32_t period = std::max<uint32_t>(1, config_.mid_period_ticks);
-  const bool full = st.pairs.empty() || (f.tick + EntityIndex(viewer.id)) % period == 0;
-  const float enter_r = viewer.view_radius;
-  const float leave_r = enter_r + f.hysteresis;
-  const Vec2 at = f.subjects[viewer.slot].position;
-  const uint32_t keep = full ? enter_rank + config_.tier_margin : b.near_max;
-  sc.ranker.Rank(*f.tree, at, viewer.id, keep, leave_r, {b.near_max, enter_rank},
-                 full ? &st.full_hint : &st.near_hint);
-  const std::vector<RankKey>& keys = sc.ranker.keys();
-  const auto slot_of_key = [&f](RankKey k) {
-    return static_cast<uint32_t>(f.slot_of[KeyRawId(k) & kMaxEntityIndex]);
-  };
+  Pass pass{.f = f,
+            .viewer = viewer,
+            .sc = sc,
+            .st = st,
+            .out = out,
+            .budget = b,
+            .enter_rank = b.near_max + b.mid_max,
+            .period = period,
+            .full = st.pairs.empty() || (f.tick + EntityIndex(viewer.id)) % period == 0,
+            .events = !f.events.start.empty(),
+            .mark = mark,
+            .enter_r = viewer.view_radius,
+            .leave_r = viewer.view_radius + f.hysteresis,
+            .at = f.subjects[viewer.slot].position};
+  Rank(pass);
+  UpdateKnown(pass);
+  EnterNew(pass);
+  Finish(pass);
+  ClearMarks(pass);
+}
+
+// Ranks what is in view (the nearest `keep`), marking ranked and near slots; relevant entities
+// within the leave radius are near whatever their rank.
+void TieredInterest::Rank(Pass& p) const {
+  const uint32_t keep = p.full ? p.enter_rank + config_.tier_margin : p.budget.near_max;
+  p.sc.ranker.Rank(*p.f.tree, p.at, p.viewer.id, keep, p.leave_r, {p.budget.near_max, p.enter_rank},
+                   p.full ? &p.st.full_hint : &p.st.near_hint);
+  const std::vector<RankKey>& keys = p.sc.ranker.keys();
   for (size_t i = 0; i < keys.size(); ++i) {
-    const uint32_t s = slot_of_key(keys[i]);
-    SetBit(sc.ranked_bits, s);
-    if (i < b.near_max) SetBit(sc.near_bits, s);
-    if (full) sc.distance_sq[s] = KeyDistanceSq(keys[i]);
+    const uint32_t s = p.SlotOfKey(keys[i]);
+    SetBit(p.sc.ranked_bits, s);
+    if (i < p.budget.near_max) SetBit(p.sc.near_bits, s);
+    if (p.full) p.sc.distance_sq[s] = KeyDistanceSq(keys[i]);
   }
-  const size_t relevant = std::min<size_t>(viewer.relevant.size(), config_.relevant_max);
-  for (size_t i = 0; i < relevant; ++i) {
-    const int64_t s = SlotOf(f, viewer.relevant[i]);
-    if (s >= 0 && viewer.relevant[i] != viewer.id &&
-        DistanceSq(f.subjects[static_cast<size_t>(s)].position, at) <= leave_r * leave_r) {
-      SetBit(sc.near_bits, static_cast<size_t>(s));
+  p.relevant = std::min<size_t>(p.viewer.relevant.size(), config_.relevant_max);
+  for (size_t i = 0; i < p.relevant; ++i) {
+    const int64_t s = SlotOf(p.f, p.viewer.relevant[i]);
+    if (s >= 0 && p.viewer.relevant[i] != p.viewer.id &&
+        DistanceSq(p.f.subjects[static_cast<size_t>(s)].position, p.at) <= p.leave_r * p.leave_r) {
+      SetBit(p.sc.near_bits, static_cast<size_t>(s));
     }
   }
+}
 
-  // One pass over what is known. Near: send what is pending. Mid: on a full pass, leave if no
-  // longer ranked, else become a candidate for the budget; otherwise a few bit tests.
-  const bool events = !f.events.start.empty();
-  const float inv_leave = 1.0f / std::max(1e-3f, leave_r);
+// One pass over what is known. Near: send what is pending. Mid: on a full pass, leave if no
+// longer ranked, else become a candidate for the budget; otherwise a few bit tests.
+void TieredInterest::UpdateKnown(Pass& p) const {
+  const Frame& f = p.f;
+  Scratch& sc = p.sc;
+  const float inv_leave = 1.0f / std::max(1e-3f, p.leave_r);
   sc.mid.clear();
   size_t kept = 0;
-  for (size_t i = 0; i < st.pairs.size(); ++i) {
-    Pair& p = st.pairs[i];  // in place (a by-value copy here costs a store-forwarding stall)
-    if (TestBit(f.churned, p.slot)) {  // its slot changed hands since last tick: look it up
-      const int64_t s64 = SlotOf(f, p.id);
+  for (size_t i = 0; i < p.st.pairs.size(); ++i) {
+    Pair& pair = p.st.pairs[i];  // in place (a by-value copy here costs a store-forwarding stall)
+    if (TestBit(f.churned, pair.slot)) {  // its slot changed hands since last tick: look it up
+      const int64_t s64 = SlotOf(f, pair.id);
       if (s64 < 0) {
-        out->left.push_back(p.id);
+        p.out->left.push_back(pair.id);
         continue;
       }
-      p.slot = static_cast<uint32_t>(s64);
+      pair.slot = static_cast<uint32_t>(s64);
     }
-    const bool near = TestBit(sc.near_bits, p.slot);
-    const bool ranked = TestBit(sc.ranked_bits, p.slot);
-    if (full && !ranked && !near) {
-      out->left.push_back(p.id);
+    const bool near = TestBit(sc.near_bits, pair.slot);
+    const bool ranked = TestBit(sc.ranked_bits, pair.slot);
+    if (p.full && !ranked && !near) {
+      p.out->left.push_back(pair.id);
       continue;
     }
-    SetBit(sc.known_bits, p.slot);
-    if (events && TestBit(event_bits_, p.slot)) AddEvents(f, p.slot, m, sc, out);
-    p.tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid);
-    if (near) ++out->near_count;
-    if (near || full) {
-      const uint8_t pending = Pending(f.subjects[p.slot], p.sent_tick);
+    SetBit(sc.known_bits, pair.slot);
+    if (p.events && TestBit(event_bits_, pair.slot)) AddEvents(f, pair.slot, p.mark, sc, p.out);
+    pair.tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid);
+    if (near) ++p.out->near_count;
+    if (near || p.full) {
+      const uint8_t pending = Pending(f.subjects[pair.slot], pair.sent_tick);
       if (pending != 0 && near) {
-        Send(f, pending, p, out);
+        Send(f, pending, pair, p.out);
       } else if (pending != 0) {
-        const auto waited = static_cast<float>(f.tick - p.sent_tick);
-        const float d = std::sqrt(sc.distance_sq[p.slot]);
+        const auto waited = static_cast<float>(f.tick - pair.sent_tick);
+        const float d = std::sqrt(sc.distance_sq[pair.slot]);
         const float closeness = std::max(0.0f, 1.0f - d * inv_leave);
         // Sent now whatever the budget if the next full pass would be too late.
-        const bool forced = f.tick + period - p.sent_tick > config_.max_staleness_ticks;
+        const bool forced = f.tick + p.period - pair.sent_tick > config_.max_staleness_ticks;
         sc.mid.push_back({.priority = waited * (1.0f + kNearWeight * closeness),
-                          .raw_id = ToRaw(p.id),
+                          .raw_id = ToRaw(pair.id),
                           .pair = static_cast<uint32_t>(kept),
                           .fields = pending,
                           .forced = forced});
       }
     }
-    if (kept != i) st.pairs[kept] = p;  // compact over the ones that left
+    if (kept != i) p.st.pairs[kept] = pair;  // compact over the ones that left
     ++kept;
   }
-  st.pairs.resize(kept);
+  p.st.pairs.resize(kept);
+}
 
-  // New entities: by rank, then relevant ones the ranks missed.
-  const float enter_sq = enter_r * enter_r;
+// New entities: by rank, then relevant ones the ranks missed.
+void TieredInterest::EnterNew(Pass& p) const {
+  const Frame& f = p.f;
+  Scratch& sc = p.sc;
+  const float enter_sq = p.enter_r * p.enter_r;
   const auto try_enter = [&](uint32_t s, bool near) {
-    if (TestBit(sc.known_bits, s) || DistanceSq(f.subjects[s].position, at) > enter_sq) return;
+    if (TestBit(sc.known_bits, s) || DistanceSq(f.subjects[s].position, p.at) > enter_sq) return;
     SetBit(sc.known_bits, s);
-    out->entered.push_back(s);
-    out->near_count += near ? 1 : 0;
-    if (events && TestBit(event_bits_, s)) AddEvents(f, s, m, sc, out);
-    st.pairs.push_back({.id = f.subjects[s].id,
-                        .slot = s,
-                        .sent_tick = f.tick,
-                        .tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid)});
+    p.out->entered.push_back(s);
+    p.out->near_count += near ? 1 : 0;
+    if (p.events && TestBit(event_bits_, s)) AddEvents(f, s, p.mark, sc, p.out);
+    p.st.pairs.push_back({.id = f.subjects[s].id,
+                          .slot = s,
+                          .sent_tick = f.tick,
+                          .tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid)});
   };
-  for (size_t k = 0; k < keys.size() && k < enter_rank; ++k) {
-    const uint32_t s = slot_of_key(keys[k]);
+  const std::vector<RankKey>& keys = sc.ranker.keys();
+  for (size_t k = 0; k < keys.size() && k < p.enter_rank; ++k) {
+    const uint32_t s = p.SlotOfKey(keys[k]);
     try_enter(s, TestBit(sc.near_bits, s));
   }
-  for (size_t i = 0; i < relevant; ++i) {
-    const int64_t s = SlotOf(f, viewer.relevant[i]);
+  for (size_t i = 0; i < p.relevant; ++i) {
+    const int64_t s = SlotOf(f, p.viewer.relevant[i]);
     if (s >= 0 && TestBit(sc.near_bits, static_cast<size_t>(s))) {
       try_enter(static_cast<uint32_t>(s), true);
     }
   }
+}
 
-  if (full) SelectMid(f, b.bytes_per_tick * period, sc, st, out);
-  std::sort(out->moved.begin(), out->moved.end(), [&f](uint32_t a, uint32_t c) {
+// The mid tier's budget on a full pass, the output's order, the crowd summary when due.
+void TieredInterest::Finish(Pass& p) const {
+  const Frame& f = p.f;
+  if (p.full) SelectMid(f, p.budget.bytes_per_tick * p.period, p.sc, p.st, p.out);
+  std::sort(p.out->moved.begin(), p.out->moved.end(), [&f](uint32_t a, uint32_t c) {
     return ToRaw(f.subjects[a].id) < ToRaw(f.subjects[c].id);
   });
-  if (events) std::sort(out->hits.begin(), out->hits.end());
-  out->known_count = static_cast<uint32_t>(st.pairs.size());
-
+  if (p.events) std::sort(p.out->hits.begin(), p.out->hits.end());
+  p.out->known_count = static_cast<uint32_t>(p.st.pairs.size());
   const uint32_t summary = std::max<uint32_t>(1, config_.summary_interval_ticks);
-  if ((f.tick + EntityIndex(viewer.id)) % summary == 0)
-    Summarize(f, at, enter_r, viewer.id, sc, out);
+  if ((f.tick + EntityIndex(p.viewer.id)) % summary == 0) {
+    Summarize(f, p.at, p.enter_r, p.viewer.id, p.sc, p.out);
+  }
+}
 
-  // Leave the bits clear for the next view (cheaper than clearing whole bitsets).
-  for (const RankKey k : keys) {
-    ClearBit(sc.ranked_bits, slot_of_key(k));
-    ClearBit(sc.near_bits, slot_of_key(k));
+// Leaves the bits clear for the next view (cheaper than clearing whole bitsets).
+void TieredInterest::ClearMarks(Pass& p) const {
+  for (const RankKey k : p.sc.ranker.keys()) {
+    ClearBit(p.sc.ranked_bits, p.SlotOfKey(k));
+    ClearBit(p.sc.near_bits, p.SlotOfKey(k));
   }
-  for (size_t i = 0; i < relevant; ++i) {
-    const int64_t s = SlotOf(f, viewer.relevant[i]);
-    if (s >= 0) ClearBit(sc.near_bits, static_cast<size_t>(s));
+  for (size_t i = 0; i < p.relevant; ++i) {
+    const int64_t s = SlotOf(p.f, p.viewer.relevant[i]);
+    if (s >= 0) ClearBit(p.sc.near_bits, static_cast<size_t>(s));
   }
-  for (const Pair& p : st.pairs) ClearBit(sc.known_bits, p.slot);
+  for (const Pair& pair : p.st.pairs) ClearBit(p.sc.known_bits, pair.slot);
 }
 
 void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
