@@ -356,8 +356,10 @@ int main(int argc, char** argv) {
   const zs::zone::WorldConfig& world_config = configs.world;
   FitConnectionsToDescriptors(&config);
 
-  boost::asio::io_context io(static_cast<int>(config.io_threads));
+  // Before the io_context: a session's queue, destroyed with the handlers still pending when
+  // the io_context goes, gives its bytes back to the metrics.
   zs::host::Metrics metrics;
+  boost::asio::io_context io(static_cast<int>(config.io_threads));
   zs::host::ChurnLog churn;
   spdlog::info("characters kept in {} (checkpoint every {} s); auth mode {}", store->Describe(),
                config.storage.checkpoint_seconds,

@@ -8,7 +8,9 @@ namespace zs::net {
 SendQueue::SendQueue(const Limits& limits, host::SendQueueCounters& counters)
     : limits_(limits), counters_(counters) {}
 
-SendQueue::~SendQueue() { Clear(); }
+SendQueue::~SendQueue() {
+  if (bytes_ != 0) Clear();
+}
 
 SendQueue::Offered SendQueue::Offer(Chunk chunk, host::FrameKind kind, double now) {
   const bool tick = kind != host::FrameKind::kControl;
