@@ -1,6 +1,6 @@
 // Zone: construction, entity bookkeeping, inputs, player movement, portals and the tick order.
-// Monster AI is in monster_ai.cc, combat in combat.cc, chat in world_chat.cc, what each
-// player's view is handed (the interest policy's inputs, per-player output) in views.cc.
+// Monster AI is in monster_ai.cc, combat in combat.cc, chat in world_chat.cc, and each
+// player's view (the interest policy and what it reads) in ZoneViews (zone_views.h).
 #include "zone/zone.h"
 
 #include <algorithm>
@@ -50,7 +50,7 @@ Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed)
       config_(config),
       rng_(seed),
       tree_(TreeConfigFor(config)),
-      interest_(interest::MakeTieredInterest(config.interest, world.overload.near_floor)) {}
+      views_(config.interest, world.overload.near_floor) {}
 
 // ---- bookkeeping ----
 
@@ -75,12 +75,12 @@ uint32_t Zone::Insert(Entity e) {
   if (index >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(index) + 1, -1);
   const auto slot = static_cast<uint32_t>(entities_.size());
   slot_of_[index] = static_cast<int32_t>(slot);
-  MarkChurned(slot);
+  views_.MarkChurned(slot);
   // The position was clamped into the zone by the caller, so the quadtree accepts it.
   (void)tree_.Insert(e.id, e.position, e.radius, MaskOf(e));
   if (e.kind == EntityKind::kPlayer) {
     ++player_count_;
-    interest_->AddViewer(e.id);
+    views_.AddViewer(e.id);
   }
   entities_.push_back(std::move(e));
   return slot;
@@ -91,11 +91,11 @@ void Zone::EraseSlot(uint32_t slot) {
   (void)tree_.Remove(e.id);
   if (e.kind == EntityKind::kPlayer) {
     --player_count_;
-    interest_->RemoveViewer(e.id);
+    views_.RemoveViewer(e.id);
   }
   slot_of_[EntityIndex(e.id)] = -1;
-  MarkChurned(slot);
-  MarkChurned(entities_.size() - 1);
+  views_.MarkChurned(slot);
+  views_.MarkChurned(entities_.size() - 1);
   if (slot + 1 != entities_.size()) {
     e = std::move(entities_.back());
     slot_of_[EntityIndex(e.id)] = static_cast<int32_t>(slot);
@@ -223,7 +223,7 @@ Status Zone::ForgetKnown(EntityId player) {
   if (e == nullptr || e->kind != EntityKind::kPlayer) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
-  interest_->Forget(player);
+  views_.Forget(player);
   return Status::Ok();
 }
 
@@ -271,16 +271,17 @@ void Zone::Simulate(uint64_t tick, std::span<const MoveInput> moves,
     portal_of_[slot] = nullptr;
     return true;
   });
-  PrepareViews(overload_level, workers, out);
-}
-
-void Zone::MarkChurned(size_t slot) {
-  if (slot / 64 >= churned_.size()) churned_.resize(slot / 64 + 1, 0);
-  churned_[slot / 64] |= uint64_t{1} << (slot % 64);
+  views_.Prepare({.entities = entities_,
+                  .slot_of = slot_of_,
+                  .portal_of = portal_of_,
+                  .tree = &tree_,
+                  .config = &config_,
+                  .tick = tick_},
+                 overload_level, workers, out);
 }
 
 void Zone::FinishTick(ZoneTickOutput* out) {
-  std::fill(churned_.begin(), churned_.end(), 0);  // the views have seen every change so far
+  views_.Finish();  // the views have seen every change so far
   LeaveForPortals(out);
   out->SortByPlayer();  // the encoder finds each player's results and chat by binary search
 }

@@ -21,9 +21,7 @@
 // added and removed between ticks.
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -33,60 +31,12 @@
 #include "core/task_runner.h"
 #include "interest/interest.h"
 #include "spatial/quadtree.h"
+#include "zone/entity.h"
 #include "zone/world_config.h"
 #include "zone/zone_types.h"
+#include "zone/zone_views.h"
 
 namespace zs::zone {
-
-// Category bits in the quadtree, so queries can ask for "living players" and the like.
-enum EntityMask : uint32_t {
-  kMaskPlayerAlive = 1u << 0,
-  kMaskMonsterAlive = 1u << 1,
-  kMaskPlayerDead = 1u << 2,
-  kMaskMonsterDead = 1u << 3,
-  kMaskAll = 0xFu,
-};
-
-enum class MonsterState : uint8_t { kIdle, kChase, kReturn };
-
-struct Entity {
-  EntityId id = kInvalidEntity;
-  EntityKind kind = EntityKind::kPlayer;
-  uint32_t template_id = 0;  // monster template; 0 for players
-  Vec2 position;
-  Vec2 prev_position;           // at the end of the previous tick
-  uint32_t last_move_tick = 0;  // the last tick in which the position changed
-  uint32_t prev_move_tick = 0;  // ... as of the end of the previous tick
-  std::array<uint32_t, interest::kChangeFields> changed_at{};  // by ChangeBits bit: last change
-  float facing = 0;
-  Vec2 velocity;  // units per tick, the last step taken
-  float radius = 0.5f;
-  float speed = 0;  // units per tick (players: the cap)
-  int32_t hp = 0;
-  int32_t max_hp = 0;
-  bool alive = true;
-  uint64_t respawn_tick = 0;  // when dead
-  std::array<uint32_t, kMaxSkills> skills{};
-  std::array<uint64_t, kMaxSkills> ready_tick{};  // per skill: first tick it may be used again
-  uint32_t num_skills = 0;
-  uint8_t changed = 0;  // ChangeBits of the current tick
-
-  // players
-  Vec2 move_direction;  // unit vector or zero
-  uint32_t last_input_seq = 0;
-  bool input_seq_seen = false;            // the first input's seq is taken as it is
-  float view_radius = 0;                  // 0: the zone's default
-  EntityId last_target = kInvalidEntity;  // the entity this player hit last (interest relevance)
-
-  // monsters
-  MonsterState ai = MonsterState::kIdle;
-  EntityId target = kInvalidEntity;
-  Vec2 home;
-  Vec2 wander_goal;
-  uint64_t next_think = 0;
-  uint32_t spawn_group = 0;
-  const MonsterTemplate* monster = nullptr;  // its template (WorldConfig outlives the zone)
-};
 
 // The lasting state of `player` (a player entity, in a zone or between zones) as of tick `now`,
 // as if it stood in zone `zone_id` (player_state.cc).
@@ -137,9 +87,11 @@ class Zone {
   //   worker, worker < workers) -> FinishTick (one thread).
   void Simulate(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
                 uint32_t overload_level, size_t workers, ZoneTickOutput* out);
-  void BuildView(size_t view, size_t worker, ZoneTickOutput* out);
+  void BuildView(size_t view, size_t worker, ZoneTickOutput* out) {
+    views_.Build(view, worker, out);
+  }
   void FinishTick(ZoneTickOutput* out);
-  [[nodiscard]] const interest::InterestPolicy& interest() const { return *interest_; }
+  [[nodiscard]] const interest::InterestPolicy& interest() const { return views_.policy(); }
 
   [[nodiscard]] const ZoneConfig& config() const { return config_; }
   [[nodiscard]] const Entity* Find(EntityId id) const;
@@ -160,7 +112,7 @@ class Zone {
   // The radius `player` sees within: its override, else the zone's. The one place "0 means
   // the zone's default" is resolved.
   [[nodiscard]] float ViewRadiusOf(const Entity& player) const {
-    return player.view_radius > 0 ? player.view_radius : config_.view_radius;
+    return zone::ViewRadiusOf(player, config_);
   }
 
  private:
@@ -190,7 +142,6 @@ class Zone {
   Entity* FindMutable(EntityId id);
   uint32_t Insert(Entity e);
   void EraseSlot(uint32_t slot);
-  void MarkChurned(size_t slot);
   Vec2 Clamp(Vec2 p) const;
   Vec2 RandomPointIn(const Aabb& area);
   // Moves an entity (quadtree included) and records what changed.
@@ -210,9 +161,6 @@ class Zone {
   // Reorders query_.ids by distance from `origin` to each hitbox's surface (ties by id).
   void NearestSurfaceFirst(Vec2 origin);
   Outcome ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
-  void PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput* out);
-  void IndexEvents(const ZoneTickOutput& out);
-  void CollectRelevance(const ZoneTickOutput& out);
   void LeaveForPortals(ZoneTickOutput* out);
 
   const WorldConfig* world_;
@@ -232,19 +180,8 @@ class Zone {
   spatial::QueryResults chat_query_;
   uint64_t tick_ = 0;  // the tick being simulated (Place records it as the move tick)
 
-  // Views: the policy and what it reads each tick (reused, no allocation once warm).
-  std::unique_ptr<interest::InterestPolicy> interest_;
-  interest::Frame frame_;
-  std::vector<interest::Subject> subjects_;  // by slot
-  std::vector<uint32_t> involvement_start_;  // CSR: hit events each slot is part of
-  std::vector<uint32_t> involvement_;
-  std::vector<uint32_t> involvement_cursor_;
-  std::vector<std::pair<uint32_t, uint32_t>> relevance_;  // (player slot, raw id), sorted
-  std::vector<uint32_t> relevance_start_;                 // CSR by slot into relevance_ids_
-  std::vector<EntityId> relevance_ids_;
-  std::vector<uint32_t> view_slot_;  // by view index: the player's slot (Morton order)
-  std::vector<uint64_t> churned_;    // bit per slot: occupant changed since the last views
-  std::vector<uint64_t> view_order_;
+  // Each player's view of the tick: the interest policy and what it reads.
+  ZoneViews views_;
 };
 
 template <typename AllocateId>

@@ -1,15 +1,6 @@
-// Each player's view of the tick: what the zone hands its interest policy, and in which order.
-//
-// After the simulation steps, PrepareViews (one thread) fills the per-slot tables of the output
-// (full states and change bits, encoded once by the wire layer however many players see them),
-// indexes the hit events by the entities that took part, gathers what is relevant to each player
-// (its attacker, its targets, the entity it hit last, monsters hunting it) and orders the players
-// by the Morton code of their position (neighbours see mostly the same entities, so consecutive
-// views find them in cache). BuildView(i) then asks the policy for view i; the views are
-// independent of each other, so any number of threads may build them.
-#include <algorithm>
+#include "zone/zone_views.h"
 
-#include "zone/zone.h"
+#include <algorithm>
 
 namespace zs::zone {
 
@@ -30,16 +21,32 @@ uint32_t Interleave(uint32_t x, uint32_t y) {
 
 }  // namespace
 
-void Zone::IndexEvents(const ZoneTickOutput& out) {
-  const size_t n = entities_.size();
-  const auto slot_of = [this](EntityId id) {
-    return static_cast<size_t>(slot_of_[EntityIndex(id)]);
-  };
+ZoneViews::ZoneViews(const interest::InterestConfig& config, uint32_t near_floor)
+    : policy_(interest::MakeTieredInterest(config, near_floor)) {}
+
+void ZoneViews::MarkChurned(size_t slot) {
+  if (slot / 64 >= churned_.size()) churned_.resize(slot / 64 + 1, 0);
+  churned_[slot / 64] |= uint64_t{1} << (slot % 64);
+}
+
+void ZoneViews::Finish() { std::fill(churned_.begin(), churned_.end(), 0); }
+
+const Entity* ZoneViews::Find(EntityId id) const {
+  const uint32_t index = EntityIndex(id);
+  if (id == kInvalidEntity || index >= source_.slot_of.size() || source_.slot_of[index] < 0) {
+    return nullptr;
+  }
+  const Entity& e = source_.entities[static_cast<size_t>(source_.slot_of[index])];
+  return e.id == id ? &e : nullptr;
+}
+
+void ZoneViews::IndexEvents(const ZoneTickOutput& out) {
+  const size_t n = source_.entities.size();
   involvement_start_.assign(n + 1, 0);
   const auto each_party = [&](const HitEvent& ev, auto&& fn) {
-    fn(slot_of(ev.attacker));
+    fn(SlotOf(ev.attacker));
     for (uint32_t t = 0; t < ev.num_targets; ++t) {
-      fn(slot_of(out.targets[ev.first_target + t].target));
+      fn(SlotOf(out.targets[ev.first_target + t].target));
     }
   };
   for (const HitEvent& ev : out.events)
@@ -52,12 +59,12 @@ void Zone::IndexEvents(const ZoneTickOutput& out) {
   }
 }
 
-void Zone::CollectRelevance(const ZoneTickOutput& out) {
+void ZoneViews::CollectRelevance(const ZoneTickOutput& out) {
   relevance_.clear();
   const auto add = [this](EntityId player, EntityId other) {
     const Entity* p = Find(player);
     if (p != nullptr && p->kind == EntityKind::kPlayer && other != player) {
-      relevance_.emplace_back(static_cast<uint32_t>(slot_of_[EntityIndex(player)]), ToRaw(other));
+      relevance_.emplace_back(static_cast<uint32_t>(SlotOf(player)), ToRaw(other));
     }
   };
   for (const HitEvent& ev : out.events) {
@@ -67,7 +74,7 @@ void Zone::CollectRelevance(const ZoneTickOutput& out) {
       add(target, ev.attacker);  // your attacker
     }
   }
-  for (const Entity& e : entities_) {
+  for (const Entity& e : source_.entities) {
     if (e.kind == EntityKind::kPlayer && e.last_target != kInvalidEntity) {
       add(e.id, e.last_target);  // the entity you hit last
     } else if (e.kind == EntityKind::kMonster && e.ai == MonsterState::kChase) {
@@ -76,7 +83,7 @@ void Zone::CollectRelevance(const ZoneTickOutput& out) {
   }
   std::sort(relevance_.begin(), relevance_.end());
   relevance_.erase(std::unique(relevance_.begin(), relevance_.end()), relevance_.end());
-  const size_t n = entities_.size();
+  const size_t n = source_.entities.size();
   relevance_start_.assign(n + 1, 0);
   relevance_ids_.resize(relevance_.size());
   for (size_t i = 0; i < relevance_.size(); ++i) {
@@ -86,14 +93,38 @@ void Zone::CollectRelevance(const ZoneTickOutput& out) {
   for (size_t s = 0; s < n; ++s) relevance_start_[s + 1] += relevance_start_[s];
 }
 
-void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput* out) {
-  const size_t n = entities_.size();
+void ZoneViews::Prepare(const ViewSource& source, uint32_t overload_level, size_t workers,
+                        ZoneTickOutput* out) {
+  source_ = source;
+  IndexEvents(*out);
+  FillSubjects(out);
+  CollectRelevance(*out);
+  OrderViewers();
+  out->views.resize(view_slot_.size());
+  frame_ = interest::Frame{
+      .tick = static_cast<uint32_t>(source_.tick),
+      .subjects = subjects_,
+      .slot_of = source_.slot_of,
+      .churned = churned_,
+      .tree = source_.tree,
+      .events = {.start = involvement_start_,
+                 .items = involvement_,
+                 .event_count = static_cast<uint32_t>(out->events.size())},
+      .hysteresis = source_.config->view_hysteresis,
+      .overload_level = overload_level,
+  };
+  policy_->BeginTick(frame_, workers);
+}
+
+// The output's full state and change bits of every slot, and the policy's subjects; stamps
+// each entity's fields with the tick they changed in.
+void ZoneViews::FillSubjects(ZoneTickOutput* out) {
+  const size_t n = source_.entities.size();
   out->states.resize(n);
   out->changed.resize(n);
-  IndexEvents(*out);
   subjects_.resize(n);
   for (size_t slot = 0; slot < n; ++slot) {
-    Entity& e = entities_[slot];
+    Entity& e = source_.entities[slot];
     out->states[slot] = EntityState{.id = e.id,
                                     .kind = e.kind,
                                     .template_id = e.template_id,
@@ -106,7 +137,7 @@ void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput*
                                     .alive = e.alive};
     out->changed[slot] = e.changed;
     for (uint32_t b = 0; b < interest::kChangeFields; ++b) {
-      if ((e.changed >> b) & 1u) e.changed_at[b] = static_cast<uint32_t>(tick_);
+      if ((e.changed >> b) & 1u) e.changed_at[b] = static_cast<uint32_t>(source_.tick);
     }
     subjects_[slot] = interest::Subject{
         .id = e.id,
@@ -117,14 +148,16 @@ void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput*
         .has_events =
             static_cast<uint8_t>(involvement_start_[slot + 1] != involvement_start_[slot])};
   }
-  CollectRelevance(*out);
+}
 
+// The players in the Morton order of their position: consecutive views share most entities.
+void ZoneViews::OrderViewers() {
   view_order_.clear();
-  const Aabb& b = config_.bounds;
+  const Aabb& b = source_.config->bounds;
   const float sx = 65535.0f / (b.max.x - b.min.x);
   const float sy = 65535.0f / (b.max.y - b.min.y);
-  for (uint32_t slot = 0; slot < n; ++slot) {
-    const Entity& e = entities_[slot];
+  for (uint32_t slot = 0; slot < source_.entities.size(); ++slot) {
+    const Entity& e = source_.entities[slot];
     if (e.kind != EntityKind::kPlayer) continue;
     const auto qx = static_cast<uint32_t>((e.position.x - b.min.x) * sx);
     const auto qy = static_cast<uint32_t>((e.position.y - b.min.y) * sy);
@@ -135,38 +168,23 @@ void Zone::PrepareViews(uint32_t overload_level, size_t workers, ZoneTickOutput*
   for (size_t i = 0; i < view_order_.size(); ++i) {
     view_slot_[i] = static_cast<uint32_t>(view_order_[i] & 0xFFFFFFFFu);
   }
-  out->views.resize(view_slot_.size());
-
-  frame_ = interest::Frame{
-      .tick = static_cast<uint32_t>(tick_),
-      .subjects = subjects_,
-      .slot_of = slot_of_,
-      .churned = churned_,
-      .tree = &tree_,
-      .events = {.start = involvement_start_,
-                 .items = involvement_,
-                 .event_count = static_cast<uint32_t>(out->events.size())},
-      .hysteresis = config_.view_hysteresis,
-      .overload_level = overload_level,
-  };
-  interest_->BeginTick(frame_, workers);
 }
 
-void Zone::BuildView(size_t view, size_t worker, ZoneTickOutput* out) {
+void ZoneViews::Build(size_t view, size_t worker, ZoneTickOutput* out) {
   const uint32_t slot = view_slot_[view];
-  const Entity& player = entities_[slot];
-  const bool departing = portal_of_.size() > slot && portal_of_[slot] != nullptr;
+  const Entity& player = source_.entities[slot];
+  const bool departing = source_.portal_of.size() > slot && source_.portal_of[slot] != nullptr;
   const interest::Viewer viewer{
       .id = player.id,
       .slot = slot,
-      .view_radius = ViewRadiusOf(player),
+      .view_radius = ViewRadiusOf(player, *source_.config),
       .relevant =
           std::span<const EntityId>(relevance_ids_)
               .subspan(relevance_start_[slot], relevance_start_[slot + 1] - relevance_start_[slot]),
       .departing = departing,
   };
   PlayerView& v = out->views[view];
-  interest_->BuildView(frame_, viewer, worker, &v);
+  policy_->BuildView(frame_, viewer, worker, &v);
   v.last_input_seq = player.last_input_seq;
 }
 
