@@ -198,7 +198,7 @@ void ZoneRunner::ApplyAnswers() {
 void ZoneRunner::ObserveLoad(double share) {
   if (!governor_.Observe(share)) return;
   metrics_->interest().level.Set(governor_.level());
-  metrics_->interest().scale_milli.Set(static_cast<uint64_t>(governor_.scale() * 1000));
+  metrics_->interest().scale_milli.Set(static_cast<int64_t>(governor_.scale() * 1000));
   metrics_->interest().level_changes.Add(1);
   spdlog::warn(
       "overload control: interest level {} (scale {:.2f}) after a tick at {:.0f}% of "

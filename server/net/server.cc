@@ -102,8 +102,8 @@ void Server::Accept() {
                    session->id(), ip);
           session->Start();
         } else {
-          // NOLINTNEXTLINE(bugprone-use-after-move): `s` was moved above only if
-          // a session was made
+          // `s` was moved above only if a session was made.
+          // NOLINTNEXTLINE(bugprone-use-after-move)
           Refuse(std::move(s), ip, refusal);
         }
         bool stopping;

@@ -70,8 +70,8 @@ std::string StepSql(const SchemaStep& step, Dialect dialect) {
   std::string sql = std::string("CREATE TABLE ") + step.table + "(";
   for (size_t i = 0; i < step.columns.size(); ++i) {
     const Column& c = step.columns[i];
-    sql += (i == 0 ? "" : ", ") + std::string(c.name) + " " + TypeName(c.type, dialect);
-    if (*c.constraint != '\0') sql += std::string(" ") + c.constraint;
+    sql.append(i == 0 ? "" : ", ").append(c.name).append(" ").append(TypeName(c.type, dialect));
+    if (*c.constraint != '\0') sql.append(" ").append(c.constraint);
   }
   return sql + ")";
 }
@@ -81,10 +81,11 @@ std::string UpsertCharacterSql(Dialect dialect) {
   std::string params;
   std::string updates;
   for (size_t i = 0; i < kCharacterColumns.size(); ++i) {
-    const std::string name = kCharacterColumns[i].name;
-    names += (i == 0 ? "" : ", ") + name;
-    params += (i == 0 ? "" : ", ") + Param(static_cast<int>(i) + 1, dialect);
-    if (i > 0) updates += (i == 1 ? "" : ", ") + name + " = excluded." + name;
+    const char* name = kCharacterColumns[i].name;
+    const char* comma = i == 0 ? "" : ", ";
+    names.append(comma).append(name);
+    params.append(comma).append(Param(static_cast<int>(i) + 1, dialect));
+    if (i > 0) updates.append(i == 1 ? "" : ", ").append(name).append(" = excluded.").append(name);
   }
   return "INSERT INTO characters(" + names + ") VALUES(" + params + ") ON CONFLICT(" +
          kCharacterColumns[0].name + ") DO UPDATE SET " + updates;
@@ -93,7 +94,7 @@ std::string UpsertCharacterSql(Dialect dialect) {
 std::string SelectCharacterSql(Dialect dialect) {
   std::string names;
   for (size_t i = 1; i < kCharacterColumns.size(); ++i) {
-    names += (i == 1 ? "" : ", ") + std::string(kCharacterColumns[i].name);
+    names.append(i == 1 ? "" : ", ").append(kCharacterColumns[i].name);
   }
   return "SELECT " + names + " FROM characters WHERE " + kCharacterColumns[0].name + " = " +
          Param(1, dialect);
