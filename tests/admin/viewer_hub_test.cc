@@ -13,6 +13,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -116,20 +118,29 @@ TEST(ViewerHub, EachTapReportsItsOwnRunnersTickTime) {
   }
   // Switched to zone 2: the idle runner's time, as soon as its frames come. While the command is
   // on its way a pass may bring no frame (a zone-1 frame captured just before the switch is not
-  // sent, and zone 2 is not captured yet): such a pass reads nothing and steps again.
+  // sent, and zone 2 is not captured yet), so the runners tick on a thread of their own, as real
+  // runners do, while this one reads: a read that timed out would end the WebSocket stream
+  // (under TSan a 0.2 s read did, and the loop then read nothing 100 times).
   ASSERT_TRUE(v.Send("zone 2"));
+  std::atomic<bool> stop{false};
+  std::thread runners([&] {
+    while (!stop.load()) {
+      busy.Step(0.0125);
+      idle.Step(0.0005);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // pacing, not a wait
+    }
+  });
   bool switched = false;
-  for (int i = 0; i < 100 && !switched; ++i) {
-    busy.Step(0.0125);
-    idle.Step(0.0005);
-    busy.Step(0.0125);
-    idle.Step(0.0005);
-    const auto f = v.ReadFrame(0.2);
-    if (!f) continue;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!switched && std::chrono::steady_clock::now() < deadline) {
+    const auto f = v.ReadFrame(30);
+    if (!f) break;
     const integration::ViewerFrameHeader h = ParseViewerHeader(*f);
     EXPECT_FLOAT_EQ(h.tick_ms, h.zone == 1 ? 12.5f : 0.5f) << "zone " << h.zone;
     switched = h.zone == 2;
   }
+  stop = true;
+  runners.join();
   EXPECT_TRUE(switched);
 }
 
