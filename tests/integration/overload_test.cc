@@ -31,6 +31,10 @@ TEST(Overload, BudgetsShrinkUnderACrowdAndGrowBackWhileTicksKeepComing) {
   // the server below 100 Hz: the promises about time (tick count, recovery) do not hold there.
   if (kUnderTsan) GTEST_SKIP() << "no timing promises under ThreadSanitizer";
   EXPECT_GT(watch.count, 300u) << "ticks kept coming";
+  // Growing back takes 10 ticks in a row under a quarter of a millisecond of work (this world's
+  // hair trigger); under ASan an idle tick takes about 0.2 ms (p50 bucket <= 0.25 ms), so a
+  // streak of 10 rarely happens: recovery is checked in the plain build.
+  if (kSanitizerBuild) GTEST_SKIP() << "ASan's idle tick is at this world's recovery threshold";
   // The crowd has gone: the budgets grow back one step per quiet period.
   double level = -1;
   for (int i = 0; i < 40 && level != 0; ++i) {
