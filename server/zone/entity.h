@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "core/entity_id.h"
 #include "core/vec2.h"
@@ -63,6 +64,16 @@ struct Entity {
   uint32_t spawn_group = 0;
   const MonsterTemplate* monster = nullptr;  // its template (WorldConfig outlives the zone)
 };
+
+// The entity `id` among `entities` (by slot; `slot_of` by EntityIndex: the slot, or -1), or
+// null for an unknown or stale id.
+[[nodiscard]] inline const Entity* FindEntity(std::span<const Entity> entities,
+                                              std::span<const int32_t> slot_of, EntityId id) {
+  const uint32_t index = EntityIndex(id);
+  if (id == kInvalidEntity || index >= slot_of.size() || slot_of[index] < 0) return nullptr;
+  const Entity& e = entities[static_cast<size_t>(slot_of[index])];
+  return e.id == id ? &e : nullptr;
+}
 
 // The radius `player` sees within: its own override, else the zone's. The one place where
 // "view_radius 0 means the zone's default" is resolved.

@@ -54,12 +54,7 @@ Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed)
 
 // ---- bookkeeping ----
 
-const Entity* Zone::Find(EntityId id) const {
-  const uint32_t index = EntityIndex(id);
-  if (id == kInvalidEntity || index >= slot_of_.size() || slot_of_[index] < 0) return nullptr;
-  const Entity& e = entities_[static_cast<size_t>(slot_of_[index])];
-  return e.id == id ? &e : nullptr;
-}
+const Entity* Zone::Find(EntityId id) const { return FindEntity(entities_, slot_of_, id); }
 
 Entity* Zone::FindMutable(EntityId id) {
   return const_cast<Entity*>(std::as_const(*this).Find(id));

@@ -32,12 +32,7 @@ void ZoneViews::MarkChurned(size_t slot) {
 void ZoneViews::Finish() { std::fill(churned_.begin(), churned_.end(), 0); }
 
 const Entity* ZoneViews::Find(EntityId id) const {
-  const uint32_t index = EntityIndex(id);
-  if (id == kInvalidEntity || index >= source_.slot_of.size() || source_.slot_of[index] < 0) {
-    return nullptr;
-  }
-  const Entity& e = source_.entities[static_cast<size_t>(source_.slot_of[index])];
-  return e.id == id ? &e : nullptr;
+  return FindEntity(source_.entities, source_.slot_of, id);
 }
 
 void ZoneViews::IndexEvents(const ZoneTickOutput& out) {
