@@ -19,76 +19,22 @@
 #include "admin/viewer_frame.h"
 #include "core/rng.h"
 #include "host/worker_pool.h"
+#include "zone/test_world.h"
 #include "zone/world.h"
 
 namespace zs::bench {
 namespace {
 
 constexpr uint32_t kPlayers = 1000;
-constexpr uint32_t kMonsters = 4000;
 constexpr uint64_t kSnapshotEveryTicks = 2;  // 10 Hz at 20 Hz
-constexpr float kSide = 4096;
-constexpr float kSquare = 512;
-
-zone::WorldConfig ViewerBenchWorld() {
-  zone::WorldConfig w;
-  w.tick_rate = 20;
-  w.seed = 5;
-  w.player = {.radius = 0.5f, .max_hp = 100, .speed = 6.0f, .skills = {1, 2}, .respawn_ticks = 100};
-  w.skills = {{.id = 1,
-               .name = "sword",
-               .shape = zone::SkillShape::kArc,
-               .range = 2.5f,
-               .half_angle = kPi / 3,
-               .damage = 12,
-               .cooldown_ticks = 10,
-               .max_targets = 5},
-              {.id = 2,
-               .name = "whirl",
-               .shape = zone::SkillShape::kCircle,
-               .radius = 3.0f,
-               .damage = 20,
-               .cooldown_ticks = 80,
-               .max_targets = 8},
-              {.id = 10,
-               .name = "bite",
-               .shape = zone::SkillShape::kArc,
-               .range = 1.2f,
-               .half_angle = kPi / 4,
-               .damage = 4,
-               .cooldown_ticks = 24,
-               .max_targets = 1}};
-  w.monsters = {{.id = 1,
-                 .name = "wolf",
-                 .radius = 0.6f,
-                 .max_hp = 40,
-                 .walk_speed = 1.5f,
-                 .run_speed = 5.0f,
-                 .aggro_radius = 10.0f,
-                 .leash_radius = 40.0f,
-                 .wander_radius = 10.0f,
-                 .skill = 10}};
-  zone::ZoneConfig z;
-  z.id = 1;
-  z.name = "bench";
-  z.bounds = {{0, 0}, {kSide, kSide}};
-  z.view_radius = 100;
-  z.view_hysteresis = 10;
-  z.player_spawn = {kSide / 2, kSide / 2};
-  const Aabb square{{(kSide - kSquare) / 2, (kSide - kSquare) / 2},
-                    {(kSide + kSquare) / 2, (kSide + kSquare) / 2}};
-  z.spawns = {{.monster = 1, .count = kMonsters / 2, .area = square, .respawn_ticks = 600},
-              {.monster = 1, .count = kMonsters / 2, .area = z.bounds, .respawn_ticks = 600}};
-  w.zones.push_back(z);
-  return w;
-}
+// 4 km square, 4,000 wolves, half of them in the 512 m town square.
+const zone::testing::Crowd kCrowd{.monsters = 4000, .side = 4096, .square_side = 512};
 
 class ViewerWorld {
  public:
-  ViewerWorld() : world_(ViewerBenchWorld()), rng_(11) {
-    const Aabb square{{(kSide - kSquare) / 2, (kSide - kSquare) / 2},
-                      {(kSide + kSquare) / 2, (kSide + kSquare) / 2}};
-    const Aabb all{{0, 0}, {kSide, kSide}};
+  ViewerWorld() : world_(zone::testing::CrowdWorld(kCrowd)), rng_(11) {
+    const Aabb square = kCrowd.square();
+    const Aabb all = kCrowd.all();
     for (uint32_t i = 0; i < kPlayers; ++i) {
       const Aabb& a = i % 2 == 0 ? square : all;
       zone::PlayerSnapshot at{

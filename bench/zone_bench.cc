@@ -18,44 +18,25 @@
 #include "core/rng.h"
 #include "host/worker_pool.h"
 #include "wire/encoder.h"
+#include "zone/test_world.h"
 #include "zone/zone.h"
 
 namespace zs::bench {
 namespace {
-
-zone::WorldConfig BenchWorld() {
-  zone::WorldConfig w;
-  w.tick_rate = 20;
-  w.seed = 5;
-  w.player = {0.5f, 100, 6.0f, {1, 2}, 100};
-  w.skills = {{1, "sword", zone::SkillShape::kArc, 2.5f, kPi / 3, 0, 0, 0, 12, 10, 5},
-              {2, "whirl", zone::SkillShape::kCircle, 0, 0, 3.0f, 0, 0, 20, 80, 8},
-              {10, "bite", zone::SkillShape::kArc, 1.2f, kPi / 4, 0, 0, 0, 4, 24, 1}};
-  w.monsters = {{1, "wolf", 0.6f, 40, 1.5f, 5.0f, 10.0f, 40.0f, 10.0f, 10}};
-  return w;
-}
 
 class ZoneTick {
  public:
   // `square`: side of the town square where half of everyone crowds (all players when
   // `all_in_square`).
   ZoneTick(uint32_t players, uint32_t monsters, float square_side = 512, bool all_in_square = false)
-      : world_(BenchWorld()), rng_(11) {
-    zone::ZoneConfig z;
-    z.id = 1;
-    z.name = "bench";
-    z.bounds = {{0, 0}, {4096, 4096}};
-    z.view_radius = 100;
-    z.view_hysteresis = 10;
-    z.player_spawn = {2048, 2048};
-    const Aabb square{{2048 - square_side / 2, 2048 - square_side / 2},
-                      {2048 + square_side / 2, 2048 + square_side / 2}};
-    z.spawns = {{1, monsters / 2, square, 600}, {1, monsters - monsters / 2, z.bounds, 600}};
-    world_.zones.push_back(z);
+      : world_(zone::testing::CrowdWorld({.monsters = monsters, .square_side = square_side})),
+        rng_(11) {
     zone_ = std::make_unique<zone::Zone>(world_, world_.zones[0], 99,
                                          [this] { return MakeEntityId(next_id_++, 0); });
+    const Aabb square = zone::testing::Crowd{.square_side = square_side}.square();
+    const Aabb& all = world_.zones[0].bounds;
     for (uint32_t i = 0; i < players; ++i) {
-      const Aabb& area = i % 2 == 0 || all_in_square ? square : z.bounds;
+      const Aabb& area = i % 2 == 0 || all_in_square ? square : all;
       const EntityId id = MakeEntityId(next_id_++, 0);
       (void)zone_->AddPlayer(
           id, {rng_.Range(area.min.x, area.max.x), rng_.Range(area.min.y, area.max.y)});
@@ -65,19 +46,21 @@ class ZoneTick {
 
   // Inputs for one tick: ~1 in 20 players turns, ~1 in 10 swings.
   void MakeInputs() {
-    moves_.clear();
-    skills_.clear();
+    inputs_.clear();
     for (EntityId p : players_) {
-      if (rng_.Below(20) == 0) moves_.push_back({p, seq_, FromAngle(rng_.Range(-kPi, kPi))});
+      if (rng_.Below(20) == 0) {
+        inputs_.emplace_back(zone::MoveInput{p, seq_, FromAngle(rng_.Range(-kPi, kPi))});
+      }
       if (rng_.Below(10) == 0) {
-        skills_.push_back({p, seq_, 1 + rng_.Below(2), rng_.Range(-kPi, kPi), {}});
+        inputs_.emplace_back(
+            zone::SkillInput{p, seq_, 1 + rng_.Below(2), rng_.Range(-kPi, kPi), {}});
       }
     }
     ++seq_;
   }
 
   void Tick(TaskRunner* runner, uint32_t level = 0) {
-    zone_->Tick(++tick_, moves_, skills_, &out_, level, runner);
+    zone_->Tick(++tick_, inputs_, &out_, level, runner);
   }
   const zone::ZoneTickOutput& out() const { return out_; }
 
@@ -87,8 +70,7 @@ class ZoneTick {
   uint32_t next_id_ = 0;
   std::unique_ptr<zone::Zone> zone_;
   std::vector<EntityId> players_;
-  std::vector<zone::MoveInput> moves_;
-  std::vector<zone::SkillInput> skills_;
+  std::vector<zone::PlayerInput> inputs_;
   zone::ZoneTickOutput out_;
   uint32_t seq_ = 1;
   uint64_t tick_ = 0;

@@ -17,12 +17,12 @@ constexpr const char* kStorageText =
 
 }  // namespace
 
-CharacterKeeper::CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics,
-                                 ChurnLog* churn, storage::StorageWorker* storage, Options options,
-                                 Loaded loaded)
+CharacterKeeper::CharacterKeeper(zone::World* world, PlayerDirectory* players,
+                                 KeeperCounters counters, ChurnLog* churn,
+                                 storage::StorageWorker* storage, Options options, Loaded loaded)
     : world_(world),
       players_(players),
-      metrics_(metrics),
+      counters_(counters),
       churn_(churn),
       storage_(storage),
       options_(std::move(options)),
@@ -58,8 +58,8 @@ void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, uint64_t session
   PlayerDirectory::Player& p = players_->Rebind(players_->SessionOf(online), session, sink);
   const std::shared_ptr<SessionSink> now = sink.lock();
   if (world_->ForgetKnown(p.entity).ok()) p.resync = true;  // the new client knows nothing yet
-  metrics_->players().logins.Add(1);
-  metrics_->players().takeovers.Add(1);
+  counters_.players.logins.Add(1);
+  counters_.players.takeovers.Add(1);
   if (now) Welcome(now, p.entity, p.name);
 }
 
@@ -164,8 +164,8 @@ void CharacterKeeper::Enter(uint64_t session, PendingLogin login,
   // A new character is saved at once: its name is taken from now on, even after a crash.
   if (fresh && storage_ != nullptr) storage_->Save({RecordOf(p, p.saved)});
   players_->Add(session, std::move(p));
-  metrics_->players().online.Add(1);
-  metrics_->players().logins.Add(1);
+  counters_.players.online.Add(1);
+  counters_.players.logins.Add(1);
   Welcome(s, id, login.who.name);
   if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
     const size_t z = *world_->ZoneIndexOf(id);
@@ -191,7 +191,7 @@ void CharacterKeeper::Welcome(const std::shared_ptr<SessionSink>& sink, EntityId
 
 void CharacterKeeper::Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem,
                              CloseReason reason) {
-  metrics_->login_refusals().Add(reason);
+  counters_.login_refusals.Add(reason);
   const wire::ErrorCode code =
       storage_problem ? wire::ErrorCode::kStorageUnavailable : wire::ErrorCode::kAuthFailed;
   sink->CloseWith(wire::ErrorFrame(code, storage_problem ? kStorageText : kAuthFailedText), reason);
@@ -228,7 +228,7 @@ void CharacterKeeper::Logout(uint64_t session) {
   if (const auto d = departing_.find(ToRaw(p->entity)); d != departing_.end()) {
     d->second.gone = true;  // the hand-off's answer decides who keeps the character
     players_->Remove(session);
-    metrics_->players().online.Sub(1);
+    counters_.players.online.Sub(1);
     return;
   }
   if (storage_ != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
@@ -236,7 +236,7 @@ void CharacterKeeper::Logout(uint64_t session) {
   }
   (void)world_->RemovePlayer(p->entity);
   players_->Remove(session);
-  metrics_->players().online.Sub(1);
+  counters_.players.online.Sub(1);
 }
 
 void CharacterKeeper::KickOut(PlayerDirectory::Player& player, CloseReason reason) {
@@ -278,7 +278,7 @@ void CharacterKeeper::Checkpoint() {
   });
   if (batch_.empty()) return;
   ++checkpoints_;
-  metrics_->players().checkpoints.Add(1);
+  counters_.players.checkpoints.Add(1);
   storage_->Save(std::move(batch_));
   batch_ = {};
 }

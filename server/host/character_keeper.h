@@ -70,8 +70,8 @@ class CharacterKeeper {
     size_t runner = 0;               // this runner's number among them
     Answered answered;
   };
-  CharacterKeeper(zone::World* world, PlayerDirectory* players, Metrics* metrics, ChurnLog* churn,
-                  storage::StorageWorker* storage, Options options, Loaded loaded);
+  CharacterKeeper(zone::World* world, PlayerDirectory* players, KeeperCounters counters,
+                  ChurnLog* churn, storage::StorageWorker* storage, Options options, Loaded loaded);
 
   void Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   void OnLoaded(uint64_t session, storage::LoadResult result);
@@ -134,7 +134,7 @@ class CharacterKeeper {
 
   zone::World* world_;
   PlayerDirectory* players_;
-  Metrics* metrics_;
+  KeeperCounters counters_;
   ChurnLog* churn_;
   storage::StorageWorker* storage_;
   Options options_;

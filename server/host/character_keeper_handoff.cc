@@ -32,7 +32,7 @@ void CharacterKeeper::OfferDepartures() {
       continue;
     }
     departing_[ToRaw(d.player)] = {.session = session, .account = p->account, .gone = false};
-    metrics_->handoffs().offered.Add(1);
+    counters_.handoffs.offered.Add(1);
     options_.handoff->Offer(
         {.character = RecordOf(*p, state)},
         [answered = options_.answered, key = HandoffKey{.login = false, .id = ToRaw(d.player)}](
@@ -59,7 +59,7 @@ void CharacterKeeper::HandToRunner(const zone::World::Departure& d, PlayerDirect
                                      .player = std::move(handed),
                                      .character = {}});
   players_->Remove(session);
-  metrics_->players().online.Sub(1);
+  counters_.players.online.Sub(1);
 }
 
 void CharacterKeeper::Adopt(LocalArrival arrival) {
@@ -100,7 +100,7 @@ void CharacterKeeper::AdoptPlayer(LocalArrival& arrival) {
   (void)world_->SnapshotPlayer(h.id, &p.saved);
   if (storage_ != nullptr) storage_->Save({RecordOf(p, p.saved)});  // a zone change: at once
   players_->Add(arrival.session, std::move(p));
-  metrics_->players().online.Add(1);
+  counters_.players.online.Add(1);
   if (arrival.sink.expired()) Logout(arrival.session);  // its client left on the way
 }
 
@@ -126,7 +126,7 @@ void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAns
   zone::PlayerSnapshot state;
   (void)world_->SnapshotPlayer(entity, &state);
   (void)world_->SendOff(entity);
-  metrics_->handoffs().accepted.Add(1);
+  counters_.handoffs.accepted.Add(1);
   PlayerDirectory::Player* p = session != 0 ? players_->BySession(session) : nullptr;
   if (p == nullptr) return;  // the client left meanwhile: its ticket will expire over there
   if (const auto s = p->sink.lock()) {
@@ -139,7 +139,7 @@ void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAns
                  CloseReason::kZoneHandoff);
   }
   players_->Remove(session);
-  metrics_->players().online.Sub(1);
+  counters_.players.online.Sub(1);
 }
 
 // Refused or unreachable: the player stands beside the portal again, told why.
@@ -148,7 +148,7 @@ void CharacterKeeper::ComeBack(const Departing& d, EntityId entity, const Handof
   zone::PlayerSnapshot wanted;
   (void)world_->SnapshotPlayer(entity, &wanted);
   const zone::ZoneConfig* target = world_->FindZone(wanted.zone);
-  metrics_->handoffs().failed.Add(1);
+  counters_.handoffs.failed.Add(1);
   spdlog::warn("hand-off to zone {} failed ({}): the player stays",
                target != nullptr ? target->name : "?", answer.reason);
   if (!world_->TakeBack(entity).ok()) return;
@@ -191,7 +191,7 @@ void CharacterKeeper::FinishRoute(uint64_t session, const HandoffAnswer& answer)
   if (!s) return;
   const zone::ZoneConfig* zone = world_->FindZone(r.zone);
   if (answer.outcome != HandoffAnswer::Outcome::kAccepted || zone == nullptr) {
-    metrics_->login_refusals().Add(CloseReason::kZoneUnavailable);
+    counters_.login_refusals.Add(CloseReason::kZoneUnavailable);
     s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kZoneUnavailable, UnavailableText(zone)),
                  CloseReason::kZoneUnavailable);
     return;
@@ -214,7 +214,7 @@ void CharacterKeeper::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
       options_.local->PassOnLogin(options_.runner, session, sink, who)) {
     return;  // online in another runner of this process: the live one wins there
   }
-  metrics_->handoffs().arrived.Add(1);
+  counters_.handoffs.arrived.Add(1);
   Enter(session, {.sink = std::move(sink), .who = std::move(who)},
         {.outcome = storage::LoadOutcome::kFound, .record = std::move(character)});
 }

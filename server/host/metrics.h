@@ -162,32 +162,69 @@ class ReasonCounts {
   std::map<CloseReason, uint64_t> counts_;  // guarded by mu_
 };
 
-class Metrics {
- public:
-  static constexpr const std::array<double, 18>& kTickBuckets = host::kTickBuckets;
+// What a CharacterKeeper writes: players online, logins, checkpoints, hand-offs; logins it
+// refused.
+struct KeeperCounters {
+  PlayerCounters& players;
+  HandoffCounters& handoffs;
+  ReasonCounts& login_refusals;
+};
 
+// One zone's figures after one of its ticks (each zone ticks on its own runner).
+struct ZoneFigures {
+  uint64_t entities = 0;
+  double tick_seconds = 0;  // the work of the runner's tick
+  uint32_t interest_level = 0;
+  double interest_scale = 1;
+};
+
+// What a ZoneRunner writes, and all it sees of the metrics: its ticks and their durations, its
+// overload governor, inputs the zones rejected, each zone's figures, the storage worker's, and
+// the counters of the CharacterKeeper it owns. Metrics implements it.
+class RunnerMetrics {
+ public:
   // `flushing`: the tick handed a checkpoint to storage or the storage worker was writing a
   // batch meanwhile (its own histogram too, so a checkpoint's effect on the tick shows;
   // scripts/loadtest.sh reports both p99s).
-  void ObserveTick(double seconds, bool flushing = false);
-  void RejectInput(const std::string& reason, uint64_t n = 1);
-  // One zone's figures after one of its ticks (each zone ticks on its own runner).
-  struct ZoneFigures {
-    uint64_t entities = 0;
-    double tick_seconds = 0;  // the work of the runner's tick
-    uint32_t interest_level = 0;
-    double interest_scale = 1;
-  };
-  void ObserveZone(const std::string& zone, const ZoneFigures& figures);
+  virtual void ObserveTick(double seconds, bool flushing) = 0;
+  virtual void RejectInput(const std::string& reason, uint64_t n) = 0;
+  virtual void ObserveZone(const std::string& zone, const ZoneFigures& figures) = 0;
+  virtual void PublishStorage(const StorageFigures& figures) = 0;
+  [[nodiscard]] virtual TickCounters& ticks() = 0;
+  [[nodiscard]] virtual InterestCounters& interest() = 0;
+  [[nodiscard]] virtual KeeperCounters keeper() = 0;
 
-  void PublishStorage(const StorageFigures& figures);
+ protected:
+  RunnerMetrics() = default;
+  ~RunnerMetrics() = default;
+  RunnerMetrics(const RunnerMetrics&) = default;
+  RunnerMetrics& operator=(const RunnerMetrics&) = default;
+};
+
+class Metrics final : public RunnerMetrics {
+ public:
+  static constexpr const std::array<double, 18>& kTickBuckets = host::kTickBuckets;
+
+  Metrics() = default;
+  ~Metrics() = default;
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  void ObserveTick(double seconds, bool flushing) override;
+  void ObserveTick(double seconds) { ObserveTick(seconds, false); }
+  void RejectInput(const std::string& reason, uint64_t n) override;
+  void ObserveZone(const std::string& zone, const ZoneFigures& figures) override;
+  void PublishStorage(const StorageFigures& figures) override;
+  [[nodiscard]] KeeperCounters keeper() override {
+    return {.players = players_, .handoffs = handoffs_, .login_refusals = login_refusals_};
+  }
 
   // The counter groups, handed by reference to the one part that writes each.
   [[nodiscard]] ConnectionCounters& connections() { return connections_; }
   [[nodiscard]] TrafficCounters& traffic() { return traffic_; }
   [[nodiscard]] SendQueueCounters& send_queues() { return send_queues_; }
-  [[nodiscard]] TickCounters& ticks() { return ticks_; }
-  [[nodiscard]] InterestCounters& interest() { return interest_; }
+  [[nodiscard]] TickCounters& ticks() override { return ticks_; }
+  [[nodiscard]] InterestCounters& interest() override { return interest_; }
   [[nodiscard]] PlayerCounters& players() { return players_; }
   [[nodiscard]] HandoffCounters& handoffs() { return handoffs_; }
   [[nodiscard]] AdminCounters& admin() { return admin_; }

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "host/clock.h"
+#include "wire/wire_cost.h"
 
 namespace zs::host {
 
@@ -30,14 +31,20 @@ const char* RejectName(zone::Reject r) {
   return "unknown";
 }
 
+// The world as this server hosts it: its interest budgets count the encoder's bytes.
+zone::WorldConfig StatedForTheWire(zone::WorldConfig config) {
+  config.wire_cost = wire::kWireCost;
+  return config;
+}
+
 }  // namespace
 
-ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads,
+ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t sim_threads,
                        ChurnLog* churn, Persistence persistence, std::span<const uint32_t> hosted,
                        Siblings siblings)
     : local_(siblings.local),
       runner_index_(siblings.index),
-      world_(std::move(config), hosted, siblings.ids),
+      world_(StatedForTheWire(std::move(config)), hosted, siblings.ids),
       metrics_(metrics),
       churn_(churn),
       pool_(sim_threads),
@@ -46,7 +53,7 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_th
       zone_count_(world_.zone_count()),
       fanout_(zone_count_),
       storage_(persistence.storage),
-      keeper_(&world_, &players_, metrics, churn, persistence.storage,
+      keeper_(&world_, &players_, metrics->keeper(), churn, persistence.storage,
               {.checkpoint_ticks = static_cast<uint32_t>(
                    std::max(1.0, persistence.checkpoint_seconds * tick_rate_)),
                .tick_rate = tick_rate_,
@@ -120,7 +127,7 @@ void ZoneRunner::Adopt(LocalArrival arrival) {
 
 void ZoneRunner::Relay(RelayedChat chat) {
   // A flood from one runner to another is cut like inputs.
-  if (!relayed_in_.Push(std::move(chat))) metrics_->RejectInput("server_busy");
+  if (!relayed_in_.Push(std::move(chat))) metrics_->RejectInput("server_busy", 1);
 }
 
 void ZoneRunner::Leave(uint64_t session) {
@@ -128,14 +135,16 @@ void ZoneRunner::Leave(uint64_t session) {
 }
 
 void ZoneRunner::Submit(uint64_t session, ClientInput input) {
-  if (auto* chat = std::get_if<ChatRequest>(&input); chat != nullptr && !chat->text_ok) {
-    chat->text.clear();  // a refused text (up to a frame's size) is not kept
-    chat->text.shrink_to_fit();
+  if (auto* in = std::get_if<zone::PlayerInput>(&input)) {
+    if (auto* chat = std::get_if<zone::ChatInput>(in); chat != nullptr && !chat->text_ok) {
+      chat->text.clear();  // a refused text (up to a frame's size) is not kept
+      chat->text.shrink_to_fit();
+    }
   }
   if (std::holds_alternative<ResyncRequest>(input)) {  // the client waits for it: never lost
     requests_.PushAlways({.session = session, .what = std::move(input)});
   } else if (!requests_.Push({.session = session, .what = std::move(input)})) {
-    metrics_->RejectInput("server_busy");
+    metrics_->RejectInput("server_busy", 1);
   }
 }
 
@@ -207,9 +216,7 @@ void ZoneRunner::ObserveLoad(double share) {
 }
 
 void ZoneRunner::Drain() {
-  moves_.clear();
-  skills_.clear();
-  chats_.clear();
+  inputs_.clear();
   chat_text_.clear();
   results_.clear();
   relayed_.clear();
@@ -237,14 +244,11 @@ void ZoneRunner::Admit(Request& r) {
 }
 
 void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player) {
-  if (auto* move = std::get_if<zone::MoveInput>(&input)) {
-    move->entity = player.entity;
-    moves_.push_back(*move);
-  } else if (auto* skill = std::get_if<zone::SkillInput>(&input)) {
-    skill->entity = player.entity;
-    skills_.push_back(*skill);
-  } else if (auto* chat = std::get_if<ChatRequest>(&input)) {
-    AdmitChat(*chat, player);
+  if (auto* in = std::get_if<zone::PlayerInput>(&input)) {
+    zone::SetPlayer(*in,
+                    player.entity);  // who acts is the connection's player, never the client's say
+    if (auto* chat = std::get_if<zone::ChatInput>(in)) ResolveWhisper(*chat, player);
+    inputs_.push_back(std::move(*in));
   } else if (std::holds_alternative<ResyncRequest>(input)) {
     if (world_.ForgetKnown(player.entity).ok()) player.resync = true;
   } else if (const auto* refused = std::get_if<RefusedInput>(&input)) {
@@ -256,29 +260,16 @@ void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player) {
   }
 }
 
-void ZoneRunner::AdmitChat(ChatRequest& r, const PlayerDirectory::Player& player) {
-  if (!r.text_ok) {
-    results_.push_back({.player = player.entity,
-                        .kind = zone::InputKind::kChat,
-                        .seq = r.chat.seq,
-                        .outcome = zone::Outcome::kBadText,
-                        .order = 0});
-    return;
+void ZoneRunner::ResolveWhisper(zone::ChatInput& chat, const PlayerDirectory::Player& player) {
+  if (chat.channel != zone::ChatChannel::kWhisper || !chat.text_ok) return;
+  const PlayerDirectory::Player* to = players_.ByName(chat.to_name);
+  chat.to = to != nullptr ? to->entity : kInvalidEntity;  // none: NO_SUCH_PLAYER
+  if (to == nullptr && local_ != nullptr) {
+    chat.relayed = local_->RelayWhisper(runner_index_, {.from = player.entity,
+                                                        .from_name = player.name,
+                                                        .to_name = chat.to_name,
+                                                        .text = chat.text});  // online elsewhere
   }
-  r.chat.entity = player.entity;
-  r.chat.text = chat_text_.emplace_back(std::move(r.text));
-  if (r.chat.channel == zone::ChatChannel::kWhisper) {
-    const PlayerDirectory::Player* to = players_.ByName(r.to);
-    r.chat.to = to != nullptr ? to->entity : kInvalidEntity;  // none: NO_SUCH_PLAYER
-    if (to == nullptr && local_ != nullptr &&
-        local_->RelayWhisper(runner_index_, {.from = player.entity,
-                                             .from_name = player.name,
-                                             .to_name = r.to,
-                                             .text = std::string(r.chat.text)})) {
-      r.chat.relayed_to = chat_text_.emplace_back(std::move(r.to));  // online in another zone
-    }
-  }
-  chats_.push_back(r.chat);
 }
 
 // Whispers from other runners, to players of this one (by name: they may have left meanwhile).
@@ -297,12 +288,8 @@ void ZoneRunner::Step() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   Drain();
-  world_.Tick({.moves = moves_,
-               .skills = skills_,
-               .chats = chats_,
-               .results = results_,
-               .relayed = relayed_},
-              governor_.level(), &pool_);
+  world_.Tick({.inputs = inputs_, .results = results_, .relayed = relayed_}, governor_.level(),
+              &pool_);
   const auto t1 = Clock::now();
   tick_.store(world_.tick(), std::memory_order_relaxed);
   metrics_->ticks().count.Add(1);

@@ -69,7 +69,7 @@ class ZoneRunner {
   // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
   // `hosted`: the zone ids this runner ticks (empty: all of them).
   using Siblings = ZoneRunnerSiblings;
-  ZoneRunner(zone::WorldConfig config, Metrics* metrics, size_t sim_threads = 1,
+  ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t sim_threads = 1,
              ChurnLog* churn = nullptr, Persistence persistence = {},
              std::span<const uint32_t> hosted = {}, Siblings siblings = {});
   ~ZoneRunner();
@@ -134,7 +134,8 @@ class ZoneRunner {
   void Admit(Request& r);
   // The player's input, for this tick's World::Tick (or the runner's own: resync, refusals).
   void Apply(ClientInput& input, PlayerDirectory::Player& player);
-  void AdmitChat(ChatRequest& r, const PlayerDirectory::Player& player);
+  // A whisper's recipient, by name: here (`to`), in another runner (relayed there) or nowhere.
+  void ResolveWhisper(zone::ChatInput& chat, const PlayerDirectory::Player& player);
   void AdmitRelayed(std::vector<RelayedChat>& relayed);
   void ApplyAnswers();  // hand-off answers from the cluster
   void PublishStorageStats();
@@ -142,7 +143,7 @@ class ZoneRunner {
   const size_t runner_index_;
 
   zone::World world_;
-  Metrics* metrics_;
+  RunnerMetrics* metrics_;
   ChurnLog* churn_;
   WorkerPool pool_;
   interest::OverloadGovernor governor_;
@@ -165,10 +166,8 @@ class ZoneRunner {
   PlayerDirectory players_;
   storage::StorageWorker* storage_;
   CharacterKeeper keeper_;
-  std::vector<zone::MoveInput> moves_;
-  std::vector<zone::SkillInput> skills_;
-  std::vector<zone::ChatInput> chats_;
-  std::deque<std::string> chat_text_;  // this tick's chat texts (stable addresses for chats_)
+  std::vector<zone::PlayerInput> inputs_;  // this tick's, for World::Tick
+  std::deque<std::string> chat_text_;  // relayed whispers' texts (stable addresses for relayed_)
   std::vector<zone::InputResult> results_;
   std::vector<zone::RelayedWhisper> relayed_;
 

@@ -4,8 +4,8 @@
 
 namespace zs::host {
 
-ZoneRunners::ZoneRunners(const zone::WorldConfig& config, Metrics* metrics, size_t sim_threads,
-                         ChurnLog* churn, ZoneRunner::Persistence persistence,
+ZoneRunners::ZoneRunners(const zone::WorldConfig& config, RunnerMetrics* metrics,
+                         size_t sim_threads, ChurnLog* churn, ZoneRunner::Persistence persistence,
                          std::span<const uint32_t> hosted) {
   std::vector<uint32_t> zones;
   for (const zone::ZoneConfig& z : config.zones) {

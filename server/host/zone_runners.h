@@ -36,7 +36,7 @@ namespace zs::host {
 class ZoneRunners final : public PlayerPort, public LocalZones {
  public:
   // One runner per zone of `hosted` (empty: every zone of the world), in the config's order.
-  ZoneRunners(const zone::WorldConfig& config, Metrics* metrics, size_t sim_threads,
+  ZoneRunners(const zone::WorldConfig& config, RunnerMetrics* metrics, size_t sim_threads,
               ChurnLog* churn, ZoneRunner::Persistence persistence,
               std::span<const uint32_t> hosted = {});
   ~ZoneRunners() override;

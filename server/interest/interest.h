@@ -23,6 +23,7 @@
 
 #include "core/entity_id.h"
 #include "core/vec2.h"
+#include "interest/wire_cost.h"
 #include "spatial/quadtree.h"
 
 namespace zs::interest {
@@ -161,9 +162,9 @@ class InterestPolicy {
   virtual void Known(EntityId viewer, std::vector<KnownEntity>* out) const = 0;
 };
 
-// The default policy (tiered_interest.cc): near tier, mid tier by priority within a byte budget,
-// relevance overrides, crowd summary.
+// The default policy (tiered_interest.cc): near tier, mid tier by priority within a byte budget
+// (counted in `cost`), relevance overrides, crowd summary.
 std::unique_ptr<InterestPolicy> MakeTieredInterest(const InterestConfig& config,
-                                                   uint32_t near_floor);
+                                                   uint32_t near_floor, WireCost cost);
 
 }  // namespace zs::interest

@@ -37,11 +37,7 @@ namespace zs::interest {
 
 namespace {
 
-// Byte estimates of the v2 encoding, for the mid-tier budget (protocol documented in zone.proto).
-constexpr uint32_t kMovedBytes = 4;    // id delta + dx + dy, packed
-constexpr uint32_t kUpdateBytes = 12;  // wrapper + id + absolute x, y
-constexpr uint32_t kFieldBytes = 3;    // each further field (facing, hp, alive)
-constexpr float kNearWeight = 3.0f;    // priority growth: 1 at the view edge, 1 + this at 0 m
+constexpr float kNearWeight = 3.0f;  // priority growth: 1 at the view edge, 1 + this at 0 m
 
 struct Pair {
   EntityId id = kInvalidEntity;
@@ -96,17 +92,17 @@ bool TestBit(std::span<const uint64_t> bits, size_t i) {
 void SetBit(std::vector<uint64_t>& bits, size_t i) { bits[i / 64] |= uint64_t{1} << (i % 64); }
 void ClearBit(std::vector<uint64_t>& bits, size_t i) { bits[i / 64] &= ~(uint64_t{1} << (i % 64)); }
 
-uint32_t UpdateCost(uint8_t fields, bool as_delta) {
-  if (as_delta) return kMovedBytes;
+uint32_t UpdateCost(const WireCost& cost, uint8_t fields, bool as_delta) {
+  if (as_delta) return cost.moved_bytes;
   const auto others =
       static_cast<uint32_t>(std::popcount(static_cast<unsigned>(fields & ~kPositionBit)));
-  return kUpdateBytes + kFieldBytes * others;
+  return cost.update_bytes + cost.field_bytes * others;
 }
 
 class TieredInterest final : public InterestPolicy {
  public:
-  TieredInterest(const InterestConfig& config, uint32_t near_floor)
-      : config_(config), near_floor_(near_floor) {}
+  TieredInterest(const InterestConfig& config, uint32_t near_floor, WireCost cost)
+      : config_(config), near_floor_(near_floor), cost_(cost) {}
 
   void AddViewer(EntityId viewer) override { viewers_[ToRaw(viewer)]; }
   void RemoveViewer(EntityId viewer) override { viewers_.erase(ToRaw(viewer)); }
@@ -166,6 +162,7 @@ class TieredInterest final : public InterestPolicy {
 
   InterestConfig config_;
   uint32_t near_floor_;
+  WireCost cost_;
   std::unordered_map<uint32_t, ViewerState> viewers_;  // by raw id; no insert during BuildView
   std::vector<Scratch> scratch_;                       // by worker
   std::vector<uint64_t> event_bits_;                   // by slot: took part in a hit event
@@ -400,7 +397,7 @@ void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, Vie
   const auto forced = static_cast<size_t>(
       std::count_if(sc.mid.begin(), sc.mid.end(), [](const MidCandidate& c) { return c.forced; }));
   // Sorted in chunks: most of the time the first chunk exhausts the budget.
-  const size_t chunk = forced + budget / kUpdateBytes + 8;
+  const size_t chunk = forced + budget / std::max<uint32_t>(cost_.update_bytes, 1) + 8;
   uint32_t spent = 0;
   for (size_t begin = 0; begin < sc.mid.size();) {
     const size_t end = std::min(sc.mid.size(), begin + chunk);
@@ -410,7 +407,7 @@ void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, Vie
       const MidCandidate& c = sc.mid[i];
       Pair& p = st.pairs[c.pair];
       const uint32_t cost =
-          UpdateCost(c.fields, AsDelta(f.subjects[p.slot], c.fields, p.sent_tick));
+          UpdateCost(cost_, c.fields, AsDelta(f.subjects[p.slot], c.fields, p.sent_tick));
       if (!c.forced && spent + cost > budget) return;
       spent += cost;
       Send(f, c.fields, p, out);
@@ -461,8 +458,8 @@ Budget BudgetAt(const InterestConfig& config, uint32_t level, uint32_t near_floo
 }
 
 std::unique_ptr<InterestPolicy> MakeTieredInterest(const InterestConfig& config,
-                                                   uint32_t near_floor) {
-  return std::make_unique<TieredInterest>(config, near_floor);
+                                                   uint32_t near_floor, WireCost cost) {
+  return std::make_unique<TieredInterest>(config, near_floor, cost);
 }
 
 }  // namespace zs::interest

@@ -177,22 +177,12 @@ bool Session::HandleFrame(const std::string& frame) {
 }
 
 bool Session::HandleInput(wire::ClientIntent& in) {
+  if (in.is_input()) {  // any game input, whatever its kind: the zone's to judge
+    ctx_.players.Submit(id_, std::move(in.input));
+    NoteInput();
+    return true;
+  }
   switch (in.kind) {
-    case wire::ClientKind::kMove:
-      ctx_.players.Submit(id_, in.move);
-      NoteInput();
-      break;
-    case wire::ClientKind::kSkill:
-      ctx_.players.Submit(id_, in.skill);
-      NoteInput();
-      break;
-    case wire::ClientKind::kChat:
-      ctx_.players.Submit(id_, host::ChatRequest{.chat = in.chat,
-                                                 .text = std::move(in.chat_text),
-                                                 .text_ok = in.chat_text_ok,
-                                                 .to = std::move(in.chat_to)});
-      NoteInput();
-      break;
     case wire::ClientKind::kPing:  // not activity: a client that only pings is idle
       Enqueue(wire::PongFrame(in.client_time, ctx_.players.TickOf(id_), host::WallClockMs()),
               host::FrameKind::kControl);
@@ -202,7 +192,7 @@ bool Session::HandleInput(wire::ClientIntent& in) {
               host::FrameKind::kControl);
       BeginClose(CloseReason::kLogout);
       return false;
-    case wire::ClientKind::kHello:
+    default:  // a second Hello: ignored
       break;
   }
   return true;
@@ -222,13 +212,10 @@ RateLimiter& Session::LimiterFor(wire::ClientKind kind) {
 }
 
 void Session::TellRateLimited(const wire::ClientIntent& in) {
-  const auto refuse = [this](zone::InputKind kind, uint32_t seq) {
-    ctx_.players.Submit(
-        id_, host::RefusedInput{.kind = kind, .seq = seq, .outcome = zone::Outcome::kRateLimited});
-  };
-  if (in.kind == wire::ClientKind::kMove) refuse(zone::InputKind::kMove, in.move.seq);
-  if (in.kind == wire::ClientKind::kSkill) refuse(zone::InputKind::kSkill, in.skill.seq);
-  if (in.kind == wire::ClientKind::kChat) refuse(zone::InputKind::kChat, in.chat.seq);
+  if (!in.is_input()) return;
+  ctx_.players.Submit(id_, host::RefusedInput{.kind = zone::KindOf(in.input),
+                                              .seq = zone::SeqOf(in.input),
+                                              .outcome = zone::Outcome::kRateLimited});
 }
 
 void Session::ArmIdle(double after_s) {

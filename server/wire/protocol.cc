@@ -104,18 +104,19 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
     case pb::ClientMessage::kMove: {
       const pb::MoveInput& m = msg.move();
       out->kind = ClientKind::kMove;
-      out->move = {kInvalidEntity, m.seq(), {m.direction_x(), m.direction_y()}};
-      return IsFinite(out->move.direction) ? ParseError::kNone : ParseError::kBadValue;
+      const zone::MoveInput move{kInvalidEntity, m.seq(), {m.direction_x(), m.direction_y()}};
+      out->input = move;
+      return IsFinite(move.direction) ? ParseError::kNone : ParseError::kBadValue;
     }
     case pb::ClientMessage::kSkill: {
       const pb::SkillInput& s = msg.skill();
       out->kind = ClientKind::kSkill;
       if (s.facing() > 0xFFFFu) return ParseError::kBadValue;
-      out->skill = {kInvalidEntity,
-                    s.seq(),
-                    s.skill_id(),
-                    FromTurn16(s.facing()),
-                    {FromCentimetres(s.target_x()), FromCentimetres(s.target_y())}};
+      out->input = zone::SkillInput{kInvalidEntity,
+                                    s.seq(),
+                                    s.skill_id(),
+                                    FromTurn16(s.facing()),
+                                    {FromCentimetres(s.target_x()), FromCentimetres(s.target_y())}};
       return ParseError::kNone;
     }
     case pb::ClientMessage::kPing:
@@ -131,15 +132,16 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
       if (c.channel() < pb::CHAT_CHANNEL_SAY || c.channel() > pb::CHAT_CHANNEL_WHISPER) {
         return ParseError::kBadValue;
       }
-      out->chat = {.entity = kInvalidEntity,
-                   .seq = c.seq(),
-                   .channel = static_cast<zone::ChatChannel>(c.channel()),
-                   .text = {},
-                   .to = kInvalidEntity};
-      out->chat_text = c.text();
-      out->chat_text_ok = IsChatText(out->chat_text);
-      // A name longer than any player's cannot match: not kept (it would be held until the tick).
-      out->chat_to = c.to().size() <= kMaxPlayerName ? c.to() : std::string();
+      out->input = zone::ChatInput{
+          .entity = kInvalidEntity,
+          .seq = c.seq(),
+          .channel = static_cast<zone::ChatChannel>(c.channel()),
+          .text = c.text(),
+          .text_ok = IsChatText(c.text()),
+          // A name longer than any player's cannot match: not kept (held until the tick).
+          .to_name = c.to().size() <= kMaxPlayerName ? c.to() : std::string(),
+          .to = kInvalidEntity,
+          .relayed = false};
       return ParseError::kNone;
     }
     case pb::ClientMessage::KIND_NOT_SET:

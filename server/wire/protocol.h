@@ -40,17 +40,17 @@ struct ClientIntent {
   // player_name here (token mode ignores it); name_problem still says what is wrong with it.
   std::string auth_token;
   std::string ticket;  // v5: a hand-off ticket (a Hello with one is not refused for its name)
-  // kMove / kSkill (entity is filled in by the server, which knows who sent it)
-  zone::MoveInput move;
-  zone::SkillInput skill;
   // kPing
   uint64_t client_time = 0;
-  // kChat: the text is checked here (chat_text_ok) but a bad one is a refusal, not an error;
-  // `chat.to` is left for the caller, which resolves chat_to (a whisper's recipient name).
-  zone::ChatInput chat;
-  std::string chat_text;
-  bool chat_text_ok = false;
-  std::string chat_to;
+  // kMove, kSkill, kChat: what the player asks of the zone, as the zone takes it (the player
+  // it names is left for the host, which knows who sent it). A chat's text is checked here
+  // (ChatInput::text_ok), but a bad one is a refusal, not an error; its whisper recipient is
+  // left by name (to_name) for the host to resolve.
+  zone::PlayerInput input;
+  // Whether this message is a game input (`input` holds it).
+  [[nodiscard]] bool is_input() const {
+    return kind == ClientKind::kMove || kind == ClientKind::kSkill || kind == ClientKind::kChat;
+  }
 };
 
 // REQUIRES: nothing; any bytes are safe.

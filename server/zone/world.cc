@@ -46,8 +46,7 @@ World::World(WorldConfig config, std::span<const uint32_t> hosted, IdSource* ids
     zones_.emplace_back(config_, config_.zones[i], seed, [this] { return ids_->Allocate(); });
   }
   outputs_.resize(zones_.size());
-  moves_.resize(zones_.size());
-  skills_.resize(zones_.size());
+  zone_inputs_.resize(zones_.size());
 }
 
 std::optional<size_t> World::ZoneIndexById(uint32_t zone_id) const {
@@ -134,39 +133,37 @@ Status World::ForgetKnown(EntityId id) {
 
 void World::Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
                  uint32_t overload_level, TaskRunner* runner) {
-  Tick(Inputs{.moves = moves, .skills = skills, .chats = {}, .results = {}, .relayed = {}},
-       overload_level, runner);
+  shorthand_.clear();
+  shorthand_.insert(shorthand_.end(), moves.begin(), moves.end());
+  shorthand_.insert(shorthand_.end(), skills.begin(), skills.end());
+  Tick(Inputs{.inputs = shorthand_}, overload_level, runner);
+}
+
+uint32_t World::RouteInputs(std::span<const PlayerInput> inputs) {
+  for (auto& in : zone_inputs_) in.clear();
+  uint32_t unknown = 0;
+  for (const PlayerInput& in : inputs) {
+    if (std::holds_alternative<ChatInput>(in)) continue;  // the world's: DeliverChat
+    if (const auto z = ZoneIndexOf(PlayerOf(in))) {
+      zone_inputs_[*z].push_back(in);
+    } else {
+      ++unknown;
+    }
+  }
+  return unknown;
 }
 
 void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runner) {
-  const std::span<const MoveInput> moves = inputs.moves;
-  const std::span<const SkillInput> skills = inputs.skills;
   InlineRunner inline_runner;
   TaskRunner& r = runner != nullptr ? *runner : inline_runner;
   ++tick_;
   new_departures_.clear();
-  for (auto& m : moves_) m.clear();
-  for (auto& s : skills_) s.clear();
-  uint32_t unknown = 0;
-  for (const MoveInput& in : moves) {
-    if (const auto z = ZoneIndexOf(in.entity)) {
-      moves_[*z].push_back(in);
-    } else {
-      ++unknown;
-    }
-  }
-  for (const SkillInput& in : skills) {
-    if (const auto z = ZoneIndexOf(in.entity)) {
-      skills_[*z].push_back(in);
-    } else {
-      ++unknown;
-    }
-  }
+  const uint32_t unknown = RouteInputs(inputs.inputs);
   // Zones simulate side by side; then every view of every zone is one task on the same pool.
   r.ForEach(zones_.size(), [&](size_t z, size_t) {
-    zones_[z].Simulate(tick_, moves_[z], skills_[z], overload_level, r.workers(), &outputs_[z]);
+    zones_[z].Simulate(tick_, zone_inputs_[z], overload_level, r.workers(), &outputs_[z]);
   });
-  DeliverChat(inputs.chats);
+  DeliverChat(inputs.inputs);
   DeliverRelayed(inputs.relayed);
   AddResults(inputs.results);
   ShareNames();

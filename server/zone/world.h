@@ -116,22 +116,22 @@ class World {
   // See Zone::ForgetKnown.
   Status ForgetKnown(EntityId id);
 
-  // One tick of every zone. Inputs for unknown entities are counted as rejected in the first
-  // zone's output. `overload_level` shrinks every zone's interest budgets (interest::BudgetAt).
-  // `runner` (null: this thread) runs the zones' simulations side by side, then all their
-  // views; the outputs are the same whatever runner is used.
-  void Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-            uint32_t overload_level = 0, TaskRunner* runner = nullptr);
-  // The same, with chat and with results decided outside the world (e.g. rate limits) to be
-  // told to the players in this tick's frames.
+  // One tick of every zone: the players' inputs (each goes to its player's zone; chat is the
+  // world's), results decided outside the world (e.g. rate limits) to be told to the players
+  // in this tick's frames, and whispers relayed from other worlds of this process. Inputs for
+  // unknown players are counted as rejected in the first zone's output. `overload_level`
+  // shrinks every zone's interest budgets (interest::BudgetAt). `runner` (null: this thread)
+  // runs the zones' simulations side by side, then all their views; the outputs are the same
+  // whatever runner is used. The outputs point into the inputs' texts until the next tick.
   struct Inputs {
-    std::span<const MoveInput> moves;
-    std::span<const SkillInput> skills;
-    std::span<const ChatInput> chats;
-    std::span<const InputResult> results;
-    std::span<const RelayedWhisper> relayed = {};  // whispers from other worlds of this process
+    std::span<const PlayerInput> inputs;
+    std::span<const InputResult> results = {};
+    std::span<const RelayedWhisper> relayed = {};
   };
   void Tick(const Inputs& in, uint32_t overload_level = 0, TaskRunner* runner = nullptr);
+  // Tests' and tools' shorthand: moves and skills only.
+  void Tick(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
+            uint32_t overload_level = 0, TaskRunner* runner = nullptr);
 
   [[nodiscard]] uint64_t tick() const { return tick_; }
   [[nodiscard]] const WorldConfig& config() const { return config_; }
@@ -153,7 +153,9 @@ class World {
   std::vector<Zone> zones_;
   std::vector<ZoneTickOutput> outputs_;
   // Chat (world_chat.cc): each line goes into the output that holds its recipients' views.
-  void DeliverChat(std::span<const ChatInput> chats);
+  // Each input to its player's zone (zone_inputs_), chat aside; returns those of unknown players.
+  uint32_t RouteInputs(std::span<const PlayerInput> inputs);
+  void DeliverChat(std::span<const PlayerInput> inputs);
   void DeliverWhisper(size_t z, const ChatInput& c);
   void DeliverRelayed(std::span<const RelayedWhisper> relayed);
   void DeliverSay(size_t z, const ChatInput& c);
@@ -175,11 +177,11 @@ class World {
   std::unordered_map<uint32_t, Away> away_;  // departing players, by EntityIndex
   std::vector<Departure> new_departures_;
 
-  std::vector<int32_t> zone_of_;               // by EntityIndex, players only; -1 when none
-  std::vector<std::string> names_;             // by EntityIndex, players only
-  std::vector<EntityId> near_;                 // chat scratch
-  std::vector<std::vector<MoveInput>> moves_;  // per zone, reused
-  std::vector<std::vector<SkillInput>> skills_;
+  std::vector<int32_t> zone_of_;                       // by EntityIndex, players only; -1 when none
+  std::vector<std::string> names_;                     // by EntityIndex, players only
+  std::vector<EntityId> near_;                         // chat scratch
+  std::vector<std::vector<PlayerInput>> zone_inputs_;  // per zone, reused
+  std::vector<PlayerInput> shorthand_;                 // Tick(moves, skills)'s inputs
   std::vector<size_t> view_start_;  // prefix sums of the zones' view counts, this tick
   uint64_t tick_ = 0;
 };

@@ -33,10 +33,17 @@ void World::DeliverSay(size_t z, const ChatInput& c) {
   for (const EntityId to : near_) DeliverTo(z, line, to);
 }
 
-void World::DeliverChat(std::span<const ChatInput> chats) {
-  for (const ChatInput& c : chats) {
+void World::DeliverChat(std::span<const PlayerInput> inputs) {
+  for (const PlayerInput& in : inputs) {
+    const auto* chat = std::get_if<ChatInput>(&in);
+    if (chat == nullptr) continue;
+    const ChatInput& c = *chat;
     const std::optional<size_t> z = ZoneIndexOf(c.entity);
     if (!z) continue;  // left before its tick
+    if (!c.text_ok) {
+      TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kBadText, &outputs_[*z].results);
+      continue;
+    }
     if (c.channel != ChatChannel::kWhisper) {
       DeliverSay(*z, c);
       TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kAccepted, &outputs_[*z].results);
@@ -48,7 +55,7 @@ void World::DeliverChat(std::span<const ChatInput> chats) {
 
 void World::DeliverWhisper(size_t z, const ChatInput& c) {
   const std::optional<size_t> rz = ZoneIndexOf(c.to);
-  if (!rz && c.relayed_to.empty()) {
+  if (!rz && !c.relayed) {
     TellResult(c.entity, InputKind::kChat, c.seq, Outcome::kNoSuchPlayer, &outputs_[z].results);
     return;
   }
@@ -58,7 +65,7 @@ void World::DeliverWhisper(size_t z, const ChatInput& c) {
     DeliverTo(*rz, static_cast<uint32_t>(outputs_[*rz].chat_lines.size() - 1), c.to);
   } else {  // the other world delivers it; the copy names the recipient
     line.to = kInvalidEntity;
-    line.to_name = c.relayed_to;
+    line.to_name = c.to_name;
   }
   if (c.to != c.entity) {  // the sender's copy
     outputs_[z].chat_lines.push_back(line);

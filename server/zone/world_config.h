@@ -89,6 +89,10 @@ struct WorldConfig {
   uint32_t tick_rate = 20;  // ticks per second
   uint64_t seed = 1;
   interest::OverloadConfig overload;  // when and how far interest budgets shrink
+  // What an entity costs a client on the wire, for the interest budgets: stated by the wire
+  // layer (wire::kWireCost) and set by whoever builds the world for a server (the zone runner)
+  // or a test. Not read from YAML.
+  interest::WireCost wire_cost;
   PlayerTemplate player;
   std::vector<SkillDef> skills;
   std::vector<MonsterTemplate> monsters;

@@ -50,7 +50,7 @@ Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed)
       config_(config),
       rng_(seed),
       tree_(TreeConfigFor(config)),
-      views_(config.interest, world.overload.near_floor) {}
+      views_(config.interest, world.overload.near_floor, world.wire_cost) {}
 
 // ---- bookkeeping ----
 
@@ -236,18 +236,17 @@ Status Zone::SetViewRadius(EntityId player, float radius) {
 
 // ---- the tick ----
 
-void Zone::Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-                ZoneTickOutput* out, uint32_t overload_level, TaskRunner* runner) {
+void Zone::Tick(uint64_t tick, std::span<const PlayerInput> inputs, ZoneTickOutput* out,
+                uint32_t overload_level, TaskRunner* runner) {
   InlineRunner inline_runner;
   TaskRunner& r = runner != nullptr ? *runner : inline_runner;
-  Simulate(tick, moves, skills, overload_level, r.workers(), out);
+  Simulate(tick, inputs, overload_level, r.workers(), out);
   r.ForEach(out->views.size(), [&](size_t view, size_t worker) { BuildView(view, worker, out); });
   FinishTick(out);
 }
 
-void Zone::Simulate(uint64_t tick, std::span<const MoveInput> moves,
-                    std::span<const SkillInput> skills, uint32_t overload_level, size_t workers,
-                    ZoneTickOutput* out) {
+void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t overload_level,
+                    size_t workers, ZoneTickOutput* out) {
   out->Reset(tick, config_.id);
   tick_ = tick;
   for (Entity& e : entities_) {
@@ -256,7 +255,7 @@ void Zone::Simulate(uint64_t tick, std::span<const MoveInput> moves,
     e.prev_move_tick = e.last_move_tick;
   }
   Respawn(tick);
-  ApplyInputs(moves, skills, out);
+  ApplyInputs(inputs, out);
   MovePlayers();
   ThinkMonsters(tick);
   ResolveAttacks(tick, out);
@@ -300,60 +299,62 @@ void Zone::Respawn(uint64_t tick) {
   }
 }
 
-void Zone::ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-                       ZoneTickOutput* out) {
-  const auto reject = [out](Reject why) { ++out->rejected[static_cast<size_t>(why)]; };
-  for (const MoveInput& in : moves) {
-    Entity* p = FindMutable(in.entity);
-    if (p == nullptr || p->kind != EntityKind::kPlayer) {
-      reject(Reject::kUnknownEntity);
-      continue;
-    }
-    if (!IsFinite(in.direction)) {
-      reject(Reject::kBadValue);
-      continue;
-    }
-    if (!p->alive) {
-      reject(Reject::kDead);
-      TellResult(in.entity, InputKind::kMove, in.seq, Outcome::kDead, &out->results);
-      continue;
-    }
-    NoteInputSeq(*p, in.seq);
-    p->move_direction = Normalised(in.direction);
-  }
+void Zone::ApplyInputs(std::span<const PlayerInput> inputs, ZoneTickOutput* out) {
   attacks_.clear();
-  for (const SkillInput& in : skills) {
-    Entity* p = FindMutable(in.entity);
-    if (p == nullptr || p->kind != EntityKind::kPlayer) {
-      reject(Reject::kUnknownEntity);
-      continue;
-    }
-    if (!std::isfinite(in.facing) || !Reasonable(in.target)) {
-      reject(Reject::kBadValue);
-      continue;
-    }
-    if (!p->alive) {
-      reject(Reject::kDead);
-      TellResult(in.entity, InputKind::kSkill, in.seq, Outcome::kDead, &out->results);
-      continue;
-    }
-    uint32_t index = 0;
-    while (index < p->num_skills && p->skills[index] != in.skill) ++index;
-    if (index == p->num_skills) {
-      reject(Reject::kUnknownSkill);
-      TellResult(in.entity, InputKind::kSkill, in.seq, Outcome::kUnknownSkill, &out->results);
-      continue;
-    }
-    NoteInputSeq(*p, in.seq);
-    const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
-    attacks_.push_back(Attack{.slot = slot,
-                              .skill_index = index,
-                              .facing = in.facing,
-                              .target = in.target,
-                              .from_player = true,
-                              .seq = in.seq});
+  for (const PlayerInput& in : inputs) {
+    std::visit([this, out](const auto& input) { Apply(input, out); }, in);
   }
 }
+
+Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneTickOutput* out) {
+  const auto reject = [out](Reject why) { ++out->rejected[static_cast<size_t>(why)]; };
+  Entity* p = FindMutable(id);
+  if (p == nullptr || p->kind != EntityKind::kPlayer) {
+    reject(Reject::kUnknownEntity);
+    return nullptr;
+  }
+  if (!valid) {
+    reject(Reject::kBadValue);
+    return nullptr;
+  }
+  if (!p->alive) {
+    reject(Reject::kDead);
+    TellResult(id, kind, seq, Outcome::kDead, &out->results);
+    return nullptr;
+  }
+  return p;
+}
+
+void Zone::Apply(const MoveInput& in, ZoneTickOutput* out) {
+  Entity* p = Actor(in.entity, MoveInput::kKind, in.seq, IsFinite(in.direction), out);
+  if (p == nullptr) return;
+  NoteInputSeq(*p, in.seq);
+  p->move_direction = Normalised(in.direction);
+}
+
+void Zone::Apply(const SkillInput& in, ZoneTickOutput* out) {
+  const bool valid = std::isfinite(in.facing) && Reasonable(in.target);
+  Entity* p = Actor(in.entity, SkillInput::kKind, in.seq, valid, out);
+  if (p == nullptr) return;
+  uint32_t index = 0;
+  while (index < p->num_skills && p->skills[index] != in.skill) ++index;
+  if (index == p->num_skills) {
+    ++out->rejected[static_cast<size_t>(Reject::kUnknownSkill)];
+    TellResult(in.entity, InputKind::kSkill, in.seq, Outcome::kUnknownSkill, &out->results);
+    return;
+  }
+  NoteInputSeq(*p, in.seq);
+  const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
+  attacks_.push_back(Attack{.slot = slot,
+                            .skill_index = index,
+                            .facing = in.facing,
+                            .target = in.target,
+                            .from_player = true,
+                            .seq = in.seq});
+}
+
+// Chat is the World's (it crosses zones): World::Tick never routes it here.
+void Zone::Apply(const ChatInput& /*in*/, ZoneTickOutput* /*out*/) {}
 
 void Zone::MovePlayers() {
   portal_slots_.clear();

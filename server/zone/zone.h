@@ -79,14 +79,15 @@ class Zone {
 
   // Advances one tick. `tick` must grow by one per call. `overload_level` shrinks the interest
   // budgets (interest::BudgetAt); `runner` (may be null: this thread) builds the views.
-  void Tick(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-            ZoneTickOutput* out, uint32_t overload_level = 0, TaskRunner* runner = nullptr);
+  // `inputs`: this zone's players' (chat is the World's and is not expected here).
+  void Tick(uint64_t tick, std::span<const PlayerInput> inputs, ZoneTickOutput* out,
+            uint32_t overload_level = 0, TaskRunner* runner = nullptr);
 
   // Tick() in three phases, for a World that runs the views of all zones on one pool:
   //   Simulate (one thread) -> BuildView(i) for i < out->views.size() (any threads, distinct i and
   //   worker, worker < workers) -> FinishTick (one thread).
-  void Simulate(uint64_t tick, std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-                uint32_t overload_level, size_t workers, ZoneTickOutput* out);
+  void Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t overload_level,
+                size_t workers, ZoneTickOutput* out);
   void BuildView(size_t view, size_t worker, ZoneTickOutput* out) {
     views_.Build(view, worker, out);
   }
@@ -152,8 +153,14 @@ class Zone {
 
   // Tick steps.
   void Respawn(uint64_t tick);
-  void ApplyInputs(std::span<const MoveInput> moves, std::span<const SkillInput> skills,
-                   ZoneTickOutput* out);
+  // Each input by its kind (Apply); a new kind of input gets an Apply of its own.
+  void ApplyInputs(std::span<const PlayerInput> inputs, ZoneTickOutput* out);
+  // The player an input names, if it may act now (alive, a player of this zone, sane values:
+  // `valid`); else the rejection is counted and, where the client should know, told.
+  Entity* Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneTickOutput* out);
+  void Apply(const MoveInput& in, ZoneTickOutput* out);
+  void Apply(const SkillInput& in, ZoneTickOutput* out);
+  void Apply(const ChatInput& in, ZoneTickOutput* out);
   void MovePlayers();
   void ThinkMonsters(uint64_t tick);
   void StepToward(Entity& e, Vec2 goal, float speed, float stop_distance);

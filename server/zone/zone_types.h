@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "core/entity_id.h"
@@ -52,8 +54,15 @@ struct PlayerSnapshot {
 // getting acknowledgements.
 constexpr bool SeqNewer(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }
 
+// What became of one input, told to the player who sent it (the wire's InputResult).
+enum class InputKind : uint8_t { kMove = 1, kSkill = 2, kChat = 3 };
+
+// Each input names its player (`entity`: stamped by the host from the connection, never taken
+// from the client), carries the client's sequence number, and states its InputKind.
+
 // Move in `direction` (normalised by the server; zero = stop) until told otherwise.
 struct MoveInput {
+  static constexpr InputKind kKind = InputKind::kMove;
   EntityId entity = kInvalidEntity;
   uint32_t seq = 0;  // client input sequence number, echoed back once applied
   Vec2 direction;
@@ -62,6 +71,7 @@ struct MoveInput {
 // Use skill `skill` facing `facing` radians; `target` is the ground point for ground-targeted
 // circle skills (ignored otherwise; clamped to the skill's cast range).
 struct SkillInput {
+  static constexpr InputKind kKind = InputKind::kSkill;
   EntityId entity = kInvalidEntity;
   uint32_t seq = 0;
   uint32_t skill = 0;
@@ -71,18 +81,41 @@ struct SkillInput {
 
 enum class ChatChannel : uint8_t { kSay = 1, kZone = 2, kWhisper = 3 };  // as on the wire
 
-// Say `text` on `channel`. `text` must stay valid until the tick's output has been encoded
-// (the caller owns it). `to`: the recipient for kWhisper (the caller resolves the name).
-// `relayed_to`: a whisper to the player of that name in another world of this process (which
-// gets a RelayedWhisper): this world only gives the speaker its copy (same lifetime as text).
+// Say `text` on `channel`; `text_ok`: the text passed the wire's check (else the speaker is
+// told BAD_TEXT and nobody hears it). A whisper names its recipient (`to_name`); the host
+// resolves the name into `to` (kInvalidEntity: nobody of that name here, NO_SUCH_PLAYER) or
+// sets `relayed` when that player is in another world of this process (which gets a
+// RelayedWhisper): this world then only gives the speaker its copy. The world's output points
+// into `text` and `to_name`: the input must outlive the tick's encoding.
 struct ChatInput {
+  static constexpr InputKind kKind = InputKind::kChat;
   EntityId entity = kInvalidEntity;
   uint32_t seq = 0;
   ChatChannel channel = ChatChannel::kSay;
-  std::string_view text;
+  std::string text;
+  bool text_ok = true;
+  std::string to_name = {};
   EntityId to = kInvalidEntity;
-  std::string_view relayed_to = {};
+  bool relayed = false;
 };
+
+// Everything a player may ask of the world in a tick, as one type: the host queues these and
+// hands them to World::Tick in one span. A new kind of input is a new alternative here, its
+// parse in wire and its handling in the zone (Zone::Apply); the host carries it unchanged.
+using PlayerInput = std::variant<MoveInput, SkillInput, ChatInput>;
+
+[[nodiscard]] inline InputKind KindOf(const PlayerInput& in) {
+  return std::visit([](const auto& i) { return std::decay_t<decltype(i)>::kKind; }, in);
+}
+[[nodiscard]] inline uint32_t SeqOf(const PlayerInput& in) {
+  return std::visit([](const auto& i) { return i.seq; }, in);
+}
+[[nodiscard]] inline EntityId PlayerOf(const PlayerInput& in) {
+  return std::visit([](const auto& i) { return i.entity; }, in);
+}
+inline void SetPlayer(PlayerInput& in, EntityId player) {
+  std::visit([player](auto& i) { i.entity = player; }, in);
+}
 
 // A whisper said in another world of this process to player `to` of this one, by `from` called
 // `from_name` (views valid until the tick's output has been encoded).
@@ -149,8 +182,6 @@ struct PlayerView : interest::ViewOutput {
   uint32_t last_input_seq = 0;  // the highest input sequence applied so far
 };
 
-// What became of one input, told to the player who sent it (the wire's InputResult).
-enum class InputKind : uint8_t { kMove = 1, kSkill = 2, kChat = 3 };
 enum class Outcome : uint8_t {
   kAccepted = 1,
   kCooldown = 2,

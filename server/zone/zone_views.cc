@@ -21,8 +21,9 @@ uint32_t Interleave(uint32_t x, uint32_t y) {
 
 }  // namespace
 
-ZoneViews::ZoneViews(const interest::InterestConfig& config, uint32_t near_floor)
-    : policy_(interest::MakeTieredInterest(config, near_floor)) {}
+ZoneViews::ZoneViews(const interest::InterestConfig& config, uint32_t near_floor,
+                     interest::WireCost cost)
+    : policy_(interest::MakeTieredInterest(config, near_floor, cost)) {}
 
 void ZoneViews::MarkChurned(size_t slot) {
   if (slot / 64 >= churned_.size()) churned_.resize(slot / 64 + 1, 0);

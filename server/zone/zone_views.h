@@ -42,7 +42,7 @@ struct ViewSource {
 
 class ZoneViews {
  public:
-  ZoneViews(const interest::InterestConfig& config, uint32_t near_floor);
+  ZoneViews(const interest::InterestConfig& config, uint32_t near_floor, interest::WireCost cost);
 
   [[nodiscard]] const interest::InterestPolicy& policy() const { return *policy_; }
   void AddViewer(EntityId player) { policy_->AddViewer(player); }

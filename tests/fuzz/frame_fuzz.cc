@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <google/protobuf/stubs/logging.h>
@@ -214,11 +215,12 @@ void CheckChat(const pb::Chat& c, ParseError e, const ClientIntent& in) {
   const bool known = c.channel() >= pb::CHAT_CHANNEL_SAY && c.channel() <= pb::CHAT_CHANNEL_WHISPER;
   Require(e == (known ? ParseError::kNone : ParseError::kBadValue));
   if (e != ParseError::kNone) return;
-  Require(in.kind == ClientKind::kChat && in.chat.seq == c.seq());
-  Require(static_cast<int>(in.chat.channel) == static_cast<int>(c.channel()));
-  Require(in.chat.entity == kInvalidEntity && in.chat.to == kInvalidEntity);
-  Require(in.chat_text == c.text() && in.chat_text_ok == ValidChatText(c.text()));
-  Require(in.chat_to == (c.to().size() <= kMaxPlayerName ? c.to() : std::string()));
+  const auto* chat = std::get_if<zone::ChatInput>(&in.input);
+  Require(in.kind == ClientKind::kChat && chat != nullptr && chat->seq == c.seq());
+  Require(static_cast<int>(chat->channel) == static_cast<int>(c.channel()));
+  Require(chat->entity == kInvalidEntity && chat->to == kInvalidEntity && !chat->relayed);
+  Require(chat->text == c.text() && chat->text_ok == ValidChatText(c.text()));
+  Require(chat->to_name == (c.to().size() <= kMaxPlayerName ? c.to() : std::string()));
 }
 
 // A Hello: the name is judged only when it is the login (no token, no ticket: with one of those
@@ -250,22 +252,24 @@ void CheckIntent(const pb::ClientMessage& m, ParseError e, const ClientIntent& i
           std::isfinite(m.move().direction_x()) && std::isfinite(m.move().direction_y());
       Require(e == (finite ? ParseError::kNone : ParseError::kBadValue));
       if (e != ParseError::kNone) return;
-      Require(in.kind == ClientKind::kMove && in.move.seq == m.move().seq());
-      Require(SameBits(in.move.direction.x, m.move().direction_x()));
-      Require(SameBits(in.move.direction.y, m.move().direction_y()));
-      Require(in.move.entity == kInvalidEntity);
+      const auto* move = std::get_if<zone::MoveInput>(&in.input);
+      Require(in.kind == ClientKind::kMove && move != nullptr && move->seq == m.move().seq());
+      Require(SameBits(move->direction.x, m.move().direction_x()));
+      Require(SameBits(move->direction.y, m.move().direction_y()));
+      Require(move->entity == kInvalidEntity);
       return;
     }
     case pb::ClientMessage::kSkill: {
       const pb::SkillInput& s = m.skill();
       Require(e == (s.facing() <= 0xFFFFu ? ParseError::kNone : ParseError::kBadValue));
       if (e != ParseError::kNone) return;
-      Require(in.kind == ClientKind::kSkill && in.skill.seq == s.seq());
-      Require(in.skill.skill == s.skill_id() && in.skill.entity == kInvalidEntity);
-      Require(std::isfinite(in.skill.facing) && std::abs(in.skill.facing) <= kPi);
-      Require(ToTurn16(in.skill.facing) == s.facing());  // the facing survives the round trip
-      Require(in.skill.target.x == FromCentimetres(s.target_x()));
-      Require(in.skill.target.y == FromCentimetres(s.target_y()));
+      const auto* skill = std::get_if<zone::SkillInput>(&in.input);
+      Require(in.kind == ClientKind::kSkill && skill != nullptr && skill->seq == s.seq());
+      Require(skill->skill == s.skill_id() && skill->entity == kInvalidEntity);
+      Require(std::isfinite(skill->facing) && std::abs(skill->facing) <= kPi);
+      Require(ToTurn16(skill->facing) == s.facing());  // the facing survives the round trip
+      Require(skill->target.x == FromCentimetres(s.target_x()));
+      Require(skill->target.y == FromCentimetres(s.target_y()));
       return;
     }
     case pb::ClientMessage::kPing:
@@ -288,22 +292,28 @@ bool SameIntent(const ClientIntent& a, const ClientIntent& b) {
     case ClientKind::kHello:
       return a.protocol_version == b.protocol_version && a.player_name == b.player_name &&
              a.auth_token == b.auth_token && a.ticket == b.ticket;
-    case ClientKind::kMove:
-      return a.move.seq == b.move.seq && SameBits(a.move.direction.x, b.move.direction.x) &&
-             SameBits(a.move.direction.y, b.move.direction.y);
-    case ClientKind::kSkill:
-      return a.skill.seq == b.skill.seq && a.skill.skill == b.skill.skill &&
-             SameBits(a.skill.facing, b.skill.facing) &&
-             SameBits(a.skill.target.x, b.skill.target.x) &&
-             SameBits(a.skill.target.y, b.skill.target.y);
+    case ClientKind::kMove: {
+      const auto& x = std::get<zone::MoveInput>(a.input);
+      const auto& y = std::get<zone::MoveInput>(b.input);
+      return x.seq == y.seq && SameBits(x.direction.x, y.direction.x) &&
+             SameBits(x.direction.y, y.direction.y);
+    }
+    case ClientKind::kSkill: {
+      const auto& x = std::get<zone::SkillInput>(a.input);
+      const auto& y = std::get<zone::SkillInput>(b.input);
+      return x.seq == y.seq && x.skill == y.skill && SameBits(x.facing, y.facing) &&
+             SameBits(x.target.x, y.target.x) && SameBits(x.target.y, y.target.y);
+    }
     case ClientKind::kPing:
       return a.client_time == b.client_time;
     case ClientKind::kLogout:
       return true;
-    case ClientKind::kChat:
-      return a.chat.seq == b.chat.seq && a.chat.channel == b.chat.channel &&
-             a.chat_text == b.chat_text && a.chat_text_ok == b.chat_text_ok &&
-             a.chat_to == b.chat_to;
+    case ClientKind::kChat: {
+      const auto& x = std::get<zone::ChatInput>(a.input);
+      const auto& y = std::get<zone::ChatInput>(b.input);
+      return x.seq == y.seq && x.channel == y.channel && x.text == y.text &&
+             x.text_ok == y.text_ok && x.to_name == y.to_name;
+    }
   }
   return false;
 }

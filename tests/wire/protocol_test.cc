@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <variant>
 
 #include "core/rng.h"
 #include "wire/encoder.h"
@@ -38,17 +39,41 @@ TEST(ParseClientMessage, ValidMessages) {
   m.mutable_move()->set_direction_y(-1.0f);
   ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
   EXPECT_EQ(in.kind, ClientKind::kMove);
-  EXPECT_EQ(in.move.seq, 9u);
-  EXPECT_EQ(in.move.direction, (Vec2{0.5f, -1.0f}));
+  ASSERT_TRUE(std::holds_alternative<zone::MoveInput>(in.input));
+  const auto& move = std::get<zone::MoveInput>(in.input);
+  EXPECT_EQ(move.seq, 9u);
+  EXPECT_EQ(move.direction, (Vec2{0.5f, -1.0f}));
+  EXPECT_EQ(move.entity, kInvalidEntity) << "who moves is the host's to say";
 
   m.Clear();
   m.mutable_skill()->set_skill_id(3);
   m.mutable_skill()->set_facing(16384);  // a quarter turn
   m.mutable_skill()->set_target_x(-150);
   ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
-  EXPECT_EQ(in.skill.skill, 3u);
-  EXPECT_NEAR(in.skill.facing, kPi / 2, 1e-4);
-  EXPECT_FLOAT_EQ(in.skill.target.x, -1.5f);
+  ASSERT_TRUE(std::holds_alternative<zone::SkillInput>(in.input));
+  const auto& skill = std::get<zone::SkillInput>(in.input);
+  EXPECT_EQ(skill.skill, 3u);
+  EXPECT_NEAR(skill.facing, kPi / 2, 1e-4);
+  EXPECT_FLOAT_EQ(skill.target.x, -1.5f);
+
+  m.Clear();
+  m.mutable_chat()->set_seq(4);
+  m.mutable_chat()->set_channel(pb::CHAT_CHANNEL_WHISPER);
+  m.mutable_chat()->set_text("hello");
+  m.mutable_chat()->set_to("Bea");
+  ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.kind, ClientKind::kChat);
+  ASSERT_TRUE(std::holds_alternative<zone::ChatInput>(in.input));
+  const auto& chat = std::get<zone::ChatInput>(in.input);
+  EXPECT_EQ(chat.seq, 4u);
+  EXPECT_EQ(chat.channel, zone::ChatChannel::kWhisper);
+  EXPECT_EQ(chat.text, "hello");
+  EXPECT_TRUE(chat.text_ok);
+  EXPECT_EQ(chat.to_name, "Bea");
+  EXPECT_EQ(chat.to, kInvalidEntity) << "the name is the host's to resolve";
+  m.mutable_chat()->set_text(std::string("bell\x07"));
+  ASSERT_EQ(ParseClientMessage(Bytes(m), 16, &in), ParseError::kNone) << "a refusal, not an error";
+  EXPECT_FALSE(std::get<zone::ChatInput>(in.input).text_ok);
 
   m.Clear();
   m.mutable_ping()->set_client_time(123456789);
@@ -240,25 +265,11 @@ TEST(TickEncoder, BytesPerClientInACrowdOfOneHundredMovingEntities) {
 }
 
 TEST(ServerFrames, ControlMessages) {
-  zone::ZoneConfig z;
-  z.id = 2;
-  z.name = "field";
-  z.bounds = {{0, 0}, {1024, 1024}};
-  z.view_radius = 40;
-  zone::WorldConfig world;
-  world.tick_rate = 20;
-  world.player = {
-      .radius = 0.5f, .max_hp = 100, .speed = 6, .skills = {1, 9}, .respawn_ticks = 100};
-  world.skills = {{.id = 1,
-                   .name = "sword",
-                   .shape = zone::SkillShape::kArc,
-                   .range = 2.5f,
-                   .half_angle = kPi / 3,
-                   .damage = 12,
-                   .cooldown_ticks = 10,
-                   .max_targets = 3}};
-  world.monsters = {{.id = 4, .name = "wolf", .radius = 0.6f, .max_hp = 30}};
-  const zone::PlayerSnapshot state{.zone = 2,
+  // A 1 km "bench" zone, view radius 100; players: radius 0.5, 100 hp, 6 m/s, sword and whirl.
+  zone::WorldConfig world = zone::testing::CrowdWorld({.side = 1024});
+  world.player.skills.push_back(9);  // no such skill: left out of the welcome
+  const zone::ZoneConfig& z = world.zones[0];
+  const zone::PlayerSnapshot state{.zone = 1,
                                    .position = {12.5f, 3},
                                    .facing = kPi / 2,
                                    .hp = 80,
@@ -282,16 +293,17 @@ TEST(ServerFrames, ControlMessages) {
   EXPECT_EQ(you.max_hp(), 100);
   EXPECT_EQ(you.radius(), 50u);
   EXPECT_EQ(you.speed(), 600u);
-  EXPECT_EQ(you.view_radius(), 4000u);
+  EXPECT_EQ(you.view_radius(), 10000u);
   EXPECT_EQ(you.respawn_ms(), 5000u);
-  ASSERT_EQ(you.skills_size(), 1) << "an unknown skill id in the template is left out";
+  ASSERT_EQ(you.skills_size(), 2) << "an unknown skill id in the template is left out";
+  EXPECT_EQ(you.skills(1).name(), "whirl");
   EXPECT_EQ(you.skills(0).name(), "sword");
   EXPECT_EQ(you.skills(0).shape(), pb::SKILL_SHAPE_ARC);
   EXPECT_EQ(you.skills(0).range(), 250u);
   EXPECT_EQ(you.skills(0).half_angle(), ToTurn16(kPi / 3));
   EXPECT_EQ(you.skills(0).cooldown_ms(), 500u);
   EXPECT_EQ(you.skills(0).damage(), 12);
-  EXPECT_EQ(you.skills(0).max_targets(), 3u);
+  EXPECT_EQ(you.skills(0).max_targets(), 5u);
   EXPECT_EQ(you.skills(0).ready_in_ms(), 350u) << "a character saved mid-cooldown";
   EXPECT_EQ(w.welcome().facing(), 16384u);
   EXPECT_FALSE(you.dead());
@@ -309,7 +321,7 @@ TEST(ServerFrames, ControlMessages) {
             pb::ERROR_CODE_AUTH_FAILED);
   EXPECT_EQ(ParseFrame(ErrorFrame(ErrorCode::kStorageUnavailable, "")).error().code(),
             pb::ERROR_CODE_STORAGE_UNAVAILABLE);
-  EXPECT_EQ(ParseFrame(ZoneChangedFrame(z, {20, 512})).zone_changed().zone_name(), "field");
+  EXPECT_EQ(ParseFrame(ZoneChangedFrame(z, {20, 512})).zone_changed().zone_name(), "bench");
   EXPECT_EQ(ParseFrame(ZoneChangedFrame(z, {20, 512})).zone_changed().y(), 51200);
 }
 

@@ -176,7 +176,8 @@ TEST(Chat, SayReachesExactlyThePlayersWithinTheRadiusBruteForce) {
   for (size_t i = 0; i < players.size(); i += 7) {
     says.push_back({.entity = players[i], .seq = 1, .channel = ChatChannel::kSay, .text = "hi"});
   }
-  w.Tick({.moves = {}, .skills = {}, .chats = says, .results = {}});
+  const std::vector<PlayerInput> said(says.begin(), says.end());
+  w.Tick({.inputs = said});
   const ZoneTickOutput& out = w.output(0);
   ASSERT_EQ(out.chat_lines.size(), says.size());
   const std::vector<std::set<uint32_t>> got = Recipients(out);
@@ -206,12 +207,19 @@ TEST(Chat, ZoneReachesEveryPlayerInTheZoneAndWhisperCrossesZones) {
   ASSERT_TRUE(w.AddPlayer(1, &a, "a").ok());
   ASSERT_TRUE(w.AddPlayer(1, &b, "b").ok());
   ASSERT_TRUE(w.AddPlayer(2, &far, "far").ok());
-  const std::vector<ChatInput> chats = {
-      {.entity = a, .seq = 1, .channel = ChatChannel::kZone, .text = "all"},
-      {.entity = a, .seq = 2, .channel = ChatChannel::kWhisper, .text = "psst", .to = far},
-      {.entity = b, .seq = 3, .channel = ChatChannel::kWhisper, .text = "?", .to = kInvalidEntity},
+  const std::vector<PlayerInput> chats = {
+      ChatInput{.entity = a, .seq = 1, .channel = ChatChannel::kZone, .text = "all"},
+      ChatInput{.entity = a,
+                .seq = 2,
+                .channel = ChatChannel::kWhisper,
+                .text = "psst",
+                .to_name = "far",
+                .to = far},
+      ChatInput{.entity = b, .seq = 3, .channel = ChatChannel::kWhisper, .text = "?"},
+      ChatInput{
+          .entity = b, .seq = 4, .channel = ChatChannel::kZone, .text = "\x07", .text_ok = false},
   };
-  w.Tick({.moves = {}, .skills = {}, .chats = chats, .results = {}});
+  w.Tick({.inputs = chats});
   const ZoneTickOutput& z1 = w.output(0);
   const ZoneTickOutput& z2 = w.output(1);
   ASSERT_EQ(z1.chat_lines.size(), 2u);  // the zone line and a's copy of the whisper
@@ -223,9 +231,12 @@ TEST(Chat, ZoneReachesEveryPlayerInTheZoneAndWhisperCrossesZones) {
   EXPECT_EQ(Recipients(z2)[0], (std::set<uint32_t>{ToRaw(far)}));
   ASSERT_EQ(ResultsOf(z1, a).size(), 2u);
   EXPECT_EQ(ResultsOf(z1, a)[0].outcome, Outcome::kAccepted);
-  ASSERT_EQ(ResultsOf(z1, b).size(), 1u);
+  ASSERT_EQ(ResultsOf(z1, b).size(), 2u);
   EXPECT_EQ(ResultsOf(z1, b)[0].outcome, Outcome::kNoSuchPlayer);
   EXPECT_EQ(ResultsOf(z1, b)[0].seq, 3u);
+  EXPECT_EQ(ResultsOf(z1, b)[1].outcome, Outcome::kBadText)
+      << "a text wire refused: told, not said";
+  EXPECT_EQ(ResultsOf(z1, b)[1].seq, 4u);
 }
 
 TEST(Chat, ResultsFromOutsideTheWorldReachThePlayersZone) {
@@ -234,7 +245,7 @@ TEST(Chat, ResultsFromOutsideTheWorldReachThePlayersZone) {
   ASSERT_TRUE(w.AddPlayer(2, &p).ok());
   const InputResult limited{
       .player = p, .kind = InputKind::kChat, .seq = 5, .outcome = Outcome::kRateLimited};
-  w.Tick({.moves = {}, .skills = {}, .chats = {}, .results = {&limited, 1}});
+  w.Tick({.inputs = {}, .results = {&limited, 1}});
   ASSERT_EQ(ResultsOf(w.output(1), p).size(), 1u);
   EXPECT_EQ(ResultsOf(w.output(1), p)[0].outcome, Outcome::kRateLimited);
 }
@@ -250,13 +261,14 @@ TEST(Chat, AWhisperRelayedBetweenWorldsReachesTheRecipientAndCopiesTheSpeaker) {
   EntityId a, far;
   ASSERT_TRUE(here.AddPlayer(1, &a, "a").ok());
   ASSERT_TRUE(there.AddPlayer(2, &far, "far").ok());
-  const ChatInput said{.entity = a,
-                       .seq = 4,
-                       .channel = ChatChannel::kWhisper,
-                       .text = "psst",
-                       .to = kInvalidEntity,
-                       .relayed_to = "far"};
-  here.Tick({.moves = {}, .skills = {}, .chats = {&said, 1}, .results = {}});
+  const PlayerInput said = ChatInput{.entity = a,
+                                     .seq = 4,
+                                     .channel = ChatChannel::kWhisper,
+                                     .text = "psst",
+                                     .to_name = "far",
+                                     .to = kInvalidEntity,
+                                     .relayed = true};
+  here.Tick({.inputs = {&said, 1}});
   const ZoneTickOutput& copy = here.output(0);
   ASSERT_EQ(copy.chat_lines.size(), 1u);
   EXPECT_EQ(copy.chat_lines[0].to_name, "far") << "the copy says to whom";
@@ -267,7 +279,7 @@ TEST(Chat, AWhisperRelayedBetweenWorldsReachesTheRecipientAndCopiesTheSpeaker) {
   const RelayedWhisper relayed{.from = a, .from_name = "a", .to = far, .text = "psst"};
   const RelayedWhisper gone{.from = a, .from_name = "a", .to = a, .text = "not here"};
   const std::vector<RelayedWhisper> in = {relayed, gone};
-  there.Tick({.moves = {}, .skills = {}, .chats = {}, .results = {}, .relayed = in});
+  there.Tick({.inputs = {}, .results = {}, .relayed = in});
   const ZoneTickOutput& line = there.output(0);
   ASSERT_EQ(line.chat_lines.size(), 1u) << "one for a player of this world, none for another";
   EXPECT_EQ(line.chat_lines[0].from, a);

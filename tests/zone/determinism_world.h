@@ -12,6 +12,7 @@
 #include "config/config_loader.h"
 #include "core/rng.h"
 #include "core/task_runner.h"
+#include "wire/wire_cost.h"
 #include "zone/output_hash.h"
 #include "zone/world.h"
 
@@ -50,6 +51,7 @@ struct RunResult {
 inline RunResult RunWorld(const RunOptions& opt) {
   WorldConfig c = config::LoadWorldConfig(ZS_CONFIG_DIR "/world.yaml");
   c.seed = opt.seed;
+  c.wire_cost = wire::kWireCost;  // as a server hosts it
   if (opt.interest != nullptr) {
     for (ZoneConfig& z : c.zones) z.interest = *opt.interest;
   }

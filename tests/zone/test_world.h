@@ -1,7 +1,13 @@
-// Small hand-built worlds for the zone tests: every number chosen so edge cases land exactly.
+// The test worlds, built in one place for the tests and the benchmarks:
+//   TestWorld: small, every number chosen so edge cases land exactly (the zone, wire, admin
+//     tests);
+//   CrowdWorld: the benchmarks' crowd, a large zone with a town square (zone_bench,
+//     viewer_bench: their figures depend on every number here, so change none lightly).
+// Both count interest bytes as a server does (wire::kWireCost).
 #pragma once
 
 #include "interest/interest.h"
+#include "wire/wire_cost.h"
 #include "zone/world_config.h"
 
 namespace zs::zone::testing {
@@ -21,6 +27,7 @@ inline WorldConfig TestWorld(bool two_zones = false) {
   WorldConfig w;
   w.tick_rate = 20;
   w.seed = 7;
+  w.wire_cost = wire::kWireCost;  // the interest budgets count bytes as a server does
   w.player = {.radius = 0.5f,
               .max_hp = 100,
               .speed = 5.0f,
@@ -102,6 +109,74 @@ inline WorldConfig TestWorld(bool two_zones = false) {
     other.portals = {{.area = {{0, 90}, {5, 100}}, .target_zone = 1, .target_position = {90, 50}}};
     w.zones.push_back(other);
   }
+  return w;
+}
+
+// The benchmarks' crowd: one zone ("bench", id 1) `side` metres square, view radius 100, a
+// town square `square_side` across at its centre where half of `monsters` wolves spawn (the
+// rest anywhere); players with a sword and a whirl.
+struct Crowd {
+  uint32_t monsters = 0;
+  float side = 4096;
+  float square_side = 512;
+  [[nodiscard]] Aabb square() const {
+    return {{(side - square_side) / 2, (side - square_side) / 2},
+            {(side + square_side) / 2, (side + square_side) / 2}};
+  }
+  [[nodiscard]] Aabb all() const { return {{0, 0}, {side, side}}; }
+};
+
+inline WorldConfig CrowdWorld(const Crowd& crowd) {
+  WorldConfig w;
+  w.tick_rate = 20;
+  w.seed = 5;
+  w.wire_cost = wire::kWireCost;
+  w.player = {.radius = 0.5f, .max_hp = 100, .speed = 6.0f, .skills = {1, 2}, .respawn_ticks = 100};
+  w.skills = {{.id = 1,
+               .name = "sword",
+               .shape = SkillShape::kArc,
+               .range = 2.5f,
+               .half_angle = kPi / 3,
+               .damage = 12,
+               .cooldown_ticks = 10,
+               .max_targets = 5},
+              {.id = 2,
+               .name = "whirl",
+               .shape = SkillShape::kCircle,
+               .radius = 3.0f,
+               .damage = 20,
+               .cooldown_ticks = 80,
+               .max_targets = 8},
+              {.id = 10,
+               .name = "bite",
+               .shape = SkillShape::kArc,
+               .range = 1.2f,
+               .half_angle = kPi / 4,
+               .damage = 4,
+               .cooldown_ticks = 24,
+               .max_targets = 1}};
+  w.monsters = {{.id = 1,
+                 .name = "wolf",
+                 .radius = 0.6f,
+                 .max_hp = 40,
+                 .walk_speed = 1.5f,
+                 .run_speed = 5.0f,
+                 .aggro_radius = 10.0f,
+                 .leash_radius = 40.0f,
+                 .wander_radius = 10.0f,
+                 .skill = 10}};
+  ZoneConfig z;
+  z.id = 1;
+  z.name = "bench";
+  z.bounds = crowd.all();
+  z.view_radius = 100;
+  z.view_hysteresis = 10;
+  z.player_spawn = {crowd.side / 2, crowd.side / 2};
+  const uint32_t in_square = crowd.monsters / 2;
+  z.spawns = {
+      {.monster = 1, .count = in_square, .area = crowd.square(), .respawn_ticks = 600},
+      {.monster = 1, .count = crowd.monsters - in_square, .area = z.bounds, .respawn_ticks = 600}};
+  w.zones.push_back(z);
   return w;
 }
 
