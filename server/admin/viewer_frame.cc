@@ -145,7 +145,7 @@ void CaptureSelection(const zone::World& world, size_t zone, uint32_t player,
   out->entity = player;
   out->known.clear();
   const zone::Entity* e = z.Find(static_cast<EntityId>(player));
-  if (e == nullptr || e->kind != zone::EntityKind::kPlayer) return;
+  if (e == nullptr || !e->is_player()) return;
   out->view_radius = z.ViewRadiusOf(*e);
   std::vector<interest::KnownEntity> known;
   z.interest().Known(e->id, &known);

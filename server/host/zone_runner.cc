@@ -77,7 +77,7 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
   players_.SetRoster(siblings.local, siblings.index);
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
-      monsters_ += e.kind == zone::EntityKind::kMonster ? 1 : 0;
+      monsters_ += e.is_monster() ? 1 : 0;
     }
   }
 }

@@ -46,9 +46,8 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
 
   spatial::QueryFilter filter;
   filter.exclude = attacker.id;
-  filter.mask = attacker.kind == EntityKind::kMonster
-                    ? kMaskPlayerAlive
-                    : kMaskMonsterAlive | (config_.pvp ? kMaskPlayerAlive : 0u);
+  filter.mask = attacker.is_monster() ? kMaskPlayerAlive
+                                      : kMaskMonsterAlive | (config_.pvp ? kMaskPlayerAlive : 0u);
   const Vec2 dir = FromAngle(attacker.facing);
   Vec2 origin = attacker.position;
   switch (skill.shape) {
@@ -88,16 +87,18 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
     const bool killed = target.hp == 0;
     if (killed) {
       SetAlive(target, false);
-      target.move_direction = {};
       target.velocity = {};
-      target.respawn_tick = tick + (target.kind == EntityKind::kPlayer
-                                        ? world_->player.respawn_ticks
-                                        : config_.spawns[target.spawn_group].respawn_ticks);
+      if (target.is_player()) {
+        target.player().move_direction = {};
+        target.respawn_tick = tick + world_->player.respawn_ticks;
+      } else {
+        target.respawn_tick = tick + config_.spawns[target.monster().spawn_group].respawn_ticks;
+      }
     }
     out->targets.push_back(HitTarget{.target = target.id, .damage = removed, .killed = killed});
   }
   event.num_targets = static_cast<uint32_t>(count);
-  if (count > 0 && attacker.kind == EntityKind::kPlayer) attacker.last_target = query_.ids[0];
+  if (count > 0 && attacker.is_player()) attacker.player().last_target = query_.ids[0];
   out->events.push_back(event);
   return Outcome::kAccepted;
 }

@@ -1,11 +1,11 @@
 // Entity: one player or monster of a zone, as the simulation keeps it (a dense array of these,
-// by slot, in Zone). The fields every entity has come first; then a player's and a monster's
-// own (a monster's player fields, and a player's monster fields, stay at their defaults).
+// by slot, in Zone): a body every entity has, and either a player's part or a monster's.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <span>
+#include <variant>
 
 #include "core/entity_id.h"
 #include "core/vec2.h"
@@ -26,9 +26,30 @@ enum EntityMask : uint32_t {
 
 enum class MonsterState : uint8_t { kIdle, kChase, kReturn };
 
+// What only a player has.
+struct PlayerPart {
+  Vec2 move_direction;  // unit vector or zero
+  uint32_t last_input_seq = 0;
+  bool input_seq_seen = false;            // the first input's seq is taken as it is
+  float view_radius = 0;                  // 0: the zone's default (ViewRadiusOf)
+  EntityId last_target = kInvalidEntity;  // the entity this player hit last (interest relevance)
+};
+
+// What only a monster has.
+struct MonsterPart {
+  MonsterState ai = MonsterState::kIdle;
+  EntityId target = kInvalidEntity;
+  Vec2 home;
+  Vec2 wander_goal;
+  uint64_t next_think = 0;
+  uint32_t spawn_group = 0;
+  const MonsterTemplate* type = nullptr;  // its template (WorldConfig outlives the zone)
+};
+
+// The body every entity has (where it is, how it moves and fights, what changed), then the
+// player part or the monster part: `part` says which the entity is.
 struct Entity {
   EntityId id = kInvalidEntity;
-  EntityKind kind = EntityKind::kPlayer;
   uint32_t template_id = 0;  // monster template; 0 for players
   Vec2 position;
   Vec2 prev_position;           // at the end of the previous tick
@@ -47,22 +68,18 @@ struct Entity {
   std::array<uint64_t, kMaxSkills> ready_tick{};  // per skill: first tick it may be used again
   uint32_t num_skills = 0;
   uint8_t changed = 0;  // ChangeBits of the current tick
+  std::variant<PlayerPart, MonsterPart> part;
 
-  // players
-  Vec2 move_direction;  // unit vector or zero
-  uint32_t last_input_seq = 0;
-  bool input_seq_seen = false;            // the first input's seq is taken as it is
-  float view_radius = 0;                  // 0: the zone's default
-  EntityId last_target = kInvalidEntity;  // the entity this player hit last (interest relevance)
-
-  // monsters
-  MonsterState ai = MonsterState::kIdle;
-  EntityId target = kInvalidEntity;
-  Vec2 home;
-  Vec2 wander_goal;
-  uint64_t next_think = 0;
-  uint32_t spawn_group = 0;
-  const MonsterTemplate* monster = nullptr;  // its template (WorldConfig outlives the zone)
+  [[nodiscard]] EntityKind kind() const {
+    return std::holds_alternative<PlayerPart>(part) ? EntityKind::kPlayer : EntityKind::kMonster;
+  }
+  [[nodiscard]] bool is_player() const { return std::holds_alternative<PlayerPart>(part); }
+  [[nodiscard]] bool is_monster() const { return std::holds_alternative<MonsterPart>(part); }
+  // REQUIRES: the entity is of that kind (else std::bad_variant_access).
+  [[nodiscard]] PlayerPart& player() { return std::get<PlayerPart>(part); }
+  [[nodiscard]] const PlayerPart& player() const { return std::get<PlayerPart>(part); }
+  [[nodiscard]] MonsterPart& monster() { return std::get<MonsterPart>(part); }
+  [[nodiscard]] const MonsterPart& monster() const { return std::get<MonsterPart>(part); }
 };
 
 // The entity `id` among `entities` (by slot; `slot_of` by EntityIndex: the slot, or -1), or
@@ -78,7 +95,8 @@ struct Entity {
 // The radius `player` sees within: its own override, else the zone's. The one place where
 // "view_radius 0 means the zone's default" is resolved.
 [[nodiscard]] inline float ViewRadiusOf(const Entity& player, const ZoneConfig& zone) {
-  return player.view_radius > 0 ? player.view_radius : zone.view_radius;
+  const float own = player.is_player() ? player.player().view_radius : 0;
+  return own > 0 ? own : zone.view_radius;
 }
 
 }  // namespace zs::zone

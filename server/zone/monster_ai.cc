@@ -33,26 +33,27 @@ void Zone::ThinkMonsters(uint64_t tick) {
   const float per_tick = 1.0f / static_cast<float>(world_->tick_rate);
   for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
     Entity& m = entities_[slot];
-    if (m.kind != EntityKind::kMonster || !m.alive) continue;
-    const MonsterTemplate& t = *m.monster;
+    if (!m.is_monster() || !m.alive) continue;
+    MonsterPart& mp = m.monster();
+    const MonsterTemplate& t = *mp.type;
     const float walk = t.walk_speed * per_tick;
     const float run = t.run_speed * per_tick;
 
-    if (m.ai == MonsterState::kIdle && tick >= m.next_think && t.aggro_radius > 0) {
-      m.next_think = tick + kThinkInterval;
+    if (mp.ai == MonsterState::kIdle && tick >= mp.next_think && t.aggro_radius > 0) {
+      mp.next_think = tick + kThinkInterval;
       tree_.QueryNearest(m.position, 1, t.aggro_radius, {.mask = kMaskPlayerAlive}, &query_);
       if (!query_.ids.empty()) {
-        m.ai = MonsterState::kChase;
-        m.target = query_.ids[0];
+        mp.ai = MonsterState::kChase;
+        mp.target = query_.ids[0];
       }
     }
 
-    if (m.ai == MonsterState::kChase) {
-      const Entity* target = Find(m.target);
+    if (mp.ai == MonsterState::kChase) {
+      const Entity* target = Find(mp.target);
       if (target == nullptr || !target->alive ||
-          DistanceSq(m.position, m.home) > t.leash_radius * t.leash_radius) {
-        m.ai = MonsterState::kReturn;  // lost, dead, or dragged too far from home
-        m.target = kInvalidEntity;
+          DistanceSq(m.position, mp.home) > t.leash_radius * t.leash_radius) {
+        mp.ai = MonsterState::kReturn;  // lost, dead, or dragged too far from home
+        mp.target = kInvalidEntity;
       } else {
         const SkillDef* skill = m.num_skills > 0 ? world_->FindSkill(m.skills[0]) : nullptr;
         // Close enough to hit: the skill's reach plus the target's hitbox, with a margin so
@@ -74,13 +75,13 @@ void Zone::ThinkMonsters(uint64_t tick) {
       }
     }
 
-    if (m.ai == MonsterState::kReturn) {
+    if (mp.ai == MonsterState::kReturn) {
       const Vec2 before = m.position;
-      StepToward(m, m.home, run, 0.0f);
-      if (m.position == before) Place(m, m.home);  // a step too small for float: arrive
-      if (DistanceSq(m.position, m.home) <= kHomeTolerance * kHomeTolerance) {
-        m.ai = MonsterState::kIdle;
-        m.next_think = tick + kThinkInterval;
+      StepToward(m, mp.home, run, 0.0f);
+      if (m.position == before) Place(m, mp.home);  // a step too small for float: arrive
+      if (DistanceSq(m.position, mp.home) <= kHomeTolerance * kHomeTolerance) {
+        mp.ai = MonsterState::kIdle;
+        mp.next_think = tick + kThinkInterval;
         if (m.hp != m.max_hp) {
           m.hp = m.max_hp;  // back home: heal, so kiting a monster away does not wear it down
           m.changed |= kChangedHp;
@@ -89,18 +90,18 @@ void Zone::ThinkMonsters(uint64_t tick) {
       continue;
     }
 
-    if (m.ai == MonsterState::kIdle) {
-      if (DistanceSq(m.position, m.wander_goal) <= kHomeTolerance * kHomeTolerance) {
+    if (mp.ai == MonsterState::kIdle) {
+      if (DistanceSq(m.position, mp.wander_goal) <= kHomeTolerance * kHomeTolerance) {
         // Pause, then pick a new spot near home now and then.
         if (rng_.Below(40) == 0) {
           const float a = rng_.Range(-kPi, kPi);
           const float d = rng_.Range(0.0f, t.wander_radius);
-          m.wander_goal = Clamp(m.home + FromAngle(a) * d);
+          mp.wander_goal = Clamp(mp.home + FromAngle(a) * d);
         } else {
           m.velocity = {};
         }
       } else {
-        StepToward(m, m.wander_goal, walk, 0.0f);
+        StepToward(m, mp.wander_goal, walk, 0.0f);
       }
     }
   }

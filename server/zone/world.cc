@@ -231,8 +231,8 @@ Status World::HandOver(EntityId id, HandedPlayer* out) {
   *out = {.id = id,
           .name = std::move(names_[EntityIndex(id)]),
           .state = SnapshotOf(e, it->second.departure.to_zone, tick_, config_.tick_rate),
-          .last_input_seq = e.last_input_seq,
-          .input_seq_seen = e.input_seq_seen};
+          .last_input_seq = e.player().last_input_seq,
+          .input_seq_seen = e.player().input_seq_seen};
   out->state.position = it->second.departure.arrival;
   away_.erase(it);
   names_[EntityIndex(id)].clear();

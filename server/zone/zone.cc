@@ -13,7 +13,7 @@ namespace {
 
 // Acknowledgement: the newest sequence applied, in serial-number order; the first is taken as
 // it is (a client may start anywhere, even just below the wrap).
-void NoteInputSeq(Entity& p, uint32_t seq) {
+void NoteInputSeq(PlayerPart& p, uint32_t seq) {
   if (!p.input_seq_seen || SeqNewer(seq, p.last_input_seq)) p.last_input_seq = seq;
   p.input_seq_seen = true;
 }
@@ -61,7 +61,7 @@ Entity* Zone::FindMutable(EntityId id) {
 }
 
 uint32_t Zone::MaskOf(const Entity& e) const {
-  if (e.kind == EntityKind::kPlayer) return e.alive ? kMaskPlayerAlive : kMaskPlayerDead;
+  if (e.is_player()) return e.alive ? kMaskPlayerAlive : kMaskPlayerDead;
   return e.alive ? kMaskMonsterAlive : kMaskMonsterDead;
 }
 
@@ -73,7 +73,7 @@ uint32_t Zone::Insert(Entity e) {
   views_.MarkChurned(slot);
   // The position was clamped into the zone by the caller, so the quadtree accepts it.
   (void)tree_.Insert(e.id, e.position, e.radius, MaskOf(e));
-  if (e.kind == EntityKind::kPlayer) {
+  if (e.is_player()) {
     ++player_count_;
     views_.AddViewer(e.id);
   }
@@ -84,7 +84,7 @@ uint32_t Zone::Insert(Entity e) {
 void Zone::EraseSlot(uint32_t slot) {
   Entity& e = entities_[slot];
   (void)tree_.Remove(e.id);
-  if (e.kind == EntityKind::kPlayer) {
+  if (e.is_player()) {
     --player_count_;
     views_.RemoveViewer(e.id);
   }
@@ -108,7 +108,7 @@ void Zone::PlayersIn(const Circle& circle, std::vector<EntityId>* out) {
 void Zone::AllPlayers(std::vector<EntityId>* out) const {
   out->clear();
   for (const Entity& e : entities_) {
-    if (e.kind == EntityKind::kPlayer) out->push_back(e.id);
+    if (e.is_player()) out->push_back(e.id);
   }
   std::sort(out->begin(), out->end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
 }
@@ -154,18 +154,19 @@ void Zone::SetAlive(Entity& e, bool alive) {
 void Zone::SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group) {
   Entity m;
   m.id = id;
-  m.kind = EntityKind::kMonster;
   m.template_id = t.id;
-  m.monster = &t;
   m.radius = t.radius;
   m.speed = t.walk_speed / static_cast<float>(world_->tick_rate);
   m.hp = m.max_hp = t.max_hp;
-  m.position = m.home = m.wander_goal = RandomPointIn(config_.spawns[group].area);
+  m.position = RandomPointIn(config_.spawns[group].area);
   m.facing = NormalizeAngle(rng_.Range(-kPi, kPi));
   m.skills[0] = t.skill;
   m.num_skills = world_->FindSkill(t.skill) != nullptr ? 1 : 0;
-  m.spawn_group = group;
-  m.next_think = EntityIndex(id) % 10;  // stagger the aggro scans over ticks
+  m.part = MonsterPart{.home = m.position,
+                       .wander_goal = m.position,
+                       .next_think = EntityIndex(id) % 10,  // stagger the aggro scans over ticks
+                       .spawn_group = group,
+                       .type = &t};
   Insert(std::move(m));
 }
 
@@ -175,7 +176,7 @@ Entity Zone::NewPlayer(EntityId id) const {
   const PlayerTemplate& t = world_->player;
   Entity p;
   p.id = id;
-  p.kind = EntityKind::kPlayer;
+  p.part = PlayerPart{};
   p.radius = t.radius;
   p.speed = t.speed / static_cast<float>(world_->tick_rate);
   p.hp = p.max_hp = t.max_hp;
@@ -188,7 +189,7 @@ Entity Zone::NewPlayer(EntityId id) const {
 }
 
 Status Zone::AdoptPlayer(Entity player, Vec2 position) {
-  if (player.id == kInvalidEntity || player.kind != EntityKind::kPlayer) {
+  if (player.id == kInvalidEntity || !player.is_player()) {
     return {StatusCode::kInvalidArgument, "not a player"};
   }
   if (!IsFinite(position)) return {StatusCode::kInvalidArgument, "position is not finite"};
@@ -198,7 +199,7 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
   }
   player.position = Clamp(position);
   player.velocity = {};
-  player.move_direction = {};
+  player.player().move_direction = {};
   player.changed = 0;
   Insert(std::move(player));
   return Status::Ok();
@@ -206,7 +207,7 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
 
 Status Zone::RemovePlayer(EntityId id) {
   const Entity* e = Find(id);
-  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+  if (e == nullptr || !e->is_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   EraseSlot(static_cast<uint32_t>(slot_of_[EntityIndex(id)]));
@@ -215,7 +216,7 @@ Status Zone::RemovePlayer(EntityId id) {
 
 Status Zone::ForgetKnown(EntityId player) {
   Entity* e = FindMutable(player);
-  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+  if (e == nullptr || !e->is_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   views_.Forget(player);
@@ -224,13 +225,13 @@ Status Zone::ForgetKnown(EntityId player) {
 
 Status Zone::SetViewRadius(EntityId player, float radius) {
   Entity* e = FindMutable(player);
-  if (e == nullptr || e->kind != EntityKind::kPlayer) {
+  if (e == nullptr || !e->is_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   if (!std::isfinite(radius) || radius < 0) {
     return {StatusCode::kInvalidArgument, "view radius must be finite and >= 0"};
   }
-  e->view_radius = radius;
+  e->player().view_radius = radius;
   return Status::Ok();
 }
 
@@ -283,14 +284,15 @@ void Zone::FinishTick(ZoneTickOutput* out) {
 void Zone::Respawn(uint64_t tick) {
   for (Entity& e : entities_) {
     if (e.alive || tick < e.respawn_tick) continue;
-    if (e.kind == EntityKind::kPlayer) {
+    if (e.is_player()) {
       Place(e, Clamp(config_.player_spawn));
     } else {
-      e.home = RandomPointIn(config_.spawns[e.spawn_group].area);
-      e.wander_goal = e.home;
-      e.ai = MonsterState::kIdle;
-      e.target = kInvalidEntity;
-      Place(e, e.home);
+      MonsterPart& m = e.monster();
+      m.home = RandomPointIn(config_.spawns[m.spawn_group].area);
+      m.wander_goal = m.home;
+      m.ai = MonsterState::kIdle;
+      m.target = kInvalidEntity;
+      Place(e, m.home);
     }
     e.hp = e.max_hp;
     e.changed |= kChangedHp;
@@ -309,7 +311,7 @@ void Zone::ApplyInputs(std::span<const PlayerInput> inputs, ZoneTickOutput* out)
 Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneTickOutput* out) {
   const auto reject = [out](Reject why) { ++out->rejected[static_cast<size_t>(why)]; };
   Entity* p = FindMutable(id);
-  if (p == nullptr || p->kind != EntityKind::kPlayer) {
+  if (p == nullptr || !p->is_player()) {
     reject(Reject::kUnknownEntity);
     return nullptr;
   }
@@ -328,8 +330,8 @@ Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneT
 void Zone::Apply(const MoveInput& in, ZoneTickOutput* out) {
   Entity* p = Actor(in.entity, MoveInput::kKind, in.seq, IsFinite(in.direction), out);
   if (p == nullptr) return;
-  NoteInputSeq(*p, in.seq);
-  p->move_direction = Normalised(in.direction);
+  NoteInputSeq(p->player(), in.seq);
+  p->player().move_direction = Normalised(in.direction);
 }
 
 void Zone::Apply(const SkillInput& in, ZoneTickOutput* out) {
@@ -343,7 +345,7 @@ void Zone::Apply(const SkillInput& in, ZoneTickOutput* out) {
     TellResult(in.entity, InputKind::kSkill, in.seq, Outcome::kUnknownSkill, &out->results);
     return;
   }
-  NoteInputSeq(*p, in.seq);
+  NoteInputSeq(p->player(), in.seq);
   const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
   attacks_.push_back(Attack{.slot = slot,
                             .skill_index = index,
@@ -361,14 +363,15 @@ void Zone::MovePlayers() {
   portal_of_.assign(entities_.size(), nullptr);
   for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
     Entity& p = entities_[slot];
-    if (p.kind != EntityKind::kPlayer || !p.alive) continue;
-    if (p.move_direction == Vec2{}) {
+    if (!p.is_player() || !p.alive) continue;
+    const Vec2 direction = p.player().move_direction;
+    if (direction == Vec2{}) {
       p.velocity = {};
       continue;
     }
     // At most speed per tick, never outside the zone: the server decides where a player is.
-    Place(p, Clamp(p.position + p.move_direction * p.speed));
-    Face(p, std::atan2(p.move_direction.y, p.move_direction.x));
+    Place(p, Clamp(p.position + direction * p.speed));
+    Face(p, std::atan2(direction.y, direction.x));
     if ((p.changed & kChangedPosition) == 0) continue;
     for (const Portal& portal : config_.portals) {
       if (portal.area.Contains(p.position)) {

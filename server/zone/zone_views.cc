@@ -59,7 +59,7 @@ void ZoneViews::CollectRelevance(const ZoneTickOutput& out) {
   relevance_.clear();
   const auto add = [this](EntityId player, EntityId other) {
     const Entity* p = Find(player);
-    if (p != nullptr && p->kind == EntityKind::kPlayer && other != player) {
+    if (p != nullptr && p->is_player() && other != player) {
       relevance_.emplace_back(static_cast<uint32_t>(SlotOf(player)), ToRaw(other));
     }
   };
@@ -71,10 +71,11 @@ void ZoneViews::CollectRelevance(const ZoneTickOutput& out) {
     }
   }
   for (const Entity& e : source_.entities) {
-    if (e.kind == EntityKind::kPlayer && e.last_target != kInvalidEntity) {
-      add(e.id, e.last_target);  // the entity you hit last
-    } else if (e.kind == EntityKind::kMonster && e.ai == MonsterState::kChase) {
-      add(e.target, e.id);  // a monster hunting you
+    if (const auto* p = std::get_if<PlayerPart>(&e.part)) {
+      if (p->last_target != kInvalidEntity) add(e.id, p->last_target);  // the one you hit last
+    } else if (const auto* m = std::get_if<MonsterPart>(&e.part);
+               m != nullptr && m->ai == MonsterState::kChase) {
+      add(m->target, e.id);  // a monster hunting you
     }
   }
   std::sort(relevance_.begin(), relevance_.end());
@@ -122,7 +123,7 @@ void ZoneViews::FillSubjects(ZoneTickOutput* out) {
   for (size_t slot = 0; slot < n; ++slot) {
     Entity& e = source_.entities[slot];
     out->states[slot] = EntityState{.id = e.id,
-                                    .kind = e.kind,
+                                    .kind = e.kind(),
                                     .template_id = e.template_id,
                                     .position = e.position,
                                     .prev_position = e.prev_position,
@@ -154,7 +155,7 @@ void ZoneViews::OrderViewers() {
   const float sy = 65535.0f / (b.max.y - b.min.y);
   for (uint32_t slot = 0; slot < source_.entities.size(); ++slot) {
     const Entity& e = source_.entities[slot];
-    if (e.kind != EntityKind::kPlayer) continue;
+    if (!e.is_player()) continue;
     const auto qx = static_cast<uint32_t>((e.position.x - b.min.x) * sx);
     const auto qy = static_cast<uint32_t>((e.position.y - b.min.y) * sy);
     view_order_.push_back((static_cast<uint64_t>(Interleave(qx, qy)) << 32) | slot);
@@ -181,7 +182,7 @@ void ZoneViews::Build(size_t view, size_t worker, ZoneTickOutput* out) {
   };
   PlayerView& v = out->views[view];
   policy_->BuildView(frame_, viewer, worker, &v);
-  v.last_input_seq = player.last_input_seq;
+  v.last_input_seq = player.player().last_input_seq;
 }
 
 }  // namespace zs::zone

@@ -26,7 +26,7 @@ using testing::TestWorld;
 std::vector<EntityId> MonstersOf(const World& w, size_t zone = 0) {
   std::vector<EntityId> out;
   for (const Entity& e : w.zone(zone).entities()) {
-    if (e.kind == EntityKind::kMonster) out.push_back(e.id);
+    if (e.is_monster()) out.push_back(e.id);
   }
   std::sort(out.begin(), out.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
   return out;

@@ -79,7 +79,7 @@ inline RunResult RunWorld(const RunOptions& opt) {
       // Hunt: head for the nearest living monster and swing at it when close, with some noise.
       const Entity* prey = nullptr;
       for (const Entity& e : w.zone(*z).entities()) {
-        if (e.kind == EntityKind::kMonster && e.alive &&
+        if (e.is_monster() && e.alive &&
             (prey == nullptr ||
              DistanceSq(e.position, me.position) < DistanceSq(prey->position, me.position))) {
           prey = &e;

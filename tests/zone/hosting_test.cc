@@ -62,7 +62,7 @@ TEST(Hosting, APlayerWalkingIntoAZoneHostedElsewhereDepartsAndCanBeTakenBack) {
   ASSERT_NE(e, nullptr);
   EXPECT_LT(e->position.x, 95.0f) << "beside the portal, not in it";
   EXPECT_GT(e->position.x, 94.0f);
-  EXPECT_EQ(e->move_direction, (Vec2{})) << "standing still";
+  EXPECT_EQ(e->player().move_direction, (Vec2{})) << "standing still";
   EXPECT_FALSE(w.TakeBack(p).ok()) << "only once";
 }
 
@@ -128,8 +128,9 @@ TEST(Hosting, AHandedOverPlayerKeepsItsIdStateAndInputSequenceInTheOtherWorld) {
   EXPECT_EQ(after, before);
   const Entity* e = b.zone(0).Find(p);
   ASSERT_NE(e, nullptr);
-  EXPECT_TRUE(e->input_seq_seen);
-  EXPECT_EQ(e->last_input_seq, 1u) << "the client's next input (seq 2) is newer, an old one is not";
+  EXPECT_TRUE(e->player().input_seq_seen);
+  EXPECT_EQ(e->player().last_input_seq, 1u)
+      << "the client's next input (seq 2) is newer, an old one is not";
   EXPECT_EQ(b.Adopt(handed).code(), StatusCode::kAlreadyExists) << "never twice";
 
   ASSERT_TRUE(b.RemovePlayer(p).ok());

@@ -73,11 +73,11 @@ inline std::vector<uint32_t> RelevantTo(const Zone& zone, const ZoneTickOutput& 
       if (target == viewer.id && ev.attacker != viewer.id) r.insert(ToRaw(ev.attacker));
     }
   }
-  if (viewer.last_target != kInvalidEntity && viewer.last_target != viewer.id) {
-    r.insert(ToRaw(viewer.last_target));
-  }
+  const EntityId last = viewer.player().last_target;
+  if (last != kInvalidEntity && last != viewer.id) r.insert(ToRaw(last));
   for (const Entity& e : zone.entities()) {
-    if (e.kind == EntityKind::kMonster && e.ai == MonsterState::kChase && e.target == viewer.id) {
+    if (e.is_monster() && e.monster().ai == MonsterState::kChase &&
+        e.monster().target == viewer.id) {
       r.insert(ToRaw(e.id));
     }
   }

@@ -44,7 +44,7 @@ struct Fixture {
   std::vector<EntityId> Monsters() const {
     std::vector<EntityId> out;
     for (const Entity& e : world->zone(0).entities()) {
-      if (e.kind == EntityKind::kMonster) out.push_back(e.id);
+      if (e.is_monster()) out.push_back(e.id);
     }
     std::sort(out.begin(), out.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
     return out;
@@ -122,7 +122,7 @@ TEST(Movement, AnyFiniteDirectionIsNormalisedHoweverLong) {
   EXPECT_NEAR(Length(moved), step, 1e-4);
   EXPECT_NEAR(moved.x, -moved.y, 1e-5);
   f.Move(f.player, {3e-39f, 0}, 51);  // a denormal: too short to be a direction, so a stop
-  EXPECT_EQ(f.Get(f.player).move_direction, (Vec2{}));
+  EXPECT_EQ(f.Get(f.player).player().move_direction, (Vec2{}));
 }
 
 TEST(Movement, CannotMoveAMonsterOrAnotherZone) {
@@ -227,15 +227,15 @@ TEST(Combat, AGroundTargetAtTheZoneEdgeLandsInsideTheZone) {
 TEST(Authority, InputSequenceNumbersWrapAround) {
   Fixture f;
   f.Move(f.player, {1, 0}, 0xFFFFFFFEu);
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 0xFFFFFFFEu);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 0xFFFFFFFEu);
   f.Move(f.player, {1, 0}, 0xFFFFFFFFu);
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 0xFFFFFFFFu);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 0xFFFFFFFFu);
   f.Move(f.player, {1, 0}, 0);  // after 2^32-1 comes 0: newer, acknowledged
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 0u);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 0u);
   f.Move(f.player, {1, 0}, 5);
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 5u);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 5u);
   f.Move(f.player, {1, 0}, 0xFFFFFFF0u);  // a late input from before the wrap: not newer
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->last_input_seq, 5u);
+  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 5u);
 }
 
 TEST(Combat, NoPvpUnlessTheZoneAllowsIt) {
@@ -270,11 +270,12 @@ TEST(Monsters, AggroChaseAttackLeashAndHeal) {
   Fixture f({SpawnAt(2, {60, 50})}, false, {50, 50});
   const EntityId wolf = f.Monsters()[0];
   for (int t = 0; t < 12; ++t) f.world->Tick({}, {});
-  EXPECT_EQ(f.Get(wolf).ai, MonsterState::kIdle);  // player 10 away: outside aggro
-  f.Move(f.player, {1, 0});                        // walk towards it
-  for (int t = 0; t < 20 && f.Get(wolf).ai == MonsterState::kIdle; ++t) f.world->Tick({}, {});
-  EXPECT_EQ(f.Get(wolf).ai, MonsterState::kChase);
-  EXPECT_EQ(f.Get(wolf).target, f.player);
+  EXPECT_EQ(f.Get(wolf).monster().ai, MonsterState::kIdle);  // player 10 away: outside aggro
+  f.Move(f.player, {1, 0});                                  // walk towards it
+  for (int t = 0; t < 20 && f.Get(wolf).monster().ai == MonsterState::kIdle; ++t)
+    f.world->Tick({}, {});
+  EXPECT_EQ(f.Get(wolf).monster().ai, MonsterState::kChase);
+  EXPECT_EQ(f.Get(wolf).monster().target, f.player);
   f.Move(f.player, {0, 0});
   for (int t = 0; t < 60 && f.Get(f.player).hp == 100; ++t) f.world->Tick({}, {});
   EXPECT_LT(f.Get(f.player).hp, 100);  // it came and bit
@@ -286,12 +287,14 @@ TEST(Monsters, AggroChaseAttackLeashAndHeal) {
       std::atan2(f.Get(wolf).position.y - 50, f.Get(wolf).position.x - f.Get(f.player).position.x));
   EXPECT_LT(f.Get(wolf).hp, 30);
   f.Move(f.player, {-1, 0});
-  for (int t = 0; t < 200 && f.Get(wolf).ai != MonsterState::kReturn; ++t) f.world->Tick({}, {});
-  EXPECT_EQ(f.Get(wolf).ai, MonsterState::kReturn);
+  for (int t = 0; t < 200 && f.Get(wolf).monster().ai != MonsterState::kReturn; ++t)
+    f.world->Tick({}, {});
+  EXPECT_EQ(f.Get(wolf).monster().ai, MonsterState::kReturn);
   // It noticed beyond the leash (20) and already took this tick's step home (0.2).
   EXPECT_GT(Length(f.Get(wolf).position - Vec2{60, 50}), 19.75f);
-  for (int t = 0; t < 300 && f.Get(wolf).ai != MonsterState::kIdle; ++t) f.world->Tick({}, {});
-  EXPECT_EQ(f.Get(wolf).ai, MonsterState::kIdle);
+  for (int t = 0; t < 300 && f.Get(wolf).monster().ai != MonsterState::kIdle; ++t)
+    f.world->Tick({}, {});
+  EXPECT_EQ(f.Get(wolf).monster().ai, MonsterState::kIdle);
   EXPECT_EQ(f.Get(wolf).hp, 30);
   EXPECT_LE(Length(f.Get(wolf).position - Vec2{60, 50}), 0.5f);
 }
@@ -301,7 +304,7 @@ TEST(Monsters, DeadPlayerIsDroppedAndRespawnsAtSpawn) {
   for (int t = 0; t < 400 && f.Get(f.player).alive; ++t) f.world->Tick({}, {});
   ASSERT_FALSE(f.Get(f.player).alive);
   f.world->Tick({}, {});
-  for (EntityId w : f.Monsters()) EXPECT_NE(f.Get(w).ai, MonsterState::kChase);
+  for (EntityId w : f.Monsters()) EXPECT_NE(f.Get(w).monster().ai, MonsterState::kChase);
   for (int t = 0; t < 41 && !f.Get(f.player).alive; ++t) f.world->Tick({}, {});
   EXPECT_TRUE(f.Get(f.player).alive);
   EXPECT_EQ(f.Get(f.player).position, (Vec2{50, 50}));
