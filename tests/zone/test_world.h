@@ -21,19 +21,9 @@ inline constexpr uint32_t kBite = 10;     // monster arc: range 1.5, 5 damage
 inline constexpr uint32_t kDummy = 1;  // monster template: never moves or fights
 inline constexpr uint32_t kWolf = 2;   // monster template: aggro 8, chases, bites
 
-// One 100 x 100 zone (id 1), tick rate 20, player speed 5/s (0.25 per tick), no monsters.
-// A second zone (id 2) is added when `two_zones`, with portals between them.
-inline WorldConfig TestWorld(bool two_zones = false) {
-  WorldConfig w;
-  w.tick_rate = 20;
-  w.seed = 7;
-  w.wire_cost = wire::kWireCost;  // the interest budgets count bytes as a server does
-  w.player = {.radius = 0.5f,
-              .max_hp = 100,
-              .speed = 5.0f,
-              .skills = {kSword, kWhirl, kThrust, kFireball},
-              .respawn_ticks = 40};
-  w.skills = {
+// The test worlds' skills: a sword, a whirl, a thrust, a fireball; the wolves' bite.
+inline std::vector<SkillDef> TestSkills() {
+  return {
       {.id = kSword,
        .name = "sword",
        .shape = SkillShape::kArc,
@@ -74,6 +64,21 @@ inline WorldConfig TestWorld(bool two_zones = false) {
        .cooldown_ticks = 20,
        .max_targets = 1},
   };
+}
+
+// One 100 x 100 zone (id 1), tick rate 20, player speed 5/s (0.25 per tick), no monsters.
+// A second zone (id 2) is added when `two_zones`, with portals between them.
+inline WorldConfig TestWorld(bool two_zones = false) {
+  WorldConfig w;
+  w.tick_rate = 20;
+  w.seed = 7;
+  w.wire_cost = wire::kWireCost;  // the interest budgets count bytes as a server does
+  w.player = {.radius = 0.5f,
+              .max_hp = 100,
+              .speed = 5.0f,
+              .skills = {kSword, kWhirl, kThrust, kFireball},
+              .respawn_ticks = 40};
+  w.skills = TestSkills();
   w.monsters = {{.id = kDummy,
                  .name = "dummy",
                  .radius = 0.5f,
