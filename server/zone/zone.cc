@@ -201,6 +201,9 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
   player.velocity = {};
   player.player().move_direction = {};
   player.changed = 0;
+  const auto coming = static_cast<uint32_t>(tick_ + 1);
+  player.changed_at.fill(coming);  // whoever knew it gets its fields whole...
+  player.last_move_tick = coming;  // ...and its position absolute, never as a delta
   Insert(std::move(player));
   return Status::Ok();
 }

@@ -59,6 +59,8 @@ class Zone {
 
   // Adds a player with a fresh state at `position` (clamped into the zone), or moves an
   // existing player's state in (zone transfer). kAlreadyExists if the id is here already.
+  // Every field counts as changed at the coming tick and the position as a jump, not a step:
+  // a player taken back between two ticks is known to viewers that never saw it leave.
   Status AddPlayer(EntityId id, Vec2 position);
   Status AdoptPlayer(Entity player, Vec2 position);
   // Puts a saved player back (player_state.cc): position (clamped into the zone), facing, hp

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "zone/client_model.h"
 #include "zone/test_world.h"
 #include "zone/world.h"
 
@@ -64,6 +65,49 @@ TEST(Hosting, APlayerWalkingIntoAZoneHostedElsewhereDepartsAndCanBeTakenBack) {
   EXPECT_GT(e->position.x, 94.0f);
   EXPECT_EQ(e->player().move_direction, (Vec2{})) << "standing still";
   EXPECT_FALSE(w.TakeBack(p).ok()) << "only once";
+}
+
+// The other server answered before the next tick: the player is taken back beside the portal
+// between two ticks, so a watcher who knew it never saw it leave. The watcher gets the jump
+// whole, never as one more step from where it stood in the portal (on a client, such a step
+// walks it past the zone's edge: found by client_sim as moved_out_of_zone under load).
+TEST(Hosting, AWatcherSeesAPlayerTakenBackBetweenTicksWhereItStands) {
+  const std::vector<uint32_t> hosted = {1};
+  World w(TestWorld(/*two_zones=*/true), hosted);
+  EntityId walker, watcher;
+  ASSERT_TRUE(w.AddPlayer(std::nullopt, &walker).ok());
+  ASSERT_TRUE(w.AddPlayer(std::nullopt, &watcher).ok());
+  testing::Client client;
+  testing::ClientStats stats;
+  std::vector<interest::KnownEntity> known;
+  const auto watch = [&] {
+    for (const PlayerView& v : w.output(0).views) {
+      if (v.player != watcher) continue;
+      w.zone(0).interest().Known(watcher, &known);
+      return client.Apply(w.output(0), v, known, &stats);
+    }
+    return ::testing::AssertionFailure() << "no view for the watcher";
+  };
+  // Both walk east; the watcher stops 10 m short of the portal, the walker walks on into it,
+  // is taken back at once, and walks into it again (three times).
+  int taken_back = 0;
+  for (int t = 0; t < 600 && taken_back < 3; ++t) {
+    const Entity* me = w.zone(0).Find(watcher);
+    ASSERT_NE(me, nullptr);
+    const auto seq = static_cast<uint32_t>(t + 1);
+    const std::vector<MoveInput> moves = {
+        {.entity = walker, .seq = seq, .direction = {1, 0}},
+        {.entity = watcher, .seq = seq, .direction = {me->position.x < 85 ? 1.0f : 0.0f, 0}}};
+    w.Tick(moves, {});
+    ASSERT_TRUE(watch()) << "tick " << t;
+    if (!w.departures().empty()) {
+      ASSERT_TRUE(w.TakeBack(walker).ok());
+      ++taken_back;
+    }
+  }
+  EXPECT_EQ(taken_back, 3);
+  EXPECT_EQ(client.known().count(ToRaw(walker)), 1u) << "it never left the watcher's view";
+  EXPECT_GT(stats.positions_checked, 100u);
 }
 
 TEST(Hosting, ASentOffPlayerIsForgottenAndItsIdFreed) {
