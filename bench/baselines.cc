@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/bench_index.h"
+#include "spatial/linear_quadtree.h"
 #include "spatial/quadtree.h"
 
 namespace zs::bench {
@@ -64,10 +65,74 @@ class Ours final : public BenchIndex {
     *candidates += results_.stats.candidates;
     return results_.ids.size();
   }
+  [[nodiscard]] const spatial::Quadtree& tree() const { return *tree_; }
 
  private:
   std::unique_ptr<spatial::Quadtree> tree_;
   spatial::QueryResults results_;
+};
+
+// ---- ours, as the interest ranking uses it: QueryCircleKeys ----
+// Centres within radius + kContactEpsilon, so the hits are the other indexes' hits exactly.
+class OursKeys final : public BenchIndex {
+ public:
+  void Build(const Workload& w) override { tree_.Build(w); }
+  void Update(const Workload& w) override { tree_.Update(w); }
+  size_t Query(Vec2 center, float radius, uint64_t* candidates) override {
+    keys_.clear();
+    spatial::QueryStats stats;
+    tree_.tree().QueryCircleKeys(center, radius + kContactEpsilon, {}, &keys_, &stats);
+    *candidates += stats.candidates;
+    return keys_.size();
+  }
+
+ private:
+  Ours tree_;
+  std::vector<spatial::RankKey> keys_;
+};
+
+// ---- the linear quadtree: Morton order, rebuilt every tick ----
+class Linear : public BenchIndex {
+ public:
+  void Build(const Workload& w) override {
+    tree_ = std::make_unique<spatial::LinearQuadtree>(
+        spatial::LinearQuadtreeConfig{.bounds = {{0, 0}, {w.world(), w.world()}}});
+    Update(w);
+  }
+  void Update(const Workload& w) override {
+    items_.resize(w.size());
+    for (size_t i = 0; i < w.size(); ++i) {
+      items_[i] = {.id = MakeEntityId(static_cast<uint32_t>(i), 0), .center = w.positions()[i]};
+    }
+    (void)tree_->Rebuild(items_);
+  }
+  size_t Query(Vec2 center, float radius, uint64_t* candidates) override {
+    tree_->QueryCircle({center, radius}, {}, &results_);
+    *candidates += results_.stats.candidates;
+    return results_.ids.size();
+  }
+
+ protected:
+  std::unique_ptr<spatial::LinearQuadtree> tree_;
+
+ private:
+  std::vector<spatial::LinearQuadtree::Item> items_;
+  spatial::QueryResults results_;
+};
+
+// ---- the linear quadtree as the interest ranking would use it: QueryCircleKeys ----
+class LinearKeys final : public Linear {
+ public:
+  size_t Query(Vec2 center, float radius, uint64_t* candidates) override {
+    keys_.clear();
+    spatial::QueryStats stats;
+    tree_->QueryCircleKeys(center, radius + kContactEpsilon, {}, &keys_, &stats);
+    *candidates += stats.candidates;
+    return keys_.size();
+  }
+
+ private:
+  std::vector<spatial::RankKey> keys_;
 };
 
 // ---- brute force: one contiguous scan of everything ----
@@ -260,6 +325,9 @@ class NaiveQuadtree final : public BenchIndex {
 }  // namespace
 
 std::unique_ptr<BenchIndex> MakeOurs() { return std::make_unique<Ours>(); }
+std::unique_ptr<BenchIndex> MakeOursKeys() { return std::make_unique<OursKeys>(); }
+std::unique_ptr<BenchIndex> MakeLinear() { return std::make_unique<Linear>(); }
+std::unique_ptr<BenchIndex> MakeLinearKeys() { return std::make_unique<LinearKeys>(); }
 std::unique_ptr<BenchIndex> MakeBruteForce() { return std::make_unique<BruteForce>(); }
 std::unique_ptr<BenchIndex> MakeGrid(float cell_size) { return std::make_unique<Grid>(cell_size); }
 std::unique_ptr<BenchIndex> MakeNaiveQuadtree() { return std::make_unique<NaiveQuadtree>(); }

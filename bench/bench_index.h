@@ -20,7 +20,10 @@ class BenchIndex {
   virtual size_t Query(Vec2 center, float radius, uint64_t* candidates) = 0;
 };
 
-std::unique_ptr<BenchIndex> MakeOurs();
+std::unique_ptr<BenchIndex> MakeOurs();      // the zone's Quadtree: incremental moves
+std::unique_ptr<BenchIndex> MakeOursKeys();  // ... its QueryCircleKeys (the interest path)
+std::unique_ptr<BenchIndex> MakeLinear();    // LinearQuadtree, rebuilt every tick
+std::unique_ptr<BenchIndex> MakeLinearKeys();
 std::unique_ptr<BenchIndex> MakeBruteForce();
 std::unique_ptr<BenchIndex> MakeGrid(float cell_size);
 std::unique_ptr<BenchIndex> MakeNaiveQuadtree();

@@ -1,5 +1,8 @@
-// Spatial index benchmark: our quadtree against brute force, a tuned uniform grid, Boost's
-// R-tree (incremental and bulk-loaded) and the tutorial quadtree, on one shared workload.
+// Spatial index benchmark: our quadtree (ids, and the rank keys the interest policy asks for) and
+// the linear quadtree rebuilt every tick, against brute force, a uniform grid rebuilt every tick
+// with a counting sort (at several cell sizes: the tables pick the best per workload and the
+// best single size for all), Boost's R-tree (incremental and bulk-loaded) and the tutorial
+// quadtree, on one shared workload (uniform, clustered, or a dense crowd in a spread world).
 //
 //   build/release/bench/spatial_bench                       # everything, then the tables
 //   build/release/bench/spatial_bench --benchmark_filter='n:1000/'
@@ -127,18 +130,25 @@ void RegisterAll() {
   };
   std::vector<Named> indexes = {
       {"ours", MakeOurs, 1u << 31},
+      {"ours_keys", MakeOursKeys, 1u << 31},
+      {"linear", MakeLinear, 1u << 31},
+      {"linear_keys", MakeLinearKeys, 1u << 31},
       {"brute", MakeBruteForce, 10000},
       {"rtree_incr", MakeRtreeIncremental, 1u << 31},
       {"rtree_bulk", MakeRtreeBulk, 1u << 31},
       {"naive_qt", MakeNaiveQuadtree, 1u << 31},
   };
-  for (float cell : {25.0f, 50.0f, 100.0f, 200.0f, 400.0f}) {
+  for (float cell : {10.0f, 25.0f, 50.0f, 100.0f, 200.0f, 400.0f}) {
     indexes.push_back({"grid_c" + std::to_string(static_cast<int>(cell)),
                        [cell] { return MakeGrid(cell); }, 1u << 31});
   }
-  for (Distribution dist : {Distribution::kUniform, Distribution::kClustered}) {
-    const char* dist_name = dist == Distribution::kUniform ? "uniform" : "clustered";
+  for (Distribution dist :
+       {Distribution::kUniform, Distribution::kClustered, Distribution::kCrowd}) {
+    const char* dist_name = dist == Distribution::kUniform     ? "uniform"
+                            : dist == Distribution::kClustered ? "clustered"
+                                                               : "crowd";
     for (uint32_t n : {1000u, 10000u, 100000u}) {
+      if (dist == Distribution::kCrowd && n <= kCrowdSize) continue;
       for (float r : {50.0f, 300.0f}) {
         for (const Named& ix : indexes) {
           if (n > ix.max_n) continue;

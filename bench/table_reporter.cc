@@ -1,6 +1,7 @@
 #include "bench/table_reporter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace zs::bench {
@@ -30,69 +31,105 @@ std::string Variant(const std::string& name) { return name.substr(name.rfind('/'
 
 }  // namespace
 
+namespace {
+
+using Rows = std::map<std::string, const TableReporter::Result*>;
+
+double Ns(const Rows& rows, const std::string& variant) {
+  const auto it = rows.find(variant);
+  return it != rows.end() ? it->second->counters.at("ns_per_ent") : 0.0;
+}
+
+std::string BestGrid(const Rows& rows) {
+  std::string best;
+  for (const auto& [variant, r] : rows) {
+    if (variant.rfind("grid_", 0) == 0 && (best.empty() || Ns(rows, variant) < Ns(rows, best))) {
+      best = variant;
+    }
+  }
+  return best;
+}
+
+// The one cell size a game would pick up front: the lowest geometric mean over the workloads.
+std::string FixedGrid(const std::map<std::string, Rows>& by_workload) {
+  std::map<std::string, std::pair<double, int>> log_sum;
+  for (const auto& [w, rows] : by_workload) {
+    for (const auto& [variant, r] : rows) {
+      if (variant.rfind("grid_", 0) != 0) continue;
+      log_sum[variant].first += std::log(Ns(rows, variant));
+      ++log_sum[variant].second;
+    }
+  }
+  std::string best;
+  double best_mean = 0;
+  for (const auto& [variant, s] : log_sum) {
+    const double mean = s.first / s.second;
+    if (s.second == static_cast<int>(by_workload.size()) && (best.empty() || mean < best_mean)) {
+      best = variant;
+      best_mean = mean;
+    }
+  }
+  return best;
+}
+
+void PrintWorkload(std::FILE* out, const std::string& w, const Rows& rows,
+                   const std::string& best_grid) {
+  const double ours_ns = Ns(rows, "ours");
+  std::fprintf(out, "\n### %s  (%.1f hits per query)\n\n", w.c_str(),
+               rows.begin()->second->counters.at("hits_per_q"));
+  std::fprintf(out,
+               "| index | update ns/entity | query ns/entity | total ns/entity | vs ours | "
+               "candidates/hit |\n|---|---:|---:|---:|---:|---:|\n");
+  std::vector<std::pair<double, std::string>> sorted;
+  for (const auto& [variant, r] : rows) sorted.emplace_back(Ns(rows, variant), variant);
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& [ns, variant] : sorted) {
+    const TableReporter::Result& r = *rows.at(variant);
+    std::string label = variant;
+    if (variant == best_grid) label += " (best grid)";
+    std::fprintf(out, "| %s | %.1f | %.1f | %.1f | %.2fx | %.2f |\n", label.c_str(),
+                 r.counters.at("upd_ns"), r.counters.at("qry_ns"), ns,
+                 ours_ns > 0 ? ns / ours_ns : 0.0, r.counters.at("cand_per_hit"));
+  }
+}
+
+double Ratio(double a, double b) { return a > 0 && b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
 void TableReporter::PrintSpatialTables(std::FILE* out) const {
   // Group "tick/<dist>/n:<N>/r:<R>/<index>" by workload, keeping first-seen order.
   std::vector<std::string> workloads;
-  std::map<std::string, std::map<std::string, const Result*>> by_workload;
+  std::map<std::string, Rows> by_workload;
   for (const std::string& name : order_) {
     if (name.rfind("tick/", 0) != 0) continue;
     const std::string w = Prefix(name);
     if (!by_workload.count(w)) workloads.push_back(w);
     by_workload[w][Variant(name)] = &results_.at(name);
   }
-  struct Summary {
-    std::string workload, grid;
-    double ours = 0, grid_ns = 0, others_min = 0, cand = 0;
-  };
-  std::vector<Summary> summaries;
+  for (const std::string& w : workloads)
+    PrintWorkload(out, w, by_workload[w], BestGrid(by_workload[w]));
+  if (workloads.empty()) return;
+  const std::string fixed = FixedGrid(by_workload);
+  std::fprintf(out,
+               "\n### Summary (total ns per entity per tick; fixed grid: %s, the one cell size "
+               "with the lowest geometric mean over these workloads)\n\n",
+               fixed.c_str());
+  std::fprintf(out,
+               "| workload | ours | ours keys | linear | linear keys | best grid | fixed grid | "
+               "ours / best | linear / best | linear / fixed | linear keys / ours keys |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const std::string& w : workloads) {
-    const auto& rows = by_workload[w];
-    std::string best_grid;
-    for (const auto& [variant, r] : rows) {
-      if (variant.rfind("grid_", 0) == 0 &&
-          (best_grid.empty() ||
-           r->counters.at("ns_per_ent") < rows.at(best_grid)->counters.at("ns_per_ent"))) {
-        best_grid = variant;
-      }
-    }
-    const Result* ours = rows.count("ours") ? rows.at("ours") : nullptr;
-    const double ours_ns = ours ? ours->counters.at("ns_per_ent") : 0;
-    std::fprintf(out, "\n### %s  (%.1f hits per query)\n\n", w.c_str(),
-                 rows.begin()->second->counters.at("hits_per_q"));
+    const Rows& rows = by_workload[w];
+    const std::string best = BestGrid(rows);
+    const double ours = Ns(rows, "ours"), linear = Ns(rows, "linear");
+    const double best_ns = Ns(rows, best), fixed_ns = Ns(rows, fixed);
     std::fprintf(out,
-                 "| index | update ns/entity | query ns/entity | total ns/entity | vs ours | "
-                 "candidates/hit |\n|---|---:|---:|---:|---:|---:|\n");
-    std::vector<std::pair<double, std::string>> sorted;
-    for (const auto& [variant, r] : rows)
-      sorted.emplace_back(r->counters.at("ns_per_ent"), variant);
-    std::sort(sorted.begin(), sorted.end());
-    Summary s{w, best_grid, ours_ns, 0, std::numeric_limits<double>::infinity(), 0};
-    for (const auto& [ns, variant] : sorted) {
-      const Result& r = *rows.at(variant);
-      std::string label = variant;
-      if (variant == best_grid) label += " (best grid)";
-      std::fprintf(out, "| %s | %.1f | %.1f | %.1f | %.2fx | %.2f |\n", label.c_str(),
-                   r.counters.at("upd_ns"), r.counters.at("qry_ns"), ns,
-                   ours_ns > 0 ? ns / ours_ns : 0.0, r.counters.at("cand_per_hit"));
-      if (variant == best_grid) s.grid_ns = ns;
-      if (variant == "ours") s.cand = r.counters.at("cand_per_hit");
-      if (variant == "rtree_incr" || variant == "rtree_bulk" || variant == "naive_qt") {
-        s.others_min = std::min(s.others_min, ns);
-      }
-    }
-    summaries.push_back(s);
-  }
-  if (!summaries.empty()) {
-    std::fprintf(out, "\n### Summary (total ns per entity per tick)\n\n");
-    std::fprintf(out,
-                 "| workload | ours | best grid | ours / grid | fastest of rtree, naive_qt / "
-                 "ours | ours candidates/hit |\n"
-                 "|---|---:|---:|---:|---:|---:|\n");
-    for (const Summary& s : summaries) {
-      std::fprintf(out, "| %s | %.1f | %.1f (%s) | %.2f | %.1fx | %.2f |\n", s.workload.c_str(),
-                   s.ours, s.grid_ns, s.grid.c_str(), s.grid_ns > 0 ? s.ours / s.grid_ns : 0.0,
-                   s.ours > 0 ? s.others_min / s.ours : 0.0, s.cand);
-    }
+                 "| %s | %.1f | %.1f | %.1f | %.1f | %.1f (%s) | %.1f | %.2f | %.2f | %.2f | "
+                 "%.2f |\n",
+                 w.c_str(), ours, Ns(rows, "ours_keys"), linear, Ns(rows, "linear_keys"), best_ns,
+                 best.c_str(), fixed_ns, Ratio(ours, best_ns), Ratio(linear, best_ns),
+                 Ratio(linear, fixed_ns), Ratio(Ns(rows, "linear_keys"), Ns(rows, "ours_keys")));
   }
   const auto brute = results_.find("classic/300_boxes/brute");
   const auto ours = results_.find("classic/300_boxes/ours");

@@ -2,7 +2,9 @@
 //
 // N points in a W x W world, each moving 0.5..5 units per tick in a random direction and
 // reflecting at the edges. Uniform: anywhere. Clustered: 90% in 20 Gaussian blobs (sigma 150),
-// 10% uniform. Seeded: every index sees exactly the same positions tick after tick.
+// 10% uniform. Crowd: kCrowdSize points in a kCrowdSide x kCrowdSide square at the centre
+// (walking 0.05..0.5 per tick, reflecting at the square's edges), the rest uniform. Seeded:
+// every index sees exactly the same positions tick after tick.
 #pragma once
 
 #include <algorithm>
@@ -11,11 +13,15 @@
 #include <random>
 #include <vector>
 
+#include "core/shapes.h"
 #include "core/vec2.h"
 
 namespace zs::bench {
 
-enum class Distribution { kUniform, kClustered };
+enum class Distribution { kUniform, kClustered, kCrowd };
+
+inline constexpr uint32_t kCrowdSize = 2000;
+inline constexpr float kCrowdSide = 20.0f;
 
 class Workload {
  public:
@@ -36,20 +42,36 @@ class Workload {
         const Vec2 c = blobs[i % blobs.size()];
         p = {std::clamp(c.x + gauss(rng), 0.0f, world), std::clamp(c.y + gauss(rng), 0.0f, world)};
       }
+      float v = speed(rng);
+      if (dist == Distribution::kCrowd && i < kCrowdSize) {
+        std::uniform_real_distribution<float> in(Crowd().min.x, Crowd().max.x);
+        p = {in(rng), in(rng)};
+        v *= 0.1f;
+        ++crowd_;
+      }
       pos_.push_back(p);
-      vel_.push_back(FromAngle(angle(rng)) * speed(rng));
+      vel_.push_back(FromAngle(angle(rng)) * v);
     }
   }
 
+  // The crowd's square.
+  [[nodiscard]] Aabb Crowd() const {
+    const float lo = (world_ - kCrowdSide) / 2;
+    return {{lo, lo}, {lo + kCrowdSide, lo + kCrowdSide}};
+  }
+
   void Step() {
+    const Aabb all{{0, 0}, {world_, world_}};
+    const Aabb crowd = Crowd();
     for (size_t i = 0; i < pos_.size(); ++i) {
+      const Aabb& box = i < crowd_ ? crowd : all;
       Vec2& p = pos_[i];
       Vec2& v = vel_[i];
       p = p + v;
-      if (p.x < 0.0f) p.x = -p.x, v.x = -v.x;
-      if (p.x > world_) p.x = 2.0f * world_ - p.x, v.x = -v.x;
-      if (p.y < 0.0f) p.y = -p.y, v.y = -v.y;
-      if (p.y > world_) p.y = 2.0f * world_ - p.y, v.y = -v.y;
+      if (p.x < box.min.x) p.x = 2.0f * box.min.x - p.x, v.x = -v.x;
+      if (p.x > box.max.x) p.x = 2.0f * box.max.x - p.x, v.x = -v.x;
+      if (p.y < box.min.y) p.y = 2.0f * box.min.y - p.y, v.y = -v.y;
+      if (p.y > box.max.y) p.y = 2.0f * box.max.y - p.y, v.y = -v.y;
     }
   }
 
@@ -59,6 +81,7 @@ class Workload {
 
  private:
   float world_;
+  size_t crowd_ = 0;  // the first crowd_ points stay in Crowd()
   std::vector<Vec2> pos_;
   std::vector<Vec2> vel_;
 };

@@ -2,24 +2,9 @@
 
 #include <algorithm>
 
+#include "spatial/morton.h"
+
 namespace zs::zone {
-
-namespace {
-
-// Interleaves the bits of two 16-bit values: a Morton (Z-order) code.
-uint32_t Interleave(uint32_t x, uint32_t y) {
-  const auto spread = [](uint32_t v) {
-    v &= 0xFFFFu;
-    v = (v | (v << 8)) & 0x00FF00FFu;
-    v = (v | (v << 4)) & 0x0F0F0F0Fu;
-    v = (v | (v << 2)) & 0x33333333u;
-    v = (v | (v << 1)) & 0x55555555u;
-    return v;
-  };
-  return spread(x) | (spread(y) << 1);
-}
-
-}  // namespace
 
 ZoneViews::ZoneViews(const interest::InterestConfig& config, uint32_t near_floor,
                      interest::WireCost cost)
@@ -158,7 +143,7 @@ void ZoneViews::OrderViewers() {
     if (!e.is_player()) continue;
     const auto qx = static_cast<uint32_t>((e.position.x - b.min.x) * sx);
     const auto qy = static_cast<uint32_t>((e.position.y - b.min.y) * sy);
-    view_order_.push_back((static_cast<uint64_t>(Interleave(qx, qy)) << 32) | slot);
+    view_order_.push_back((static_cast<uint64_t>(spatial::Interleave(qx, qy)) << 32) | slot);
   }
   std::sort(view_order_.begin(), view_order_.end());
   view_slot_.resize(view_order_.size());

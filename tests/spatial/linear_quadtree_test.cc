@@ -1,0 +1,128 @@
+// LinearQuadtree: its own contract (bad items, an empty index, warm rebuilds) and, at sizes where
+// the directory is deep and crowded buckets are split below it, exact agreement with the
+// BruteForceIndex oracle. Small random sequences are in quadtree_random_test.cc.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "spatial/brute_force_index.h"
+#include "spatial/linear_quadtree.h"
+
+namespace zs::spatial {
+namespace {
+
+LinearQuadtree MakeTree(uint32_t leaf_capacity = 32) {
+  return LinearQuadtree({.bounds = {{-500, 0}, {1500, 1000}}, .leaf_capacity = leaf_capacity});
+}
+
+TEST(LinearQuadtree, RefusesBadConfigs) {
+  EXPECT_FALSE(LinearQuadtree::ValidateConfig({.bounds = {{0, 0}, {0, 10}}}).ok());
+  EXPECT_FALSE(LinearQuadtree::ValidateConfig(
+                   {.bounds = {{0, 0}, {std::numeric_limits<float>::infinity(), 10}}})
+                   .ok());
+  EXPECT_FALSE(LinearQuadtree::ValidateConfig({.leaf_capacity = 0}).ok());
+  EXPECT_FALSE(LinearQuadtree::ValidateConfig({.leaf_capacity = 5000}).ok());
+  EXPECT_THROW(LinearQuadtree({.leaf_capacity = 0}), std::invalid_argument);
+}
+
+TEST(LinearQuadtree, ABadItemLeavesTheIndexEmptyWithTheReason) {
+  LinearQuadtree t = MakeTree();
+  const EntityId a = MakeEntityId(1, 0);
+  std::vector<LinearQuadtree::Item> items = {{.id = a, .center = {10, 10}}};
+  ASSERT_TRUE(t.Rebuild(items).ok());
+  EXPECT_EQ(t.size(), 1u);
+  items.push_back({.id = MakeEntityId(2, 0), .center = {2000, 10}});
+  EXPECT_EQ(t.Rebuild(items).code(), StatusCode::kOutOfBounds);
+  EXPECT_EQ(t.size(), 0u);
+  items.back() = {.id = MakeEntityId(2, 0), .center = {std::nanf(""), 10}};
+  EXPECT_EQ(t.Rebuild(items).code(), StatusCode::kOutOfBounds);
+  items.back() = {.id = MakeEntityId(2, 0), .center = {20, 10}, .radius = -1};
+  EXPECT_EQ(t.Rebuild(items).code(), StatusCode::kInvalidArgument);
+  items.back() = {.id = kInvalidEntity, .center = {20, 10}};
+  EXPECT_EQ(t.Rebuild(items).code(), StatusCode::kInvalidArgument);
+  QueryResults r;
+  t.QueryCircle({{10, 10}, 100}, {}, &r);
+  EXPECT_TRUE(r.ids.empty()) << "empty after a refused rebuild";
+}
+
+TEST(LinearQuadtree, BadQueriesMatchNothing) {
+  LinearQuadtree t = MakeTree();
+  const std::vector<LinearQuadtree::Item> items = {{.id = MakeEntityId(1, 0), .center = {0, 0}}};
+  ASSERT_TRUE(t.Rebuild(items).ok());
+  QueryResults r;
+  for (const Circle c :
+       {Circle{{0, 0}, -1}, Circle{{0, 0}, std::nanf("")}, Circle{{std::nanf(""), 0}, 5},
+        Circle{{0, 0}, std::numeric_limits<float>::infinity()}}) {
+    t.QueryCircle(c, {}, &r);
+    EXPECT_TRUE(r.ids.empty());
+    std::vector<RankKey> keys;
+    t.QueryCircleKeys(c.center, c.radius, {}, &keys);
+    EXPECT_TRUE(keys.empty());
+  }
+}
+
+// Thousands of entities (a deep directory, crowded buckets split below it by their codes, one
+// spot holding hundreds): every query exactly as the oracle's, ids and keys, with filters.
+TEST(LinearQuadtree, MatchesTheOracleAtScale) {
+  std::mt19937 rng(20261126);
+  std::uniform_real_distribution<float> ux(-500, 1500), uy(0, 1000), ur(0, 3);
+  std::normal_distribution<float> blob(0, 15);
+  for (const uint32_t n : {300u, 5000u, 40000u}) {
+    SCOPED_TRACE(n);
+    BruteForceIndex oracle;
+    std::vector<LinearQuadtree::Item> items;
+    for (uint32_t i = 0; i < n; ++i) {
+      Vec2 p{ux(rng), uy(rng)};
+      if (i % 3 == 0) p = {std::clamp(200 + blob(rng), -500.0f, 1500.0f), 500 + blob(rng)};
+      if (i % 10 == 0) p = {700, 300};  // one spot: a node no depth can split
+      const float radius = i % 4 == 0 ? ur(rng) : 0.0f;
+      const uint32_t mask = 1u << (i % 3);
+      items.push_back({.id = MakeEntityId(i, i % 5), .center = p, .radius = radius, .mask = mask});
+      oracle.Insert(items.back().id, p, radius, mask);
+    }
+    LinearQuadtree t = MakeTree(1 + n % 37);
+    ASSERT_TRUE(t.Rebuild(items).ok());
+    QueryResults r;
+    std::vector<RankKey> keys;
+    for (int q = 0; q < 300; ++q) {
+      const Vec2 c = q % 2 == 0 ? items[rng() % n].center : Vec2{ux(rng), uy(rng)};
+      const float radius = std::pow(10.0f, std::uniform_real_distribution<float>(-1, 3)(rng));
+      const QueryFilter f{.mask = q % 3 == 0 ? 0xFFFFFFFFu : 1u + (q % 5),
+                          .exclude = q % 4 == 0 ? items[rng() % n].id : kInvalidEntity};
+      t.QueryCircle({c, radius}, f, &r);
+      std::vector<EntityId> got = r.ids.ToVector();
+      std::sort(got.begin(), got.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
+      ASSERT_EQ(got, oracle.QueryCircle({c, radius}, f, QueryOrder::kById)) << q;
+      keys.clear();
+      t.QueryCircleKeys(c, radius, f, &keys);
+      std::sort(keys.begin(), keys.end());
+      ASSERT_EQ(keys, oracle.QueryCircleKeys(c, radius, f)) << q;
+    }
+  }
+}
+
+// Every rebuild replaces what was there (the zone rebuilds it every tick), with a directory no
+// deeper than the one before when there are fewer entities.
+TEST(LinearQuadtree, ARebuildWithFewerReplacesTheContents) {
+  LinearQuadtree t = MakeTree();
+  std::vector<LinearQuadtree::Item> items;
+  for (uint32_t i = 0; i < 1000; ++i) {
+    items.push_back({.id = MakeEntityId(i, 0), .center = {static_cast<float>(i), 500}});
+  }
+  ASSERT_TRUE(t.Rebuild(items).ok());
+  const uint32_t depth = t.directory_depth();
+  items.resize(900);
+  ASSERT_TRUE(t.Rebuild(items).ok());
+  EXPECT_EQ(t.size(), 900u);
+  EXPECT_LE(t.directory_depth(), depth);
+  QueryResults r;
+  t.QueryCircle({{100, 500}, 10.5f}, {}, &r);
+  EXPECT_EQ(r.ids.size(), 21u);  // x = 90..110 (touching counts)
+}
+
+}  // namespace
+}  // namespace zs::spatial
