@@ -82,12 +82,22 @@ class LinearQuadtree::IdSink {
       const uint32_t m = std::min(kChunk, hi - c0);
       const float* x = t_.x_.data() + c0;
       const float* y = t_.y_.data() + c0;
-      const float* r = t_.r_.data() + c0;
-      for (uint32_t j = 0; j < m; ++j) {
-        const float dx = p_.center.x - x[j];
-        const float dy = p_.center.y - y[j];
-        const float reach = radius_ + r[j] + kContactEpsilon;
-        hit[j] = static_cast<uint8_t>(dx * dx + dy * dy <= reach * reach);
+      if (t_.max_radius_ > 0.0f) {
+        const float* r = t_.r_.data() + c0;
+        for (uint32_t j = 0; j < m; ++j) {
+          const float dx = p_.center.x - x[j];
+          const float dy = p_.center.y - y[j];
+          const float reach = radius_ + r[j] + kContactEpsilon;
+          hit[j] = static_cast<uint8_t>(dx * dx + dy * dy <= reach * reach);
+        }
+      } else {  // points: the same reach for all, and one array fewer to read
+        const float reach = radius_ + 0.0f + kContactEpsilon;
+        const float reach_sq = reach * reach;
+        for (uint32_t j = 0; j < m; ++j) {
+          const float dx = p_.center.x - x[j];
+          const float dy = p_.center.y - y[j];
+          hit[j] = static_cast<uint8_t>(dx * dx + dy * dy <= reach_sq);
+        }
       }
       const EntityId* id = t_.id_.data() + c0;
       if (!p_.all_pass) {
@@ -114,22 +124,38 @@ class LinearQuadtree::KeySink {
           QueryStats* stats)
       : t_(t), p_(p), radius_sq_(radius_sq), keys_(keys), stats_(stats) {}
 
-  void Take(uint32_t lo, uint32_t hi) { Emit(lo, hi, std::numeric_limits<float>::infinity()); }
+  // A taken run needs its keys (the distances) but no test: with no filter, one straight loop.
+  void Take(uint32_t lo, uint32_t hi) {
+    if (!p_.all_pass) {
+      Emit(lo, hi, std::numeric_limits<float>::infinity());
+      return;
+    }
+    stats_->candidates += hi - lo;
+    const size_t k0 = keys_->size();
+    keys_->resize(k0 + (hi - lo));
+    RankKey* dst = keys_->data() + k0 - lo;
+    for (uint32_t i = lo; i < hi; ++i) dst[i] = KeyOf(i);
+  }
   void Scan(uint32_t lo, uint32_t hi) { Emit(lo, hi, radius_sq_); }
 
  private:
+  [[nodiscard]] RankKey KeyOf(uint32_t i) const {
+    const float dx = p_.center.x - t_.x_[i];
+    const float dy = p_.center.y - t_.y_[i];
+    return MakeRankKey(dx * dx + dy * dy, ToRaw(t_.id_[i]));
+  }
+
   void Emit(uint32_t lo, uint32_t hi, float limit) {
     stats_->candidates += hi - lo;
     const size_t k0 = keys_->size();
     keys_->resize(k0 + (hi - lo));
     RankKey* dst = keys_->data() + k0;
     size_t k = 0;
+    const uint32_t limit_bits = std::bit_cast<uint32_t>(limit);  // keys order as distances do
     for (uint32_t i = lo; i < hi; ++i) {
-      const float dx = p_.center.x - t_.x_[i];
-      const float dy = p_.center.y - t_.y_[i];
-      const float d = dx * dx + dy * dy;
-      dst[k] = MakeRankKey(d, ToRaw(t_.id_[i]));
-      k += static_cast<size_t>(d <= limit) & static_cast<size_t>(t_.Passes(p_, i));
+      dst[k] = KeyOf(i);
+      k += static_cast<size_t>(static_cast<uint32_t>(dst[k] >> 32) <= limit_bits) &
+           static_cast<size_t>(p_.all_pass || t_.Passes(p_, i));
     }
     keys_->resize(k0 + k);
   }
@@ -252,27 +278,40 @@ uint32_t LinearQuadtree::StartDepth(float reach) const noexcept {
   return std::min(d, depth_);
 }
 
+// REQUIRES: depth <= depth_ (the directory has it).
 LinearQuadtree::Cell LinearQuadtree::CellAt(uint32_t depth, uint32_t x, uint32_t y) const noexcept {
-  Cell c{.depth = depth, .x = x, .y = y, .lo = 0, .hi = 0};
   const uint32_t m = Interleave(x, y);  // at `depth`: 2 * depth bits
-  if (depth <= depth_) {
-    const uint32_t s = 2 * (depth_ - depth);
-    c.lo = start_[static_cast<size_t>(m) << s];
-    c.hi = start_[(static_cast<size_t>(m) + 1) << s];
-    return c;
+  const uint32_t s = 2 * (depth_ - depth);
+  return {.depth = depth,
+          .x = x,
+          .y = y,
+          .lo = start_[static_cast<size_t>(m) << s],
+          .hi = start_[(static_cast<size_t>(m) + 1) << s]};
+}
+
+// Above the directory's depth, from the directory; below it (a crowded bucket, sorted by code),
+// by three binary searches inside the parent's run.
+void LinearQuadtree::Split(const Cell& c, std::array<Cell, 4>& kids) const noexcept {
+  for (uint32_t k = 0; k < 4; ++k) {
+    kids[k] = {.depth = c.depth + 1, .x = 2 * c.x + (k & 1u), .y = 2 * c.y + (k >> 1), .lo = 0,
+               .hi = 0};
   }
-  // Below the directory: within the bucket, by code.
-  const uint32_t bucket = m >> (2 * (depth - depth_));
-  const uint32_t s = 2 * (kCodeDepth - depth);
-  const auto first = code_.begin() + start_[bucket];
-  const auto last = code_.begin() + start_[bucket + 1];
-  const auto lo = std::lower_bound(first, last, m << s);
-  const auto hi = (depth == kCodeDepth || m + 1 == (1u << (2 * depth)))
-                      ? std::upper_bound(lo, last, m << s | ((1u << s) - 1))
-                      : std::lower_bound(lo, last, (m + 1) << s);
-  c.lo = static_cast<uint32_t>(lo - code_.begin());
-  c.hi = static_cast<uint32_t>(hi - code_.begin());
-  return c;
+  if (c.depth < depth_) {
+    for (Cell& k : kids) k = CellAt(k.depth, k.x, k.y);
+    return;
+  }
+  const uint32_t s = 2 * (kCodeDepth - c.depth - 1);  // a child's codes: 2 * s free low bits
+  const uint32_t base = Interleave(c.x, c.y) << (s + 2);
+  const auto first = code_.begin();
+  uint32_t at = c.lo;
+  for (uint32_t k = 0; k < 4; ++k) {
+    kids[k].lo = at;
+    at = k == 3 ? c.hi
+                : static_cast<uint32_t>(std::lower_bound(first + at, first + c.hi,
+                                                         base + ((k + 1) << s)) -
+                                        first);
+    kids[k].hi = at;
+  }
 }
 
 Aabb LinearQuadtree::RectOf(const Cell& c) const noexcept {
@@ -330,14 +369,13 @@ void LinearQuadtree::Query(const Probe& p, float reach, S& sink) const {
       scan.Add(c, [&sink](uint32_t lo, uint32_t hi) { sink.Scan(lo, hi); });
       continue;
     }
-    const Vec2 mid = (rect.min + rect.max) * 0.5f;
-    for (uint32_t k = 4; k-- > 0;) {
-      const bool right = (k & 1u) != 0, up = (k >> 1) != 0;
-      const Aabb quarter{{right ? mid.x : rect.min.x, up ? mid.y : rect.min.y},
-                         {right ? rect.max.x : mid.x, up ? rect.max.y : mid.y}};
-      if (RectDistSq(p.center, quarter, slack_) > p.prune_sq) continue;  // before any load
-      const Cell child = CellAt(c.depth + 1, 2 * c.x + (right ? 1 : 0), 2 * c.y + (up ? 1 : 0));
-      if (child.lo != child.hi) stack[top++] = child;
+    std::array<Cell, 4> kids;
+    Split(c, kids);
+    for (uint32_t k = 4; k-- > 0;) {  // pushed in reverse: popped in Morton order
+      if (kids[k].lo != kids[k].hi &&
+          RectDistSq(p.center, RectOf(kids[k]), slack_) <= p.prune_sq) {
+        stack[top++] = kids[k];
+      }
     }
   }
   if (scan.hi != scan.lo) sink.Scan(scan.lo, scan.hi);

@@ -108,6 +108,8 @@ class LinearQuadtree {
 
   [[nodiscard]] uint32_t StartDepth(float reach) const noexcept;
   [[nodiscard]] Cell CellAt(uint32_t depth, uint32_t x, uint32_t y) const noexcept;
+  // The four children of `c`, in Morton order.
+  void Split(const Cell& c, std::array<Cell, 4>& kids) const noexcept;
   [[nodiscard]] Aabb RectOf(const Cell& c) const noexcept;
   template <typename S>
   void Query(const Probe& p, float reach, S& sink) const;
