@@ -186,8 +186,12 @@ LinearQuadtree::LinearQuadtree(const LinearQuadtreeConfig& config) : config_(con
   }
   size_ = config.bounds.max - config.bounds.min;
   scale_ = {65536.0f / size_.x, 65536.0f / size_.y};
-  // One 16-bit cell: far more than the rounding of (x - min) * scale, far less than a node.
-  slack_ = std::max(size_.x, size_.y) / 65536.0f;
+  // One 16-bit cell (far more than the rounding of (x - min) * scale, far less than a node), or
+  // more far from the origin, where a float's rounding of a cell edge can exceed a cell.
+  const float reach = std::max({std::abs(config.bounds.min.x), std::abs(config.bounds.max.x),
+                                std::abs(config.bounds.min.y), std::abs(config.bounds.max.y)});
+  slack_ = std::max(std::max(size_.x, size_.y) / 65536.0f,
+                    reach * 16.0f * std::numeric_limits<float>::epsilon());
   for (uint32_t d = 0; d <= kCodeDepth; ++d) {
     const auto cells = static_cast<float>(1u << d);
     side_[d] = {size_.x / cells, size_.y / cells};
@@ -293,8 +297,8 @@ LinearQuadtree::Cell LinearQuadtree::CellAt(uint32_t depth, uint32_t x, uint32_t
 // by three binary searches inside the parent's run.
 void LinearQuadtree::Split(const Cell& c, std::array<Cell, 4>& kids) const noexcept {
   for (uint32_t k = 0; k < 4; ++k) {
-    kids[k] = {.depth = c.depth + 1, .x = 2 * c.x + (k & 1u), .y = 2 * c.y + (k >> 1), .lo = 0,
-               .hi = 0};
+    kids[k] = {
+        .depth = c.depth + 1, .x = 2 * c.x + (k & 1u), .y = 2 * c.y + (k >> 1), .lo = 0, .hi = 0};
   }
   if (c.depth < depth_) {
     for (Cell& k : kids) k = CellAt(k.depth, k.x, k.y);
@@ -307,9 +311,8 @@ void LinearQuadtree::Split(const Cell& c, std::array<Cell, 4>& kids) const noexc
   for (uint32_t k = 0; k < 4; ++k) {
     kids[k].lo = at;
     at = k == 3 ? c.hi
-                : static_cast<uint32_t>(std::lower_bound(first + at, first + c.hi,
-                                                         base + ((k + 1) << s)) -
-                                        first);
+                : static_cast<uint32_t>(
+                      std::lower_bound(first + at, first + c.hi, base + ((k + 1) << s)) - first);
     kids[k].hi = at;
   }
 }
@@ -372,8 +375,7 @@ void LinearQuadtree::Query(const Probe& p, float reach, S& sink) const {
     std::array<Cell, 4> kids;
     Split(c, kids);
     for (uint32_t k = 4; k-- > 0;) {  // pushed in reverse: popped in Morton order
-      if (kids[k].lo != kids[k].hi &&
-          RectDistSq(p.center, RectOf(kids[k]), slack_) <= p.prune_sq) {
+      if (kids[k].lo != kids[k].hi && RectDistSq(p.center, RectOf(kids[k]), slack_) <= p.prune_sq) {
         stack[top++] = kids[k];
       }
     }

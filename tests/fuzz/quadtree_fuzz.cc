@@ -15,7 +15,8 @@
 //     agree with the oracle, and a fixed set of queries (everything in the world by distance,
 //     the bounds rectangle, all pairs) matches it;
 //   - every fuzzed query returns exactly the oracle's ids (in the requested order; kAny sorted),
-//     stats.hits equals the result size and candidates >= hits.
+//     stats.hits equals the result size and candidates >= hits; a circle query also gets the
+//     same ids and rank keys from a LinearQuadtree rebuilt from the oracle's contents.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "spatial/brute_force_index.h"
+#include "spatial/linear_quadtree.h"
 #include "spatial/quadtree.h"
 
 namespace zs::spatial {
@@ -332,6 +334,24 @@ class Driver {
     Require(results_.stats.candidates >= results_.stats.hits);
   }
 
+  // The LinearQuadtree over the same world and contents, rebuilt from the oracle's: the same
+  // circle's ids and rank keys.
+  void CompareLinear(const Circle& c, const QueryFilter& f) {
+    LinearQuadtree linear({.bounds = bounds_, .leaf_capacity = tree_->config().leaf_capacity});
+    std::vector<LinearQuadtree::Item> items;
+    for (const auto& e : oracle_.entities()) {
+      items.push_back({.id = e.id, .center = e.center, .radius = e.radius, .mask = e.mask});
+    }
+    Require(linear.Rebuild(items).ok());
+    Describe("linear circle (%.9g, %.9g) r %.9g", c.center.x, c.center.y, c.radius);
+    linear.QueryCircle(c, f, &results_);
+    Compare(QueryOrder::kAny, oracle_.QueryCircle(c, f, QueryOrder::kById));
+    std::vector<RankKey> keys;
+    linear.QueryCircleKeys(c.center, c.radius, f, &keys);
+    std::sort(keys.begin(), keys.end());
+    Require(keys == oracle_.QueryCircleKeys(c.center, c.radius, f));
+  }
+
   void Query() {
     const QueryFilter f = Filter();
     const auto order = static_cast<QueryOrder>(in_.ConsumeIntegralInRange(0, 2));
@@ -341,7 +361,8 @@ class Driver {
         const Circle c{Point(), Radius()};
         Describe("circle (%.9g, %.9g) r %.9g", c.center.x, c.center.y, c.radius);
         tree_->QueryCircle(c, f, order, &results_);
-        return Compare(order, oracle_.QueryCircle(c, f, oracle_order));
+        Compare(order, oracle_.QueryCircle(c, f, oracle_order));
+        return CompareLinear(c, f);
       }
       case 1: {
         const Vec2 a = Point();
