@@ -13,6 +13,7 @@ namespace zs::app {
 
 CLI::App* AddTokenTool(CLI::App& cli, TokenToolArgs* args) {
   CLI::App* cmd = cli.add_subcommand("token", "Mint a login token (auth mode token) and exit");
+  cmd->fallthrough();  // --config may come after `token` too, as docs/accounts.md writes it
   cmd->add_option("--account", args->account, "Account id (1..2^63-1)")
       ->required()
       ->check(CLI::Range(uint64_t{1}, static_cast<uint64_t>(INT64_MAX)));

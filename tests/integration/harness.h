@@ -129,6 +129,8 @@ class ServerProcess {
   [[nodiscard]] uint16_t port() const { return port_; }
   [[nodiscard]] uint16_t admin_port() const { return admin_port_; }
   [[nodiscard]] pid_t pid() const { return pid_; }
+  // The config file it was started with.
+  [[nodiscard]] std::string config_path() const { return (dir_ / "server.yaml").string(); }
   void Signal(int sig) const { ::kill(pid_, sig); }
   // Exit status, or nullopt if it is still running after `timeout_s`.
   std::optional<int> Wait(double timeout_s) {
