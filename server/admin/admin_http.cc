@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "admin/admin_token.h"
+#include "admin/websocket_key.h"
 
 namespace zs::admin {
 
@@ -116,6 +117,12 @@ class AdminExchange : public std::enable_shared_from_this<AdminExchange> {
     if (!Authorized(target)) return;
     if (!beast::websocket::is_upgrade(parser_.get())) {
       Reply(http::status::upgrade_required, "expected a WebSocket upgrade request\n");
+      return;
+    }
+    const beast::string_view key = parser_.get()[http::field::sec_websocket_key];
+    if (!IsWebSocketKey(std::string_view(key.data(), key.size()))) {
+      Reply(http::status::bad_request,
+            "Sec-WebSocket-Key must be a 16-byte nonce in base64 (RFC 6455)\n");
       return;
     }
     answering_ = true;  // never evicted from here on: the stream is about to change hands

@@ -148,6 +148,14 @@ TEST(ViewerWs, BadUpgradeRequestsAreRefused) {
       "GET /viewer/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       "Sec-WebSocket-Version: 13\r\n\r\n";
   EXPECT_EQ(RawHttp(server.admin_port(), no_key).substr(0, 12), "HTTP/1.1 400");
+  // A key that is not a 16-byte nonce in base64 (RFC 6455 4.2.1): empty, not base64, too short.
+  for (const std::string key : {"", "not base64 at all!!!!!==", "Zm9v"}) {
+    const std::string bad_key =
+        "GET /viewer/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: " +
+        key + "\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    EXPECT_EQ(RawHttp(server.admin_port(), bad_key).substr(0, 12), "HTTP/1.1 400") << key;
+  }
   // A wrong version.
   const std::string bad_version =
       "GET /viewer/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
