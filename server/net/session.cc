@@ -305,6 +305,8 @@ void Session::ArmStallTimer() {
 }
 
 void Session::KickSlowReader() {
+  // Once: the stall timer and a stalled write may both find the same stall.
+  if (state_ == State::kClosing || state_ == State::kClosed) return;
   // The Kick is queued in case it ever reads again.
   Enqueue(wire::KickFrame(host::CloseReasonName(CloseReason::kSlowReader)),
           host::FrameKind::kControl);
