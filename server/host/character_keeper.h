@@ -76,6 +76,10 @@ class CharacterKeeper {
   void Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   void OnLoaded(uint64_t session, storage::LoadResult result);
   void Logout(uint64_t session);
+  // The session's login is under way here (its character loading, or its route being asked).
+  [[nodiscard]] bool Joining(uint64_t session) const {
+    return loading_.contains(session) || routing_.contains(session);
+  }
   // A client arriving with a redeemed ticket, as `character` (its zone and arrival position).
   void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
               storage::CharacterRecord character);

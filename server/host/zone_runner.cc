@@ -224,6 +224,17 @@ void ZoneRunner::Drain() {
   AdmitRelayed(relayed_in_.Take());
   for (auto& [session, result] : loaded_.Take()) keeper_.OnLoaded(session, std::move(result));
   ApplyAnswers();
+  if (!early_.empty()) ApplyEarly();
+}
+
+void ZoneRunner::ApplyEarly() {
+  for (const uint64_t session : early_.Sessions()) {
+    if (PlayerDirectory::Player* player = players_.BySession(session)) {
+      for (ClientInput& in : early_.Take(session)) Apply(in, *player);
+    } else if (!keeper_.Joining(session)) {
+      early_.Drop(session);  // refused, routed elsewhere, or gone: its connection is closing
+    }
+  }
 }
 
 void ZoneRunner::Admit(Request& r) {
@@ -238,8 +249,11 @@ void ZoneRunner::Admit(Request& r) {
     keeper_.Adopt(std::move(*adopt));
   } else if (std::holds_alternative<LeaveRequest>(r.what)) {
     keeper_.Logout(r.session);     // also cancels a login still loading
-  } else if (player != nullptr) {  // an input: only from a player in the world
+  } else if (player != nullptr) {  // an input from a player in the world
     Apply(std::get<ClientInput>(r.what), *player);
+  } else if (keeper_.Joining(r.session) &&  // ... or one pipelined behind its Hello
+             !early_.Hold(r.session, std::move(std::get<ClientInput>(r.what)))) {
+    metrics_->RejectInput("server_busy", 1);
   }
 }
 

@@ -30,6 +30,7 @@
 #include "host/character_keeper.h"
 #include "host/churn_log.h"
 #include "host/client_input.h"
+#include "host/early_inputs.h"
 #include "host/frame_fanout.h"
 #include "host/inbox.h"
 #include "host/local_zones.h"
@@ -134,6 +135,9 @@ class ZoneRunner {
   void Admit(Request& r);
   // The player's input, for this tick's World::Tick (or the runner's own: resync, refusals).
   void Apply(ClientInput& input, PlayerDirectory::Player& player);
+  // Inputs that came before their session's player: applied once it is in the world, dropped
+  // once its login ended without one.
+  void ApplyEarly();
   // A whisper's recipient, by name: here (`to`), in another runner (relayed there) or nowhere.
   void ResolveWhisper(zone::ChatInput& chat, const PlayerDirectory::Player& player);
   void AdmitRelayed(std::vector<RelayedChat>& relayed);
@@ -167,6 +171,7 @@ class ZoneRunner {
   storage::StorageWorker* storage_;
   CharacterKeeper keeper_;
   std::vector<zone::PlayerInput> inputs_;  // this tick's, for World::Tick
+  EarlyInputs early_;                      // of sessions whose login is under way
   std::deque<std::string> chat_text_;  // relayed whispers' texts (stable addresses for relayed_)
   std::vector<zone::InputResult> results_;
   std::vector<zone::RelayedWhisper> relayed_;

@@ -197,6 +197,35 @@ TEST(Protocol3, ANameThatIsNotUtf8GetsBadName) {
   EXPECT_EQ(last->error().message(), "player_name is not valid UTF-8");
 }
 
+// A client may pipeline its first input behind its Hello, in the same TCP write: the move is
+// applied once the character has loaded from storage (SQLite here), never lost.
+TEST(Protocol3, AnInputInTheHellosWriteIsApplied) {
+  ServerProcess server;
+  TestClient c(server.port());
+  pb::ClientMessage hello;
+  hello.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
+  hello.mutable_hello()->set_player_name("Eager");
+  pb::ClientMessage move;
+  move.mutable_move()->set_seq(1);
+  move.mutable_move()->set_direction_x(1);
+  std::string both;
+  wire::AppendFrame(hello.SerializeAsString(), &both);
+  wire::AppendFrame(move.SerializeAsString(), &both);
+  c.SendRaw(both);
+  const auto w = c.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 5);
+  ASSERT_TRUE(w) << server.Log();
+  const auto acked = c.ReadUntil(
+      [](const pb::ServerMessage& s) { return s.has_tick() && s.tick().last_input_seq() == 1; }, 5);
+  ASSERT_TRUE(acked) << "the move sent with the Hello was never applied";
+  const auto moved = c.ReadUntil(
+      [&](const pb::ServerMessage& s) {
+        return s.has_tick() && s.tick().self().has_x() &&
+               s.tick().self().x() > w->welcome().x() + 100;  // a metre east, in centimetres
+      },
+      5);
+  EXPECT_TRUE(moved) << "it walks east";
+}
+
 // A reader that stops reading is cut off; if it reads again before the socket closes, the last
 // thing it finds is Kick "slow_reader".
 TEST(Protocol3, AStuckReaderFindsAKickWhenItReadsAgain) {
