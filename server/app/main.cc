@@ -80,7 +80,8 @@ void ScheduleStats(boost::asio::steady_timer& timer, double interval_s, zs::host
 
 // libprotobuf's own messages go through the log, at the log's level, instead of straight to
 // stderr. Parse problems with a client's bytes (e.g. invalid UTF-8 in a string field) are the
-// client's: the session already reports them with its kick, so they are debug lines.
+// client's: the session answers them (BAD_NAME, BAD_TEXT, AUTH_FAILED, BAD_FRAME), so they are
+// debug lines.
 void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
                  const std::string& message) {
   using google::protobuf::LogLevel;

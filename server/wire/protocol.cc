@@ -45,32 +45,79 @@ float FromTurn16(uint32_t turn) {
 
 namespace {
 
-// When `frame` is exactly ClientMessage{hello: Hello{...}} with well-formed fields, read without
-// protobuf's UTF-8 check: what is wrong with its player_name (kNone if nothing).
-std::optional<NameProblem> HelloNameProblem(std::string_view frame) {
-  using google::protobuf::internal::WireFormatLite;
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(frame.data()),
-                                            static_cast<int>(frame.size()));
-  uint32_t length = 0;
-  if (in.ReadTag() != WireFormatLite::MakeTag(pb::ClientMessage::kHelloFieldNumber,
-                                              WireFormatLite::WIRETYPE_LENGTH_DELIMITED) ||
-      !in.ReadVarint32(&length) ||
-      length != frame.size() - static_cast<size_t>(in.CurrentPosition())) {
-    return std::nullopt;
-  }
-  std::string name;
-  bool has_name = false;
-  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
-    if (tag == WireFormatLite::MakeTag(pb::Hello::kPlayerNameFieldNumber,
-                                       WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
-      if (!WireFormatLite::ReadBytes(&in, &name)) return std::nullopt;
-      has_name = true;
-    } else if (!WireFormatLite::SkipField(&in, tag)) {
-      return std::nullopt;
+using google::protobuf::internal::WireFormatLite;
+
+constexpr uint32_t Tag(int field, WireFormatLite::WireType type) {
+  return WireFormatLite::MakeTag(field, type);
+}
+constexpr WireFormatLite::WireType kBytes = WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+constexpr WireFormatLite::WireType kVarint = WireFormatLite::WIRETYPE_VARINT;
+
+// One field of a Hello or a Chat into `msg`'s message, strings as raw bytes; false when the
+// field is malformed. Unknown fields are skipped, as protobuf does.
+bool ReadField(google::protobuf::io::CodedInputStream& in, uint32_t tag, pb::ClientMessage* msg) {
+  uint32_t v = 0;
+  if (msg->has_hello()) {
+    pb::Hello& h = *msg->mutable_hello();
+    switch (tag) {
+      case Tag(pb::Hello::kProtocolVersionFieldNumber, kVarint):
+        if (!in.ReadVarint32(&v)) return false;
+        h.set_protocol_version(v);
+        return true;
+      case Tag(pb::Hello::kPlayerNameFieldNumber, kBytes):
+        return WireFormatLite::ReadBytes(&in, h.mutable_player_name());
+      case Tag(pb::Hello::kAuthTokenFieldNumber, kBytes):
+        return WireFormatLite::ReadBytes(&in, h.mutable_auth_token());
+      case Tag(pb::Hello::kTicketFieldNumber, kBytes):
+        return WireFormatLite::ReadBytes(&in, h.mutable_ticket());
+      default:
+        return WireFormatLite::SkipField(&in, tag);
     }
   }
-  if (!in.ConsumedEntireMessage() || !has_name) return std::nullopt;
-  return CheckPlayerName(name);
+  pb::Chat& c = *msg->mutable_chat();
+  switch (tag) {
+    case Tag(pb::Chat::kSeqFieldNumber, kVarint):
+      if (!in.ReadVarint32(&v)) return false;
+      c.set_seq(v);
+      return true;
+    case Tag(pb::Chat::kChannelFieldNumber, kVarint):
+      if (!in.ReadVarint32(&v)) return false;
+      c.set_channel(static_cast<pb::ChatChannel>(v));  // checked by the parse that follows
+      return true;
+    case Tag(pb::Chat::kTextFieldNumber, kBytes):
+      return WireFormatLite::ReadBytes(&in, c.mutable_text());
+    case Tag(pb::Chat::kToFieldNumber, kBytes):
+      return WireFormatLite::ReadBytes(&in, c.mutable_to());
+    default:
+      return WireFormatLite::SkipField(&in, tag);
+  }
+}
+
+// `frame` read as a ClientMessage holding one Hello or one Chat, as protobuf reads it but
+// without its UTF-8 check of string fields: proto3 refuses such a message whole, and then a
+// name, a token or a chat line that is not UTF-8 would be an unreadable frame (BAD_FRAME and a
+// close) instead of what our own rules say of it (BAD_NAME, AUTH_FAILED, BAD_TEXT with the
+// connection kept). False for any other message, or anything malformed.
+bool ReadWithoutUtf8Check(std::string_view frame, pb::ClientMessage* msg) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(frame.data()),
+                                            static_cast<int>(frame.size()));
+  const uint32_t tag = in.ReadTag();
+  if (tag == Tag(pb::ClientMessage::kHelloFieldNumber, kBytes)) {
+    msg->mutable_hello();
+  } else if (tag == Tag(pb::ClientMessage::kChatFieldNumber, kBytes)) {
+    msg->mutable_chat();
+  } else {
+    return false;
+  }
+  uint32_t length = 0;
+  if (!in.ReadVarint32(&length) ||
+      length != frame.size() - static_cast<size_t>(in.CurrentPosition())) {
+    return false;
+  }
+  for (uint32_t t = in.ReadTag(); t != 0; t = in.ReadTag()) {
+    if (!ReadField(in, t, msg)) return false;
+  }
+  return in.ConsumedEntireMessage();
 }
 
 }  // namespace
@@ -81,13 +128,8 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
                                             static_cast<int>(frame.size()));
   in.SetRecursionLimit(recursion_limit);
   if (!msg.MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-    // A Hello whose name is not UTF-8 fails protobuf's own check: say BAD_NAME, not BAD_FRAME.
-    if (const auto problem = HelloNameProblem(frame); problem && *problem != NameProblem::kNone) {
-      out->kind = ClientKind::kHello;
-      out->name_problem = *problem;
-      return ParseError::kBadName;
-    }
-    return ParseError::kUnparsable;
+    msg.Clear();
+    if (!ReadWithoutUtf8Check(frame, &msg)) return ParseError::kUnparsable;
   }
   switch (msg.kind_case()) {
     case pb::ClientMessage::kHello: {

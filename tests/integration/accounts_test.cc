@@ -100,6 +100,7 @@ TEST(Accounts, EveryBadTokenGetsTheSameAuthFailedAndAClose) {
   ExpectAuthFailed(port, std::string(64 * 1024, 'A'), "64 KiB");
   ExpectAuthFailed(port, std::string(8 * 1024, 'A'), "8 KiB");
   ExpectAuthFailed(port, "", "no token");
+  ExpectAuthFailed(port, good.substr(0, 10) + "\xff\xfe" + good.substr(12), "not UTF-8");
   ExpectAuthFailed(port, Mint(42, "Aria", 100000), "expiry beyond max_token_ttl_seconds");
   const std::string page = t.s().HttpGet("/metrics");
   EXPECT_NE(page.find("zs_login_refusals_total{reason=\"auth_expired\"} 1"), std::string::npos)

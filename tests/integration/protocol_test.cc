@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 
 #include "integration/harness.h"
 
@@ -19,6 +20,8 @@ pb::ClientMessage Chat(uint32_t seq, pb::ChatChannel channel, const std::string&
   m.mutable_chat()->set_to(to);
   return m;
 }
+
+std::string Bytes(const pb::ClientMessage& m) { return m.SerializeAsString(); }
 
 pb::ClientMessage Skill(uint32_t seq, uint32_t skill) {
   pb::ClientMessage m;
@@ -86,6 +89,33 @@ TEST(Protocol3, WelcomeDescribesYouAndEnterCarriesNames) {
   }
   EXPECT_TRUE(bo_named) << "Bo's name arrives with Bo";
   EXPECT_FALSE(seen.zero_id) << "no id on the wire is 0";
+}
+
+// A chat line that is not UTF-8 (which protobuf refuses in a string field) is BAD_TEXT like any
+// other bad line, and the connection goes on: the next line is accepted.
+TEST(Protocol3, AChatLineThatIsNotUtf8IsBadTextAndTheConnectionStays) {
+  ServerProcess server;
+  TestClient aria(server.port());
+  ASSERT_TRUE(aria.Login("Aria").has_value());
+  std::string line = Bytes(Chat(1, pb::CHAT_CHANNEL_SAY, "TEXT"));
+  line.replace(line.find("TEXT"), 4, "\xff\xfe\xfd\xfc");
+  std::string frame;
+  wire::AppendFrame(line, &frame);
+  aria.SendRaw(frame);
+  aria.Send(Chat(2, pb::CHAT_CHANNEL_SAY, "and now in UTF-8"));
+  std::map<uint32_t, pb::Outcome> outcome;
+  const auto both = aria.ReadUntil(
+      [&outcome](const pb::ServerMessage& s) {
+        for (const auto& r : s.tick().results()) {
+          if (r.kind() == pb::INPUT_KIND_CHAT) outcome[r.seq()] = r.outcome();
+        }
+        return outcome.size() == 2;
+      },
+      5);
+  ASSERT_TRUE(both) << server.Log();
+  EXPECT_EQ(outcome[1], pb::OUTCOME_BAD_TEXT);
+  EXPECT_EQ(outcome[2], pb::OUTCOME_ACCEPTED);
+  EXPECT_FALSE(aria.closed());
 }
 
 TEST(Protocol3, ChatOnEveryChannelWithResults) {

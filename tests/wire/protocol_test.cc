@@ -120,6 +120,45 @@ TEST(ParseClientMessage, Rejections) {
   EXPECT_EQ(ParseClientMessage(deep, 16, &in), ParseError::kUnparsable);
 }
 
+// proto3 refuses a message whole when a string field is not UTF-8. A Hello or a Chat is still
+// read, and what is not UTF-8 is judged by our own rules: a chat line's text is not ok (BAD_TEXT,
+// the connection kept), a token is passed on (AUTH_FAILED), a name is BAD_NAME.
+TEST(ParseClientMessage, StringsThatAreNotUtf8AreJudgedByOurRules) {
+  const std::string bad = "\xff\xfe\xfd\xfc";
+  const auto with_bad = [&bad](const pb::ClientMessage& m, const std::string& placeholder) {
+    std::string b = Bytes(m);
+    b.replace(b.find(placeholder), placeholder.size(), bad);
+    return b;
+  };
+  ClientIntent in;
+  pb::ClientMessage chat;
+  chat.mutable_chat()->set_seq(5);
+  chat.mutable_chat()->set_channel(pb::CHAT_CHANNEL_WHISPER);
+  chat.mutable_chat()->set_text("TEXT");
+  chat.mutable_chat()->set_to("Aria");
+  ASSERT_EQ(ParseClientMessage(with_bad(chat, "TEXT"), 16, &in), ParseError::kNone);
+  const auto& line = std::get<zone::ChatInput>(in.input);
+  EXPECT_EQ(line.seq, 5u);
+  EXPECT_EQ(line.channel, zone::ChatChannel::kWhisper);
+  EXPECT_EQ(line.to_name, "Aria");
+  EXPECT_FALSE(line.text_ok);
+  pb::ClientMessage hello;
+  hello.mutable_hello()->set_protocol_version(kProtocolVersion);
+  hello.mutable_hello()->set_auth_token("TOKN");
+  in = {};
+  ASSERT_EQ(ParseClientMessage(with_bad(hello, "TOKN"), 16, &in), ParseError::kNone);
+  EXPECT_EQ(in.kind, ClientKind::kHello);
+  EXPECT_EQ(in.protocol_version, kProtocolVersion);
+  EXPECT_EQ(in.auth_token, bad) << "the token check refuses it: AUTH_FAILED";
+  hello.mutable_hello()->clear_auth_token();
+  hello.mutable_hello()->set_player_name("NAME");
+  in = {};
+  ASSERT_EQ(ParseClientMessage(with_bad(hello, "NAME"), 16, &in), ParseError::kBadName);
+  EXPECT_EQ(in.name_problem, NameProblem::kInvalidUtf8);
+  // Anything else that protobuf cannot read stays unreadable.
+  EXPECT_EQ(ParseClientMessage(with_bad(chat, "TEXT") + "\x08", 16, &in), ParseError::kUnparsable);
+}
+
 TEST(WireUnits, RoundTrip) {
   EXPECT_EQ(ToCentimetres(1.234f), 123);
   EXPECT_EQ(ToCentimetres(-1.234f), -123);
