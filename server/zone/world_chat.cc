@@ -91,6 +91,7 @@ void World::AddResults(std::span<const InputResult> results) {
   for (const InputResult& r : results) {
     if (const std::optional<size_t> z = ZoneIndexOf(r.player)) {
       TellResult(r.player, r.kind, r.seq, r.outcome, &outputs_[*z].results);
+      if (r.kind != InputKind::kChat) (void)zones_[*z].Acknowledge(r.player, r.seq);
     }
   }
 }

@@ -11,8 +11,9 @@ namespace zs::zone {
 
 namespace {
 
-// Acknowledgement: the newest sequence applied, in serial-number order; the first is taken as
-// it is (a client may start anywhere, even just below the wrap).
+// Acknowledgement: the newest sequence judged (applied or refused with a result: one rule for
+// every move and skill), in serial-number order; the first is taken as it is (a client may
+// start anywhere, even just below the wrap).
 void NoteInputSeq(PlayerPart& p, uint32_t seq) {
   if (!p.input_seq_seen || SeqNewer(seq, p.last_input_seq)) p.last_input_seq = seq;
   p.input_seq_seen = true;
@@ -325,9 +326,17 @@ Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneT
   if (!p->alive) {
     reject(Reject::kDead);
     TellResult(id, kind, seq, Outcome::kDead, &out->results);
+    NoteInputSeq(p->player(), seq);  // refused, but judged: acknowledged like any other
     return nullptr;
   }
   return p;
+}
+
+Status Zone::Acknowledge(EntityId id, uint32_t seq) {
+  Entity* p = FindMutable(id);
+  if (p == nullptr || !p->is_player()) return {StatusCode::kNotFound, "no such player"};
+  NoteInputSeq(p->player(), seq);
+  return Status::Ok();
 }
 
 void Zone::Apply(const MoveInput& in, ZoneTickOutput* out) {
@@ -346,6 +355,7 @@ void Zone::Apply(const SkillInput& in, ZoneTickOutput* out) {
   if (index == p->num_skills) {
     ++out->rejected[static_cast<size_t>(Reject::kUnknownSkill)];
     TellResult(in.entity, InputKind::kSkill, in.seq, Outcome::kUnknownSkill, &out->results);
+    NoteInputSeq(p->player(), in.seq);
     return;
   }
   NoteInputSeq(p->player(), in.seq);

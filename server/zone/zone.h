@@ -71,6 +71,9 @@ class Zone {
   // Player `id` goes on from input sequence `last_input_seq` (a player handed over from another
   // world: its client's inputs keep their numbers). kNotFound for no such player.
   Status ContinueInputs(EntityId id, uint32_t last_input_seq);
+  // A move or skill of player `id` judged outside the zone (refused before it: rate limits) is
+  // acknowledged like the zone's own (last_input_seq). kNotFound for no such player.
+  Status Acknowledge(EntityId id, uint32_t seq);
   // The lasting state of player `id` as of tick `now`, or kNotFound.
   Status SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) const;
   // Removes a player (disconnect). Viewers see it leave on the next tick.

@@ -224,6 +224,38 @@ TEST(Combat, AGroundTargetAtTheZoneEdgeLandsInsideTheZone) {
   EXPECT_EQ(f.LastTargets(), (std::vector<EntityId>{f.Monsters()[0]}));
 }
 
+// One rule for every move and skill: last_input_seq acknowledges each one the server judged,
+// applied or refused (COOLDOWN, UNKNOWN_SKILL, DEAD, and RATE_LIMITED decided before the world),
+// so a client replaying its unacknowledged inputs drops everything up to it. Chat has its own.
+TEST(Authority, EveryJudgedMoveOrSkillIsAcknowledged) {
+  Fixture f;
+  const auto ack = [&f] { return f.world->zone(0).Find(f.player)->player().last_input_seq; };
+  f.Skill(f.player, kSword, 0.0f, {}, 1);
+  EXPECT_EQ(ack(), 1u) << "accepted";
+  f.Skill(f.player, kSword, 0.0f, {}, 2);
+  ASSERT_EQ(f.out().results.size(), 1u);
+  EXPECT_EQ(f.out().results[0].outcome, Outcome::kCooldown);
+  EXPECT_EQ(ack(), 2u) << "cooldown";
+  f.Skill(f.player, 999, 0.0f, {}, 3);
+  EXPECT_EQ(f.out().results[0].outcome, Outcome::kUnknownSkill);
+  EXPECT_EQ(ack(), 3u) << "unknown skill";
+  const InputResult limited{
+      .player = f.player, .kind = InputKind::kMove, .seq = 4, .outcome = Outcome::kRateLimited};
+  f.world->Tick(World::Inputs{.inputs = {}, .results = {&limited, 1}});
+  EXPECT_EQ(f.out().views[0].last_input_seq, 4u) << "rate limited: in this tick's frame";
+  const InputResult chat{
+      .player = f.player, .kind = InputKind::kChat, .seq = 90, .outcome = Outcome::kRateLimited};
+  f.world->Tick(World::Inputs{.inputs = {}, .results = {&chat, 1}});
+  EXPECT_EQ(ack(), 4u) << "chat has its own sequence";
+  // Dead: a player restored dead refuses moves with DEAD, and acknowledges them.
+  PlayerSnapshot dead{
+      .zone = 1, .position = {40, 40}, .hp = 0, .alive = false, .respawn_ms = 60000};
+  EntityId ghost = kInvalidEntity;
+  ASSERT_TRUE(f.world->RestorePlayer(dead, &ghost, "Ghost").ok());
+  f.Move(ghost, {1, 0}, 5);
+  EXPECT_EQ(f.world->zone(0).Find(ghost)->player().last_input_seq, 5u) << "dead";
+}
+
 TEST(Authority, InputSequenceNumbersWrapAround) {
   Fixture f;
   f.Move(f.player, {1, 0}, 0xFFFFFFFEu);
