@@ -209,6 +209,9 @@ TEST(Combat, LineAndGroundCircle) {
   const std::vector<EntityId> m = f.Monsters();
   f.Skill(f.player, kThrust, kPi / 2);  // up: 5 long, 1 wide, monsters radius 0.5
   EXPECT_EQ(f.LastTargets(), (std::vector<EntityId>{m[1], m[0]}));
+  ASSERT_EQ(f.out().events.size(), 1u);  // a line's origin is the caster's front (zone.proto)
+  EXPECT_NEAR(f.out().events[0].origin.x, 50.0f, 1e-4);
+  EXPECT_NEAR(f.out().events[0].origin.y, 50.0f + TestWorld().player.radius, 1e-4);
   // Fireball aimed 20 away is pulled back to cast range 10: lands at (60, 50), radius 2.
   f.Skill(f.player, kFireball, 0, {70, 50});
   EXPECT_EQ(f.LastTargets(), (std::vector<EntityId>{m[2]}));
