@@ -12,7 +12,9 @@ configure_and_build() {
   local dir="$1"
   shift
   cmake -S . -B "$dir" -G Ninja "$@"
-  cmake --build "$dir"
+  local targets=()
+  for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done  # none: everything
+  cmake --build "$dir" "${targets[@]}"
 }
 
 # podman's settings for the container scripts, written to $1/containers.conf and exported as
