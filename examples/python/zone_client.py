@@ -151,10 +151,14 @@ class World:
         return best
 
 
-def hello_by_name(name):
+def hello_by_name(name, token=""):
+    """A Hello: by name (auth mode none), or with a login token (mode token: the token names
+    the character, the name is ignored)."""
     hello = pb.ClientMessage()
     hello.hello.protocol_version = PROTOCOL_VERSION
     hello.hello.player_name = name
+    if token:
+        hello.hello.auth_token = token
     return hello
 
 
@@ -224,6 +228,9 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=7777)
     parser.add_argument("--name", default="Pythonista")
+    parser.add_argument("--token", default="",
+                        help="a login token (server in auth mode token), e.g. from "
+                             "mint_token.py or `zone_server token`")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--say", default="hello from Python")
     parser.add_argument("--whisper-to", default="")
@@ -235,7 +242,8 @@ def main():
     args = parser.parse_args()
 
     out = lambda line: print(line, flush=True)
-    conn, welcome, early = log_in(Connection(args.host, args.port), hello_by_name(args.name), out)
+    hello = hello_by_name(args.name, args.token)
+    conn, welcome, early = log_in(Connection(args.host, args.port), hello, out)
     if welcome is None:
         return 1
     print_welcome(welcome, out)

@@ -10,6 +10,7 @@
 
 #include "auth/token.h"
 #include "integration/harness.h"
+#include "integration/python_client.h"
 
 namespace zs::integration {
 namespace {
@@ -235,6 +236,28 @@ TEST(Accounts, TheTokenToolAndThePythonExampleMintTokensTheServerAccepts) {
     ASSERT_TRUE(w) << name;
     EXPECT_EQ(w->player_name(), name);
   }
+}
+
+// The Python reference client logs in with a token (--token), as a client of a studio's login
+// service would: it is the token's character, whatever --name says.
+TEST(Accounts, ThePythonClientLogsInWithAToken) {
+  TokenServer t;
+  const fs::path out = fs::temp_directory_path() / ("zs_pytok_" + std::to_string(::getpid()));
+  const pid_t pid =
+      StartPythonClient(out, {"--port", std::to_string(t.s().port()), "--name", "Ignored",
+                              "--token", Mint(45, "Pyra", 60), "--seconds", "1", "--say", "hi"});
+  int status = -1;
+  const double deadline = NowS() + 30;
+  while (NowS() < deadline && ::waitpid(pid, &status, WNOHANG) != pid) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  fs::remove(out);
+  ASSERT_TRUE(WIFEXITED(status)) << text.str();
+  EXPECT_EQ(WEXITSTATUS(status), 0) << text.str();
+  EXPECT_NE(text.str().find("welcome Pyra id="), std::string::npos) << text.str();
 }
 
 TEST(Accounts, ModeNoneTakesANameOverAndKeepsOneEntity) {
