@@ -116,7 +116,18 @@ void Bot::OnConnected(const boost::system::error_code& ec) {
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
   pb::ClientMessage hello;
   hello.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
-  hello.mutable_hello()->set_player_name("bot" + std::to_string(index_));
+  const std::string name = "bot" + std::to_string(index_);
+  hello.mutable_hello()->set_player_name(name);
+  if (options_.tokens != nullptr && ticket_.empty()) {  // a token logs in once: one per login
+    constexpr int64_t kTokenSeconds = 300;
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    hello.mutable_hello()->set_auth_token(
+        options_.tokens->Sign({.account = options_.token_account_base + index_,
+                               .name = name,
+                               .expiry = now + kTokenSeconds}));
+  }
   if (!ticket_.empty()) hello.mutable_hello()->set_ticket(ticket_);
   ticket_.clear();  // a ticket is good once
   SendFrame(hello.SerializeAsString());

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/token.h"
 #include "client_sim/frame_reader.h"
 #include "client_sim/input_ledger.h"
 #include "client_sim/stats.h"
@@ -52,6 +53,11 @@ struct BotOptions {
   double churn_min_s = 2;     // churn: stay this long at least...
   double churn_max_s = 6;     // ...and at most
   uint32_t verify_every = 1;  // bots whose index is a multiple of this verify; REQUIRES: >= 1
+  // Token mode (the server's auth.mode: token): each login sends a new token, as a studio's login
+  // service would mint it, for account token_account_base + index and the name "bot<index>",
+  // signed with this (null: log in by name, auth mode none).
+  const auth::TokenCodec* tokens = nullptr;
+  uint64_t token_account_base = 1000000;
 };
 
 class Bot : public std::enable_shared_from_this<Bot> {

@@ -24,9 +24,12 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "auth/secret_file.h"
+#include "auth/token.h"
 #include "client_sim/bot.h"
 #include "client_sim/report.h"
 #include "client_sim/stats.h"
@@ -50,6 +53,7 @@ struct Options {
   uint64_t max_violations = 0;
   uint64_t max_failed_logins = 0;
   unsigned threads = 2;
+  std::string token_secret_file;
 };
 
 // CPU time this process has used so far (getrusage RUSAGE_SELF: all threads).
@@ -132,6 +136,26 @@ void AddOptions(CLI::App* cli, Options* o) {
   cli->add_option("--threads", o->threads, "I/O threads")
       ->capture_default_str()
       ->check(CLI::Range(1u, 64u));
+  cli->add_option("--token-secret-file", o->token_secret_file,
+                  "Server in auth mode token: sign each bot's login token with the secret in "
+                  "this file (the server's auth.secret_file)");
+  cli->add_option("--token-account-base", o->bot.token_account_base,
+                  "Token mode: bot i logs in as account base + i")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 62));
+}
+
+// The bots' token signer, from --token-secret-file (nullopt: none asked for). Exits 2 with the
+// reason when the file cannot be read or the secret is too short.
+std::optional<zs::auth::TokenCodec> TokenSigner(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  std::optional<std::string> secret = zs::auth::ReadSecretFile(path);
+  if (!secret || secret->size() < zs::auth::kMinSecretBytes) {
+    std::fprintf(stderr, "client_sim: --token-secret-file %s: %s\n", path.c_str(),
+                 secret ? "the secret must be at least 32 bytes" : "cannot be read");
+    std::exit(2);
+  }
+  return zs::auth::TokenCodec(std::move(*secret));
 }
 
 Scenario ScenarioNamed(const std::string& name) {
@@ -291,6 +315,8 @@ int main(int argc, char** argv) {
   AddOptions(&cli, &o);
   CLI11_PARSE(cli, argc, argv);
   o.bot.scenario = ScenarioNamed(o.scenario);
+  const std::optional<zs::auth::TokenCodec> tokens = TokenSigner(o.token_secret_file);
+  if (tokens) o.bot.tokens = &*tokens;
   InstallStopHandlers();
 
   boost::asio::io_context io;

@@ -17,7 +17,8 @@ endif()
 
 # The floors, bottom to top (docs/architecture.md):
 #   core < spatial < interest < zone < {wire, storage, auth} < host < {net, admin, cluster,
-#   agones} < config < app;  client_sim beside them, on core and wire.
+#   agones} < config < app;  client_sim beside them, on core and wire (and auth: its bots sign
+#   login tokens as a studio's login service would).
 # Each layer and the project layers it may include ("core/...", "spatial/...", ...): its own
 # floor's siblings are not listed, so no sibling includes another.
 set(ZS_LAYERS core spatial interest zone wire storage auth host net admin cluster agones config app
@@ -41,7 +42,7 @@ set(ZS_ALLOWED_agones core agones)
 set(ZS_ALLOWED_config ${zs_below_host} host net admin cluster agones config)
 set(ZS_ALLOWED_app ${ZS_LAYERS})
 list(REMOVE_ITEM ZS_ALLOWED_app client_sim)
-set(ZS_ALLOWED_client_sim core wire client_sim)
+set(ZS_ALLOWED_client_sim core wire auth client_sim)
 # Project layers a quoted include can name (everything under server/, and client_sim).
 set(ZS_PROJECT_LAYERS ${ZS_LAYERS})
 # Third-party and system headers no pure file may include.

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "admin/admin_token.h"
+#include "auth/secret_file.h"
 #include "config/config_loader.h"
 #include "config/yaml_node.h"
 
@@ -244,10 +246,9 @@ std::string ResolveAuthSecret(const AuthConfig& auth, const GetEnvFn& getenv) {
   std::string source;
   if (!auth.secret_file.empty()) {
     source = "auth.secret_file " + auth.secret_file;
-    std::ifstream in(auth.secret_file, std::ios::binary);
-    if (!in) throw config::ConfigError(source + ": cannot be read");
-    secret.assign(std::istreambuf_iterator<char>(in), {});
-    if (secret.ends_with('\n')) secret.pop_back();
+    std::optional<std::string> read = auth::ReadSecretFile(auth.secret_file);
+    if (!read) throw config::ConfigError(source + ": cannot be read");
+    secret = std::move(*read);
   } else if (!auth.secret_env.empty()) {
     source = "auth.secret_env " + auth.secret_env;
     const char* v = getenv(auth.secret_env.c_str());

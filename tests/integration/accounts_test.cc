@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "auth/token.h"
 #include "integration/harness.h"
 #include "integration/python_client.h"
@@ -42,6 +44,7 @@ class TokenServer {
   }
   ~TokenServer() { fs::remove(secret_file_); }
   ServerProcess& s() { return *server_; }
+  [[nodiscard]] const fs::path& secret_file() const { return secret_file_; }
 
  private:
   static inline int n_ = 0;
@@ -258,6 +261,29 @@ TEST(Accounts, ThePythonClientLogsInWithAToken) {
   ASSERT_TRUE(WIFEXITED(status)) << text.str();
   EXPECT_EQ(WEXITSTATUS(status), 0) << text.str();
   EXPECT_NE(text.str().find("welcome Pyra id="), std::string::npos) << text.str();
+}
+
+// client_sim can load-test token mode: each bot signs its own token with the server's secret (as
+// a studio's login service would) and logs in as its account's character, with no violation.
+TEST(Accounts, ClientSimBotsLogInWithTokens) {
+  TokenServer t;
+  const fs::path report = fs::temp_directory_path() / ("zs_simtok_" + std::to_string(::getpid()));
+  const std::string command =
+      std::string(ZS_CLIENT_SIM_BIN) + " --port " + std::to_string(t.s().port()) +
+      " --bots 20 --ramp 100 --duration 2 --scenario wander "
+      "--verify-every 2 --token-secret-file " +
+      t.secret_file().string() + " --report " + report.string() + " > /dev/null 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << t.s().Log();
+  std::ifstream in(report);
+  std::stringstream text;
+  text << in.rdbuf();
+  fs::remove(report);
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << text.str();
+  // A token-mode server lets no Hello in without a valid token: these logins are the tokens'.
+  EXPECT_EQ(j["logins_ok"], 20) << text.str();
+  EXPECT_EQ(j["logins_failed"], 0) << text.str();
+  EXPECT_EQ(j["violations_total"], 0) << text.str();
 }
 
 TEST(Accounts, ModeNoneTakesANameOverAndKeepsOneEntity) {
