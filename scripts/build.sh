@@ -11,10 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
-BUILD_TARGETS=""
+ZS_BUILD_TARGETS=""
 while [[ "${1:-}" == --only ]]; do
   [[ -n "${2:-}" ]] || { echo "usage: scripts/build.sh [--only TARGET]... [CMAKE ARGS...]" >&2; exit 2; }
-  BUILD_TARGETS+=" $2"
+  ZS_BUILD_TARGETS+=" $2"
   shift 2
 done
 ensure_deps

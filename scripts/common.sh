@@ -13,7 +13,7 @@ configure_and_build() {
   shift
   cmake -S . -B "$dir" -G Ninja "$@"
   local targets=()
-  for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done  # none: everything
+  for t in ${ZS_BUILD_TARGETS:-}; do targets+=(--target "$t"); done  # none: everything
   cmake --build "$dir" "${targets[@]}"
 }
 
