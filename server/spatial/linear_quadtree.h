@@ -18,9 +18,9 @@
 // merge into one run before they are scanned or copied. So it adapts to density (crowded cells
 // are refined, empty ones cost nothing) with a grid's constant-time start.
 //
-// Where it stands (bench/README.md, "Spatial core"): faster than the incremental Quadtree's
-// queries on every workload, and than the best grid in a dense crowd; still 1.4-1.9x the best
-// grid on uniform and blob-clustered points. The zone does not use it yet.
+// Where it stands (bench/README.md, "Spatial index"): faster than the incremental Quadtree's
+// queries on every workload of the spatial benchmark, and than the best grid in the 10k dense
+// crowd; 1.5-2.1x the best grid on uniform and blob-clustered points. The zone does not use it.
 //
 // Results are exact and match the Quadtree's and BruteForceIndex's (same narrow-phase rules).
 // Contents are structure-of-arrays; a warm index (same N or fewer) rebuilds and queries without
