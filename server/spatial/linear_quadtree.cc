@@ -13,7 +13,6 @@ namespace zs::spatial {
 
 namespace {
 
-constexpr uint32_t kMaxLeafCapacity = 4096;
 constexpr uint32_t kCodeDepth = 16;   // bits per axis of a code: the deepest node
 constexpr uint32_t kMaxDirDepth = 8;  // 65,536 buckets
 constexpr uint32_t kPerBucket = 8;    // the directory aims at this many entities per bucket
@@ -167,17 +166,10 @@ class LinearQuadtree::KeySink {
   QueryStats* stats_;
 };
 
+// The same rules as the Quadtree's for the same fields (one place for them): a tree of depth 0.
 Status LinearQuadtree::ValidateConfig(const LinearQuadtreeConfig& c) noexcept {
-  if (!IsFinite(c.bounds.min) || !IsFinite(c.bounds.max)) {
-    return {StatusCode::kInvalidArgument, "bounds must be finite"};
-  }
-  if (!(c.bounds.max.x > c.bounds.min.x) || !(c.bounds.max.y > c.bounds.min.y)) {
-    return {StatusCode::kInvalidArgument, "bounds must have positive width and height"};
-  }
-  if (c.leaf_capacity < 1 || c.leaf_capacity > kMaxLeafCapacity) {
-    return {StatusCode::kInvalidArgument, "leaf_capacity must be in 1..4096"};
-  }
-  return Status::Ok();
+  return Quadtree::ValidateConfig(
+      {.bounds = c.bounds, .leaf_capacity = c.leaf_capacity, .max_depth = 0});
 }
 
 LinearQuadtree::LinearQuadtree(const LinearQuadtreeConfig& config) : config_(config) {
