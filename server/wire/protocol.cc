@@ -1,12 +1,12 @@
 #include "wire/protocol.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
+#include "client_bytes.pb.h"
 #include "zone.pb.h"
 
 namespace zs::wire {
@@ -43,96 +43,18 @@ float FromTurn16(uint32_t turn) {
   return NormalizeAngle(static_cast<float>(turn & 0xFFFFu) * (2.0f * kPi / 65536.0f));
 }
 
-namespace {
-
-using google::protobuf::internal::WireFormatLite;
-
-constexpr uint32_t Tag(int field, WireFormatLite::WireType type) {
-  return WireFormatLite::MakeTag(field, type);
-}
-constexpr WireFormatLite::WireType kBytes = WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-constexpr WireFormatLite::WireType kVarint = WireFormatLite::WIRETYPE_VARINT;
-
-// One field of a Hello or a Chat into `msg`'s message, strings as raw bytes; false when the
-// field is malformed. Unknown fields are skipped, as protobuf does.
-bool ReadField(google::protobuf::io::CodedInputStream& in, uint32_t tag, pb::ClientMessage* msg) {
-  uint32_t v = 0;
-  if (msg->has_hello()) {
-    pb::Hello& h = *msg->mutable_hello();
-    switch (tag) {
-      case Tag(pb::Hello::kProtocolVersionFieldNumber, kVarint):
-        if (!in.ReadVarint32(&v)) return false;
-        h.set_protocol_version(v);
-        return true;
-      case Tag(pb::Hello::kPlayerNameFieldNumber, kBytes):
-        return WireFormatLite::ReadBytes(&in, h.mutable_player_name());
-      case Tag(pb::Hello::kAuthTokenFieldNumber, kBytes):
-        return WireFormatLite::ReadBytes(&in, h.mutable_auth_token());
-      case Tag(pb::Hello::kTicketFieldNumber, kBytes):
-        return WireFormatLite::ReadBytes(&in, h.mutable_ticket());
-      default:
-        return WireFormatLite::SkipField(&in, tag);
-    }
-  }
-  pb::Chat& c = *msg->mutable_chat();
-  switch (tag) {
-    case Tag(pb::Chat::kSeqFieldNumber, kVarint):
-      if (!in.ReadVarint32(&v)) return false;
-      c.set_seq(v);
-      return true;
-    case Tag(pb::Chat::kChannelFieldNumber, kVarint):
-      if (!in.ReadVarint32(&v)) return false;
-      c.set_channel(static_cast<pb::ChatChannel>(v));  // checked by the parse that follows
-      return true;
-    case Tag(pb::Chat::kTextFieldNumber, kBytes):
-      return WireFormatLite::ReadBytes(&in, c.mutable_text());
-    case Tag(pb::Chat::kToFieldNumber, kBytes):
-      return WireFormatLite::ReadBytes(&in, c.mutable_to());
-    default:
-      return WireFormatLite::SkipField(&in, tag);
-  }
-}
-
-// `frame` read as a ClientMessage holding one Hello or one Chat, as protobuf reads it but
-// without its UTF-8 check of string fields: proto3 refuses such a message whole, and then a
-// name, a token or a chat line that is not UTF-8 would be an unreadable frame (BAD_FRAME and a
-// close) instead of what our own rules say of it (BAD_NAME, AUTH_FAILED, BAD_TEXT with the
-// connection kept). False for any other message, or anything malformed.
-bool ReadWithoutUtf8Check(std::string_view frame, pb::ClientMessage* msg) {
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(frame.data()),
-                                            static_cast<int>(frame.size()));
-  const uint32_t tag = in.ReadTag();
-  if (tag == Tag(pb::ClientMessage::kHelloFieldNumber, kBytes)) {
-    msg->mutable_hello();
-  } else if (tag == Tag(pb::ClientMessage::kChatFieldNumber, kBytes)) {
-    msg->mutable_chat();
-  } else {
-    return false;
-  }
-  uint32_t length = 0;
-  if (!in.ReadVarint32(&length) ||
-      length != frame.size() - static_cast<size_t>(in.CurrentPosition())) {
-    return false;
-  }
-  for (uint32_t t = in.ReadTag(); t != 0; t = in.ReadTag()) {
-    if (!ReadField(in, t, msg)) return false;
-  }
-  return in.ConsumedEntireMessage();
-}
-
-}  // namespace
-
 ParseError ParseClientMessage(std::string_view frame, int recursion_limit, ClientIntent* out) {
-  pb::ClientMessage msg;
+  // The twin with strings as bytes (client_bytes.proto): protobuf's parse without its UTF-8
+  // check, so a string that is not UTF-8 is judged by our rules below.
+  bytes::ClientMessage msg;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(frame.data()),
                                             static_cast<int>(frame.size()));
   in.SetRecursionLimit(recursion_limit);
   if (!msg.MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-    msg.Clear();
-    if (!ReadWithoutUtf8Check(frame, &msg)) return ParseError::kUnparsable;
+    return ParseError::kUnparsable;
   }
   switch (msg.kind_case()) {
-    case pb::ClientMessage::kHello: {
+    case bytes::ClientMessage::kHello: {
       out->kind = ClientKind::kHello;
       out->protocol_version = msg.hello().protocol_version();
       out->player_name = msg.hello().player_name();
@@ -143,14 +65,14 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
       if (name_matters && out->name_problem != NameProblem::kNone) return ParseError::kBadName;
       return ParseError::kNone;
     }
-    case pb::ClientMessage::kMove: {
+    case bytes::ClientMessage::kMove: {
       const pb::MoveInput& m = msg.move();
       out->kind = ClientKind::kMove;
       const zone::MoveInput move{kInvalidEntity, m.seq(), {m.direction_x(), m.direction_y()}};
       out->input = move;
       return IsFinite(move.direction) ? ParseError::kNone : ParseError::kBadValue;
     }
-    case pb::ClientMessage::kSkill: {
+    case bytes::ClientMessage::kSkill: {
       const pb::SkillInput& s = msg.skill();
       out->kind = ClientKind::kSkill;
       if (s.facing() > 0xFFFFu) return ParseError::kBadValue;
@@ -161,15 +83,15 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
                                     {FromCentimetres(s.target_x()), FromCentimetres(s.target_y())}};
       return ParseError::kNone;
     }
-    case pb::ClientMessage::kPing:
+    case bytes::ClientMessage::kPing:
       out->kind = ClientKind::kPing;
       out->client_time = msg.ping().client_time();
       return ParseError::kNone;
-    case pb::ClientMessage::kLogout:
+    case bytes::ClientMessage::kLogout:
       out->kind = ClientKind::kLogout;
       return ParseError::kNone;
-    case pb::ClientMessage::kChat: {
-      const pb::Chat& c = msg.chat();
+    case bytes::ClientMessage::kChat: {
+      const bytes::Chat& c = msg.chat();
       out->kind = ClientKind::kChat;
       if (c.channel() < pb::CHAT_CHANNEL_SAY || c.channel() > pb::CHAT_CHANNEL_WHISPER) {
         return ParseError::kBadValue;
@@ -186,7 +108,7 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
           .relayed = false};
       return ParseError::kNone;
     }
-    case pb::ClientMessage::KIND_NOT_SET:
+    case bytes::ClientMessage::KIND_NOT_SET:
       break;
   }
   return ParseError::kEmpty;

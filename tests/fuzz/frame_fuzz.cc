@@ -8,8 +8,11 @@
 //   2. How the stream is cut into reads does not matter: fed whole and fed in pieces, the
 //      decoder returns the same frames and ends the same way; once failed it stays failed.
 //   3. AppendFrame(body) decodes back to exactly body.
-//   4. ParseClientMessage never accepts what protobuf itself cannot parse (a Hello whose name is
-//      not UTF-8 is refused as a bad name, anything else as unparsable); an accepted intent
+//   4. ParseClientMessage never accepts what protobuf itself cannot parse, with one exception
+//      on purpose: a string field that is not UTF-8 (proto3 refuses the whole message) is read
+//      as bytes, so our own rules judge it (BAD_NAME, AUTH_FAILED, BAD_TEXT). The oracle for
+//      such a frame is protobuf's parse of a twin of zone.proto whose strings are bytes. An
+//      accepted intent
 //      keeps its contract (finite direction, a name that passes the player-name rules, a facing
 //      of 0..65535 turn units in [-pi, pi], a known chat channel and the chat text judged by the
 //      chat rules) and carries exactly the message's values; a refusal names the right reason
@@ -19,11 +22,15 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/stubs/logging.h>
 
 #include "wire/frame_codec.h"
@@ -318,18 +325,104 @@ bool SameIntent(const ClientIntent& a, const ClientIntent& b) {
   return false;
 }
 
+// zone.proto with every `string` field turned into `bytes`, built here from zone.proto's own
+// descriptor (not from server/wire/client_bytes.proto, the server's hand-written twin, which it
+// checks): the oracle for a frame that proto3 refuses only for a string that is not UTF-8.
+class BytesTwin {
+ public:
+  BytesTwin() {
+    google::protobuf::FileDescriptorProto file;
+    pb::ClientMessage::descriptor()->file()->CopyTo(&file);
+    for (google::protobuf::DescriptorProto& m : *file.mutable_message_type()) StringsToBytes(&m);
+    const google::protobuf::FileDescriptor* twin = pool_.BuildFile(file);
+    Require(twin != nullptr);
+    prototype_ = factory_.GetPrototype(twin->FindMessageTypeByName("ClientMessage"));
+    Require(prototype_ != nullptr);
+  }
+
+  // `frame` parsed by the twin and copied field by field into `out` (the generated setters do
+  // not check UTF-8); false when protobuf cannot parse it even with strings as bytes.
+  bool Parse(const std::string& frame, pb::ClientMessage* out) const {
+    std::unique_ptr<google::protobuf::Message> twin(prototype_->New());
+    if (!twin->ParseFromString(frame)) return false;
+    Copy(*twin, out);
+    return true;
+  }
+
+ private:
+  static void StringsToBytes(google::protobuf::DescriptorProto* m) {
+    for (google::protobuf::FieldDescriptorProto& f : *m->mutable_field()) {
+      if (f.type() == google::protobuf::FieldDescriptorProto::TYPE_STRING) {
+        f.set_type(google::protobuf::FieldDescriptorProto::TYPE_BYTES);
+      }
+    }
+    for (google::protobuf::DescriptorProto& nested : *m->mutable_nested_type()) {
+      StringsToBytes(&nested);
+    }
+  }
+
+  // The client messages hold singular scalars, strings and messages only (no repeated field).
+  static void Copy(const google::protobuf::Message& from, google::protobuf::Message* to) {
+    using google::protobuf::FieldDescriptor;
+    const google::protobuf::Reflection* rf = from.GetReflection();
+    const google::protobuf::Reflection* rt = to->GetReflection();
+    std::vector<const FieldDescriptor*> fields;
+    rf->ListFields(from, &fields);
+    for (const FieldDescriptor* f : fields) {
+      const FieldDescriptor* t = to->GetDescriptor()->FindFieldByNumber(f->number());
+      Require(t != nullptr && !f->is_repeated());
+      switch (f->cpp_type()) {
+        case FieldDescriptor::CPPTYPE_MESSAGE:
+          Copy(rf->GetMessage(from, f), rt->MutableMessage(to, t));
+          break;
+        case FieldDescriptor::CPPTYPE_STRING:
+          rt->SetString(to, t, rf->GetString(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_UINT32:
+          rt->SetUInt32(to, t, rf->GetUInt32(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_UINT64:
+          rt->SetUInt64(to, t, rf->GetUInt64(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_INT32:
+          rt->SetInt32(to, t, rf->GetInt32(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_INT64:
+          rt->SetInt64(to, t, rf->GetInt64(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_FLOAT:
+          rt->SetFloat(to, t, rf->GetFloat(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_DOUBLE:
+          rt->SetDouble(to, t, rf->GetDouble(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_BOOL:
+          rt->SetBool(to, t, rf->GetBool(from, f));
+          break;
+        case FieldDescriptor::CPPTYPE_ENUM:
+          rt->SetEnumValue(to, t, rf->GetEnumValue(from, f));
+          break;
+      }
+    }
+    rt->MutableUnknownFields(to)->MergeFrom(rf->GetUnknownFields(from));
+  }
+
+  google::protobuf::DescriptorPool pool_;
+  google::protobuf::DynamicMessageFactory factory_;
+  const google::protobuf::Message* prototype_ = nullptr;
+};
+
 void CheckMessage(const std::string& frame) {
+  static const BytesTwin twin;
   ClientIntent intent;
   const ParseError e = ParseClientMessage(frame, kRecursionLimit, &intent);
   pb::ClientMessage m;
-  const bool protobuf_ok = m.ParseFromString(frame);  // default (deeper) recursion limit
-  if (!protobuf_ok) {
-    // Refused: unparsable, or a Hello whose name is not UTF-8 (which fails protobuf's own
-    // check) named as a bad name.
-    Require(e == ParseError::kUnparsable ||
-            (e == ParseError::kBadName && intent.kind == ClientKind::kHello &&
-             intent.name_problem != NameProblem::kNone));
-    return;
+  if (!m.ParseFromString(frame)) {  // default (deeper) recursion limit
+    m.Clear();
+    if (!twin.Parse(frame, &m)) {
+      Require(e == ParseError::kUnparsable);
+      return;
+    }
   }
   if (e == ParseError::kUnparsable) return;  // nesting beyond our limit (in unknown fields)
   CheckIntent(m, e, intent);
