@@ -5,6 +5,7 @@
 #      often than health.periodSeconds; terminationGracePeriodSeconds covers the graceful stop;
 #      NATS runs with JetStream and its Service has 4222 and 8222; the cluster block asks Agones
 #      for the public address of the port the Fleet names, and the node is named after its pod;
+#      the server is in token mode with its secret where the Fleet mounts the Secret;
 #   2. `kubectl kustomize docker/k8s` renders them (when kubectl is installed; offline);
 #   3. the ConfigMap's server.yaml starts the real zone_server (laid out as in the pod, beside
 #      the image's config), with AGONES_SDK_HTTP_PORT pointing at a stand-in sidecar
@@ -58,6 +59,13 @@ assert config["agones"].get("port_name", "game") == game[0]["name"], "agones.por
 assert "#   public_address: agones" in config_text, "cluster block without public_address: agones"
 env = {e["name"]: e for e in pod["containers"][0].get("env", [])}
 assert env["ZS_CLUSTER_NODE"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+# Token mode, its secret where the Fleet mounts the Secret (and where the image's
+# ZS_AUTH_SECRET_FILE points): never auth mode none on 0.0.0.0.
+assert config["auth"]["mode"] == "token", "the ConfigMap is not in token mode"
+mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+auth_volume = [v for v in pod["volumes"] if v["name"] == "auth"][0]["secret"]
+secret_path = mounts["auth"] + "/" + auth_volume["items"][0]["path"]
+assert secret_path == config["auth"]["secret_file"] == "/run/secrets/zs_auth", secret_path
 nats = docs["Deployment"]["spec"]["template"]["spec"]["containers"][0]
 assert "-js" in nats["args"], "NATS without JetStream"
 assert {p["port"] for p in docs["Service"]["spec"]["ports"]} == {4222, 8222}
@@ -97,7 +105,9 @@ s.serve_forever()
 PY
 sidecar_pid=$!
 zs_wait_port_file "$tmp/sidecar.port" 100 0.05 || true  # checked below: the calls it saw
+scripts/make-secret.sh "$tmp/zs_auth" >/dev/null  # the pod's /run/secrets/zs_auth
 AGONES_SDK_HTTP_PORT=$(cat "$tmp/sidecar.port") ZS_STORAGE_PATH="$tmp/characters.db" \
+  ZS_AUTH_SECRET_FILE="$tmp/zs_auth" \
   zs_start_server "$tmp/ports" "$tmp/server.log" "$server" \
   --config "$tmp/etc/cluster/server.yaml" --listen 127.0.0.1 --port 0 \
   --admin-listen 127.0.0.1 --admin-port 0

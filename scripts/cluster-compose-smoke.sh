@@ -107,6 +107,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The nodes run in token mode (docker/cluster/*.yaml); client_sim mints with the same secret.
+scripts/make-secret.sh docker/secrets/zs_auth >/dev/null
 t=$SECONDS
 say "starting ${services[*]} as project $project (log: $work/up.log)"
 "${compose[@]}" -p "$project" up -d "${services[@]}" >"$work/up.log" 2>&1 ||

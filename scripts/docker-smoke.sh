@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds docker/Dockerfile with podman (no Docker engine needed) and checks what a
 # `docker compose up` relies on, on the running image:
+#   - no open door: without its token secret the image refuses to start, and with auth mode
+#     none on 0.0.0.0 too;
 #   - the server runs as a non-root user;
 #   - the image kept its HEALTHCHECK (`--format docker`: the OCI format drops it), and it passes;
 #   - /healthz answers "ok" through the published admin port, although the container was given
 #     arguments (which replace CMD: the admin address must not depend on it);
-#   - 20 client_sim bots from the same image play 10 s with 0 protocol violations;
+#   - 20 client_sim bots from the same image, logging in with tokens minted from the mounted
+#     secret, play 10 s with 0 protocol violations;
 #   - the HEALTHCHECK follows ZS_ADMIN_PORT when it is changed;
 #   - client_sim as PID 1 stops on SIGTERM with its summary;
 #   - `podman stop` (SIGTERM) -> exit code 0, the server's shutdown log line and its final save;
@@ -129,9 +132,24 @@ health=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$image")
 [[ "$health" == *healthz* && "$health" == *ZS_ADMIN_PORT* ]] ||
   fail "the image has no HEALTHCHECK on /healthz at \$ZS_ADMIN_PORT (got: $health)"
 
+# --- the image is no open door ------------------------------------------------------------------
+# Token mode (the image's ZS_AUTH_*): without its secret it refuses to start, naming the file;
+# told auth mode none while listening beyond loopback, it refuses too.
+scripts/make-secret.sh "$work/zs_auth" >/dev/null
+secret=(-v "$PWD/$work/zs_auth:/run/secrets/zs_auth:ro")
+mint=(--token-secret-file /run/secrets/zs_auth)
+out=$(podman run --rm --no-healthcheck "$image" 2>&1) && fail "the image started without its secret"
+[[ "$out" == *"/run/secrets/zs_auth: cannot be read"* ]] ||
+  fail "without its secret the image did not say which file is missing: $out"
+out=$(podman run --rm --no-healthcheck -e ZS_AUTH_MODE=none "$image" 2>&1) &&
+  fail "the image started with auth mode none on 0.0.0.0"
+[[ "$out" == *"auth.mode is none while the game port listens on 0.0.0.0"* ]] ||
+  fail "auth mode none on 0.0.0.0 was not refused with the open-door reason: $out"
+say "no open door: no secret -> refused, auth mode none on 0.0.0.0 -> refused"
+
 # --- the server, with arguments (which replace CMD) --------------------------------------------
 t=$SECONDS
-run_container "$server" -d -p 127.0.0.1::7777 -p 127.0.0.1::9100 "$image" \
+run_container "$server" -d -p 127.0.0.1::7777 -p 127.0.0.1::9100 "${secret[@]}" "$image" \
   --max-connections-per-ip 100 >/dev/null
 game_port=$(podman port "$server" 7777/tcp | sed 's/.*://')
 admin_port=$(podman port "$server" 9100/tcp | sed 's/.*://')
@@ -165,7 +183,7 @@ say "/healthz through the published port: ok"
 # --- 20 bots from the same image ----------------------------------------------------------------
 t=$SECONDS
 if ! run_container "$tag-bots" --rm --network host --no-healthcheck \
-  --entrypoint /usr/local/bin/client_sim "$image" \
+  "${secret[@]}" --entrypoint /usr/local/bin/client_sim "$image" "${mint[@]}" \
   --host 127.0.0.1 --port "$game_port" --bots 20 --ramp 20 --duration 10 --scenario raid \
   --max-violations 0 --max-failed-logins 0 >"$work/client_sim.log" 2>&1; then
   cat "$work/client_sim.log"
@@ -178,7 +196,7 @@ say "client_sim: 20 bots, 0 violations ($(elapsed "$t"))"
 
 # --- the HEALTHCHECK follows ZS_ADMIN_PORT ------------------------------------------------------
 t=$SECONDS
-run_container "$tag-port" -d -e ZS_ADMIN_PORT=9190 "$image" --port 7001 >/dev/null
+run_container "$tag-port" -d -e ZS_ADMIN_PORT=9190 "${secret[@]}" "$image" --port 7001 >/dev/null
 healthy=0
 for _ in $(seq 1 60); do
   if podman healthcheck run "$tag-port" >/dev/null 2>&1; then
@@ -196,7 +214,8 @@ say "ZS_ADMIN_PORT=9190: the server listens there and the HEALTHCHECK follows ($
 # --- client_sim as PID 1 stops on SIGTERM --------------------------------------------------------
 t=$SECONDS
 run_container "$tag-stop" -d --network host --no-healthcheck --entrypoint /usr/local/bin/client_sim \
-  "$image" --host 127.0.0.1 --port "$game_port" --bots 5 --duration 600 >/dev/null
+  "${secret[@]}" "$image" "${mint[@]}" --host 127.0.0.1 --port "$game_port" --bots 5 \
+  --duration 600 >/dev/null
 sleep 3
 t_stop=$SECONDS
 pm stop -t 10 "$tag-stop" >/dev/null
@@ -231,7 +250,7 @@ for _ in $(seq 1 60); do
   sleep 0.5
 done
 if ! run_container "$tag-again" --rm --network host --no-healthcheck \
-  --entrypoint /usr/local/bin/client_sim "$image" \
+  "${secret[@]}" --entrypoint /usr/local/bin/client_sim "$image" "${mint[@]}" \
   --host 127.0.0.1 --port "$game_port" --bots 5 --ramp 5 --duration 2 --scenario raid \
   --max-violations 0 --max-failed-logins 0 >"$work/client_sim_again.log" 2>&1; then
   cat "$work/client_sim_again.log"

@@ -161,9 +161,14 @@ world_of() {
   esac
 }
 
+# Bots log in as a game's players would: with login tokens (auth mode token), which client_sim
+# mints from the server's secret, one account per bot.
+scripts/make-secret.sh "$work/zs_auth" >/dev/null
+
 # Starts zone_server with world $1; sets server_pid, port and admin_port.
 start_server() {
-  zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
+  ZS_AUTH_MODE=token ZS_AUTH_SECRET_FILE="$work/zs_auth" \
+    zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
     --world "$1" --port 0 --admin-port 0 --storage-path "$work/characters-$RANDOM.db" \
     --max-connections 20000 --max-connections-per-ip 20000
   server_pid=$ZS_SERVER_PID
@@ -262,7 +267,7 @@ for scenario in $scenarios; do
     ramp=$(( bots / 10 > 100 ? bots / 10 : 100 ))
     ramp_s=$(( (bots + ramp - 1) / ramp ))
     echo "== $scenario ($world), $bots bots (ramp ${ramp}/s, settle ${settle}s, then ${duration}s)" >&2
-    "$sim_bin" --port "$port" --bots "$bots" --ramp "$ramp" \
+    "$sim_bin" --port "$port" --bots "$bots" --ramp "$ramp" --token-secret-file "$work/zs_auth" \
       --duration "$(( settle + duration ))" --scenario "$scenario" --threads "$threads" \
       --verify-every "$verify_every" --max-violations 1000000000 --max-failed-logins 1000000000 \
       --report "$work/report.json" >"$work/sim.log" 2>&1 &

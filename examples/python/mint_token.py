@@ -30,6 +30,13 @@ def mint(secret: bytes, account: int, name: str, ttl: int) -> str:
     return signed + "." + b64url(mac)
 
 
+def read_secret_file(path: str) -> bytes:
+    """The secret in `path`, one trailing newline dropped (as zone_server reads it)."""
+    with open(path, "rb") as f:
+        secret = f.read()
+    return secret[:-1] if secret.endswith(b"\n") else secret
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--account", type=int, required=True)
@@ -39,10 +46,7 @@ def main() -> int:
     p.add_argument("--secret-env", help="environment variable holding the secret")
     a = p.parse_args()
     if a.secret_file:
-        with open(a.secret_file, "rb") as f:
-            secret = f.read()
-        if secret.endswith(b"\n"):
-            secret = secret[:-1]
+        secret = read_secret_file(a.secret_file)
     elif a.secret_env:
         secret = os.environ.get(a.secret_env, "").encode("utf-8")
     else:

@@ -28,6 +28,7 @@ import time
 from google.protobuf.internal.decoder import _DecodeVarint32
 from google.protobuf.internal.encoder import _VarintBytes
 
+import mint_token  # beside this file: the login service example
 import zone_pb2 as pb
 
 PROTOCOL_VERSION = 6
@@ -231,6 +232,11 @@ def main():
     parser.add_argument("--token", default="",
                         help="a login token (server in auth mode token), e.g. from "
                              "mint_token.py or `zone_server token`")
+    parser.add_argument("--token-secret", default="", metavar="FILE",
+                        help="mint the login token here with the server's secret in FILE, as a "
+                             "login service would (account --account, character --name)")
+    parser.add_argument("--account", type=int, default=1,
+                        help="the account of a token minted with --token-secret")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--say", default="hello from Python")
     parser.add_argument("--whisper-to", default="")
@@ -242,7 +248,11 @@ def main():
     args = parser.parse_args()
 
     out = lambda line: print(line, flush=True)
-    hello = hello_by_name(args.name, args.token)
+    token = args.token
+    if args.token_secret:
+        token = mint_token.mint(mint_token.read_secret_file(args.token_secret), args.account,
+                                args.name, ttl=300)
+    hello = hello_by_name(args.name, token)
     conn, welcome, early = log_in(Connection(args.host, args.port), hello, out)
     if welcome is None:
         return 1

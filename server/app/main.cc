@@ -271,6 +271,7 @@ Configs LoadConfigs(const Flags& flags) {
   c.server = zs::config::LoadServerConfig(flags.config_path);
   zs::config::ApplyEnvironment([](const char* name) { return std::getenv(name); }, &c.server);
   ApplyFlags(flags, &c.server);
+  zs::config::CheckOpenDoor(c.server);
   c.agones = AgonesFromEnvironment();
   zs::app::CheckClusterConfig(c.server, c.agones.has_value());
   c.world = zs::config::LoadWorldConfig(c.server.world_path);
@@ -363,8 +364,13 @@ int main(int argc, char** argv) {
   boost::asio::io_context io(static_cast<int>(config.io_threads));
   zs::host::ChurnLog churn;
   spdlog::info("characters kept in {} (checkpoint every {} s); auth mode {}", store->Describe(),
-               config.storage.checkpoint_seconds,
-               config.auth.mode == zs::auth::AuthMode::kToken ? "token" : "none");
+               config.storage.checkpoint_seconds, zs::config::AuthModeName(config.auth));
+  if (config.auth.none_insecure) {
+    spdlog::warn(
+        "auth.mode none_insecure: anyone who reaches {}:{} can log in as any character by "
+        "sending its name; use auth.mode token on any network you do not trust",
+        config.listen_address, config.port);
+  }
   zs::storage::StorageWorker storage(std::move(store), {.max_unsaved = config.storage.max_unsaved});
   storage.Start();
   zs::auth::Authenticator authenticator({.mode = config.auth.mode,

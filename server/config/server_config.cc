@@ -1,5 +1,8 @@
 #include "config/server_config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -46,14 +49,22 @@ std::string RelativeTo(const std::string& config_path, const std::string& file) 
   return (std::filesystem::path(config_path).parent_path() / file).lexically_normal().string();
 }
 
+constexpr const char* kAuthModes = "must be none, none_insecure or token";
+
+// auth.mode's value (the file's or ZS_AUTH_MODE's) into `out`; false when it is none of them.
+bool SetAuthMode(std::string_view mode, AuthConfig* out) {
+  if (mode != "none" && mode != "none_insecure" && mode != "token") return false;
+  out->mode = mode == "token" ? auth::AuthMode::kToken : auth::AuthMode::kNone;
+  out->none_insecure = mode == "none_insecure";
+  return true;
+}
+
 void LoadAuth(const config::YamlNode& root, const std::string& path, AuthConfig* out) {
   if (!root.Has("auth")) return;
   const config::YamlNode a = root["auth"];
   a.AllowOnly({"mode", "secret_file", "secret_env", "max_token_ttl_seconds", "replay_cache_size"});
-  if (a.Has("mode")) {
-    const std::string mode = a["mode"].String();
-    if (mode != "none" && mode != "token") a["mode"].Fail("must be none or token");
-    out->mode = mode == "token" ? auth::AuthMode::kToken : auth::AuthMode::kNone;
+  if (a.Has("mode") && !SetAuthMode(a["mode"].String(), out)) {
+    a["mode"].Fail(kAuthModes);
   }
   if (a.Has("secret_file")) out->secret_file = RelativeTo(path, a["secret_file"].String());
   if (a.Has("secret_env")) out->secret_env = a["secret_env"].String();
@@ -223,6 +234,12 @@ void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config) {
     if (v == nullptr || *v == '\0') return std::nullopt;
     return std::string(v);
   };
+  if (const auto address = value(kEnvListen)) config->listen_address = *address;
+  if (const auto mode = value(kEnvAuthMode); mode && !SetAuthMode(*mode, &config->auth)) {
+    throw config::ConfigError(std::string("environment: ") + kEnvAuthMode + ": " + kAuthModes +
+                              ", got \"" + *mode + "\"");
+  }
+  if (const auto file = value(kEnvAuthSecretFile)) config->auth.secret_file = *file;
   if (const auto address = value(kEnvAdminListen)) config->admin_address = *address;
   if (const auto path = value(kEnvStoragePath)) config->storage.sqlite_path = *path;
   if (const auto node = value(kEnvClusterNode); node && config->cluster.enabled) {
@@ -238,6 +255,30 @@ void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config) {
     }
     config->admin_port = static_cast<uint16_t>(parsed);
   }
+}
+
+const char* AuthModeName(const AuthConfig& auth) {
+  if (auth.mode == auth::AuthMode::kToken) return "token";
+  return auth.none_insecure ? "none_insecure" : "none";
+}
+
+bool IsLoopbackAddress(std::string_view address) {
+  if (address == "localhost") return true;
+  const std::string a(address);
+  in_addr v4{};
+  if (inet_pton(AF_INET, a.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, a.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+void CheckOpenDoor(const ServerConfig& config) {
+  if (config.auth.mode != auth::AuthMode::kNone || config.auth.none_insecure) return;
+  if (IsLoopbackAddress(config.listen_address)) return;
+  throw config::ConfigError(
+      "auth.mode is none while the game port listens on " + config.listen_address +
+      ", beyond loopback: anyone who reaches it could log in as any character by sending its "
+      "name. Use auth.mode: token (docs/accounts.md), listen on 127.0.0.1, or, for a trusted "
+      "network only, say auth.mode: none_insecure");
 }
 
 std::string ResolveAuthSecret(const AuthConfig& auth, const GetEnvFn& getenv) {

@@ -29,6 +29,9 @@ namespace zs::config {
 // comes from a file or an environment variable that the config names (ResolveAuthSecret).
 struct AuthConfig {
   auth::AuthMode mode = auth::AuthMode::kNone;
+  // auth.mode none_insecure: mode none on purpose beyond loopback (CheckOpenDoor), warned about
+  // at every start. Plain `none` is refused on any address but loopback.
+  bool none_insecure = false;
   std::string secret_file;  // absolute, or relative to the config file's directory
   std::string secret_env;   // the name of an environment variable holding the secret
   int64_t max_token_ttl_seconds = 3600;
@@ -77,7 +80,7 @@ struct ClusterConfig {
 };
 
 struct ServerConfig {
-  std::string listen_address = "0.0.0.0";
+  std::string listen_address = "127.0.0.1";  // loopback: auth mode none is safe only here
   uint16_t port = 7777;
   std::string admin_address = "127.0.0.1";
   uint16_t admin_port = 9100;
@@ -104,6 +107,9 @@ struct ServerConfig {
 };
 
 // The environment variables read (names kept in one place for the Dockerfile and the docs).
+inline constexpr const char* kEnvListen = "ZS_LISTEN";
+inline constexpr const char* kEnvAuthMode = "ZS_AUTH_MODE";
+inline constexpr const char* kEnvAuthSecretFile = "ZS_AUTH_SECRET_FILE";
 inline constexpr const char* kEnvAdminListen = "ZS_ADMIN_LISTEN";
 inline constexpr const char* kEnvAdminPort = "ZS_ADMIN_PORT";
 inline constexpr const char* kEnvStoragePath = "ZS_STORAGE_PATH";
@@ -115,10 +121,22 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // Throws config::ConfigError naming the file, key and problem.
 ServerConfig LoadServerConfig(const std::string& path);
 
-// Applies ZS_ADMIN_LISTEN / ZS_ADMIN_PORT / ZS_STORAGE_PATH / ZS_CLUSTER_NODE (unset or empty:
-// no change; ZS_CLUSTER_NODE only to a config with a `cluster:` block). Throws
-// config::ConfigError naming the variable for a port that is not an integer in 0..65535.
+// Applies ZS_LISTEN / ZS_AUTH_MODE / ZS_AUTH_SECRET_FILE / ZS_ADMIN_LISTEN / ZS_ADMIN_PORT /
+// ZS_STORAGE_PATH / ZS_CLUSTER_NODE (unset or empty: no change; ZS_CLUSTER_NODE only to a
+// config with a `cluster:` block). Throws config::ConfigError naming the variable for a port
+// that is not an integer in 0..65535 or an auth mode that is not one of auth.mode's values.
 void ApplyEnvironment(const GetEnvFn& getenv, ServerConfig* config);
+
+// auth.mode as the config spells it: "none", "none_insecure" or "token".
+[[nodiscard]] const char* AuthModeName(const AuthConfig& auth);
+
+// True for an address that only this machine reaches: 127.0.0.0/8, ::1, "localhost".
+[[nodiscard]] bool IsLoopbackAddress(std::string_view address);
+
+// The open-door rule, on the settled config (file, environment, flags): auth mode none lets a
+// client log in as any character by sending its name, so it is allowed on loopback only, or
+// anywhere when the config says auth.mode: none_insecure. Throws config::ConfigError otherwise.
+void CheckOpenDoor(const ServerConfig& config);
 
 // Token mode: the secret from auth.secret_file (contents, one trailing newline dropped) or the
 // variable auth.secret_env names. Throws config::ConfigError when neither gives one of at least

@@ -146,6 +146,46 @@ TEST(ServerConfig, TokenModeNeedsALongEnoughSecretFromAFileOrTheEnvironment) {
   EXPECT_EQ(ResolveAuthSecret({}, FakeEnv({})), "") << "mode none needs no secret";
 }
 
+// No open door: auth mode none (any name is that character) only on loopback, unless the config
+// says none_insecure; token mode anywhere. The environment can set the address and the mode.
+TEST(ServerConfig, ModeNoneBeyondLoopbackIsRefusedUnlessSaidInsecure) {
+  for (const char* a : {"127.0.0.1", "127.8.9.10", "::1", "localhost"}) {
+    EXPECT_TRUE(IsLoopbackAddress(a)) << a;
+  }
+  for (const char* a : {"0.0.0.0", "::", "10.0.0.1", "128.0.0.1", "::ffff:127.0.0.1", "", "host"}) {
+    EXPECT_FALSE(IsLoopbackAddress(a)) << a;
+  }
+  const ConfigFile open_door("auth: {mode: none}\n");  // ConfigFile listens on 0.0.0.0
+  ServerConfig c = LoadServerConfig(open_door.path());
+  try {
+    CheckOpenDoor(c);
+    ADD_FAILURE() << "auth mode none on 0.0.0.0 was allowed";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("none_insecure"), std::string::npos) << e.what();
+  }
+  c.listen_address = "127.0.0.1";
+  EXPECT_NO_THROW(CheckOpenDoor(c));
+  EXPECT_EQ(std::string(AuthModeName(c.auth)), "none");
+
+  const ConfigFile insecure("auth: {mode: none_insecure}\n");
+  c = LoadServerConfig(insecure.path());
+  EXPECT_EQ(c.auth.mode, auth::AuthMode::kNone);
+  EXPECT_NO_THROW(CheckOpenDoor(c));
+  EXPECT_EQ(std::string(AuthModeName(c.auth)), "none_insecure");
+
+  // The environment: ZS_LISTEN beyond loopback with mode none is refused the same way;
+  // ZS_AUTH_MODE=token (and its secret file) makes it fine.
+  const ConfigFile plain;
+  c = LoadWithEnv(plain, {{"ZS_LISTEN", "0.0.0.0"}});
+  EXPECT_THROW(CheckOpenDoor(c), config::ConfigError);
+  c = LoadWithEnv(plain, {{"ZS_AUTH_MODE", "token"}, {"ZS_AUTH_SECRET_FILE", "/run/s"}});
+  EXPECT_EQ(c.auth.mode, auth::AuthMode::kToken);
+  EXPECT_EQ(c.auth.secret_file, "/run/s");
+  EXPECT_NO_THROW(CheckOpenDoor(c));
+  EXPECT_THROW((void)LoadWithEnv(plain, {{"ZS_AUTH_MODE", "open"}}), config::ConfigError);
+  EXPECT_EQ(ServerConfig{}.listen_address, "127.0.0.1") << "the built-in default is loopback";
+}
+
 // agones: (used only under Agones, agones/agones_sdk.h): 2 s unless set; checked like the rest.
 TEST(ServerConfig, AgonesBlockIsReadAndChecked) {
   EXPECT_EQ(LoadServerConfig(ConfigFile().path()).agones.health_interval_seconds, 2);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -241,26 +243,33 @@ TEST(Accounts, TheTokenToolAndThePythonExampleMintTokensTheServerAccepts) {
   }
 }
 
-// The Python reference client logs in with a token (--token), as a client of a studio's login
-// service would: it is the token's character, whatever --name says.
-TEST(Accounts, ThePythonClientLogsInWithAToken) {
+// The Python reference client logs in with a token, as a client of a studio's login service
+// would: one handed to it (--token; it is the token's character, whatever --name says), or one
+// it mints itself from the server's secret (--token-secret FILE, account --account).
+TEST(Accounts, ThePythonClientLogsInWithATokenGivenOrMinted) {
   TokenServer t;
-  const fs::path out = fs::temp_directory_path() / ("zs_pytok_" + std::to_string(::getpid()));
-  const pid_t pid =
-      StartPythonClient(out, {"--port", std::to_string(t.s().port()), "--name", "Ignored",
-                              "--token", Mint(45, "Pyra", 60), "--seconds", "1", "--say", "hi"});
-  int status = -1;
-  const double deadline = NowS() + 30;
-  while (NowS() < deadline && ::waitpid(pid, &status, WNOHANG) != pid) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string port = std::to_string(t.s().port());
+  const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
+      {{"--name", "Ignored", "--token", Mint(45, "Pyra", 60)}, "Pyra"},
+      {{"--name", "Pyro", "--account", "46", "--token-secret", t.secret_file().string()}, "Pyro"}};
+  for (const auto& [login, name] : runs) {
+    const fs::path out = fs::temp_directory_path() / ("zs_pytok_" + std::to_string(::getpid()));
+    std::vector<std::string> args = {"--port", port, "--seconds", "1", "--say", "hi"};
+    args.insert(args.end(), login.begin(), login.end());
+    const pid_t pid = StartPythonClient(out, args);
+    int status = -1;
+    const double deadline = NowS() + 30;
+    while (NowS() < deadline && ::waitpid(pid, &status, WNOHANG) != pid) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::ifstream in(out);
+    std::stringstream text;
+    text << in.rdbuf();
+    fs::remove(out);
+    ASSERT_TRUE(WIFEXITED(status)) << text.str();
+    EXPECT_EQ(WEXITSTATUS(status), 0) << text.str();
+    EXPECT_NE(text.str().find("welcome " + name + " id="), std::string::npos) << text.str();
   }
-  std::ifstream in(out);
-  std::stringstream text;
-  text << in.rdbuf();
-  fs::remove(out);
-  ASSERT_TRUE(WIFEXITED(status)) << text.str();
-  EXPECT_EQ(WEXITSTATUS(status), 0) << text.str();
-  EXPECT_NE(text.str().find("welcome Pyra id="), std::string::npos) << text.str();
 }
 
 // client_sim can load-test token mode: each bot signs its own token with the server's secret (as
