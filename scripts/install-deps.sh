@@ -35,6 +35,7 @@ PACKAGES=(
   libpq-dev             # storage: the PostgreSQL backend (libpq)
   postgresql            # the PostgreSQL server: storage tests start their own (initdb, pg_ctl)
   libssl-dev            # HMAC login tokens (OpenSSL's libcrypto)
+  libicu-dev            # player names by the Unicode rules: NFC, UTS #39 profile, skeletons
   e2fsprogs             # chattr: storage fault tests make the database immutable mid-run
   # issue 12 (hardening): formats written by the libraries made for them
   prometheus-cpp-dev    # /metrics text exposition (net links only its core library)

@@ -16,24 +16,26 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 # The floors, bottom to top (docs/architecture.md):
-#   core < spatial < interest < zone < {wire, storage, auth} < host < {net, admin, cluster,
+#   {core, names} < spatial < interest < zone < {wire, storage, auth} < host < {net, admin, cluster,
 #   agones} < config < app;  client_sim beside them, on core and wire (and auth: its bots sign
 #   login tokens as a studio's login service would).
 # Each layer and the project layers it may include ("core/...", "spatial/...", ...): its own
 # floor's siblings are not listed, so no sibling includes another.
-set(ZS_LAYERS core spatial interest zone wire storage auth host net admin cluster agones config app
+set(ZS_LAYERS core names spatial interest zone wire storage auth host net admin cluster agones config app
               client_sim)
 set(ZS_PURE_LAYERS core spatial interest zone)
 set(ZS_ALLOWED_core core)
+# names: the Unicode rules for player names (ICU), below everything that reads a name.
+set(ZS_ALLOWED_names names)
 set(ZS_ALLOWED_spatial core spatial)
 set(ZS_ALLOWED_interest core spatial interest)
 set(ZS_ALLOWED_zone core spatial interest zone)
 set(zs_sim core spatial interest zone)
-set(ZS_ALLOWED_wire ${zs_sim} wire)
-set(ZS_ALLOWED_storage ${zs_sim} storage)
-# auth reads player names with wire's rules (wire/player_name.h).
-set(ZS_ALLOWED_auth ${zs_sim} wire auth)
-set(zs_below_host ${zs_sim} wire storage auth)
+set(ZS_ALLOWED_wire ${zs_sim} names wire)
+set(ZS_ALLOWED_storage ${zs_sim} names storage)
+# auth reads the player names in tokens (names/player_name.h).
+set(ZS_ALLOWED_auth ${zs_sim} names auth)
+set(zs_below_host ${zs_sim} names wire storage auth)
 set(ZS_ALLOWED_host ${zs_below_host} host)
 set(ZS_ALLOWED_net ${zs_below_host} host net)
 set(ZS_ALLOWED_admin ${zs_below_host} host admin)
@@ -42,7 +44,7 @@ set(ZS_ALLOWED_agones core agones)
 set(ZS_ALLOWED_config ${zs_below_host} host net admin cluster agones config)
 set(ZS_ALLOWED_app ${ZS_LAYERS})
 list(REMOVE_ITEM ZS_ALLOWED_app client_sim)
-set(ZS_ALLOWED_client_sim core wire auth client_sim)
+set(ZS_ALLOWED_client_sim core names wire auth client_sim)
 # Project layers a quoted include can name (everything under server/, and client_sim).
 set(ZS_PROJECT_LAYERS ${ZS_LAYERS})
 # Third-party and system headers no pure file may include.

@@ -7,7 +7,7 @@
 #include "auth/token.h"
 #include "config/config_loader.h"
 #include "config/server_config.h"
-#include "wire/player_name.h"
+#include "names/player_name.h"
 
 namespace zs::app {
 
@@ -27,8 +27,9 @@ CLI::App* AddTokenTool(CLI::App& cli, TokenToolArgs* args) {
 }
 
 int RunTokenTool(const TokenToolArgs& args, const std::string& config_path) {
-  if (const wire::NameProblem p = wire::CheckPlayerName(args.name); p != wire::NameProblem::kNone) {
-    std::fprintf(stderr, "zone_server token: --name: %s\n", wire::NameProblemText(p));
+  if (const names::NameProblem p = names::CheckPlayerName(args.name).problem;
+      p != names::NameProblem::kNone) {
+    std::fprintf(stderr, "zone_server token: --name: %s\n", names::NameProblemText(p));
     return 2;
   }
   std::string secret;

@@ -8,7 +8,7 @@
 #include <charconv>
 
 #include "auth/base64url.h"
-#include "wire/player_name.h"
+#include "names/player_name.h"
 
 namespace zs::auth {
 
@@ -47,8 +47,9 @@ Refusal ParsePayload(std::string_view payload, Identity* out) {
     return Refusal::kBadPayload;
   }
   if (!ParseDecimal(payload.substr(a + 1, b - a - 1), &id.expiry)) return Refusal::kBadPayload;
-  id.name = std::string(payload.substr(c + 1));
-  if (wire::CheckPlayerName(id.name) != wire::NameProblem::kNone) return Refusal::kBadName;
+  names::CheckedName name = names::CheckPlayerName(payload.substr(c + 1));
+  if (name.problem != names::NameProblem::kNone) return Refusal::kBadName;
+  id.name = std::move(name.name);  // NFC: the character's name
   *out = std::move(id);
   return Refusal::kNone;
 }

@@ -5,7 +5,8 @@
 //   token   = "zs1." base64url(payload) "." base64url(HMAC-SHA256(secret, "zs1."
 //   base64url(payload))) payload = account "\n" expiry "\n" name
 // where account is a decimal id in 1..2^63-1, expiry the Unix time in seconds after which the
-// token is void, and name the character's name (the rules of wire::CheckPlayerName). base64url
+// token is void, and name the character's name (the rules of names::CheckPlayerName; Verify
+// gives it in NFC). base64url
 // is RFC 4648 section 5 without padding. The MAC is computed with OpenSSL (no hand-written
 // crypto) and compared in constant time.
 #pragma once

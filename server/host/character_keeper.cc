@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/clock.h"
+#include "names/player_name.h"
 #include "wire/encoder.h"
 
 namespace zs::host {
@@ -12,6 +13,8 @@ namespace {
 // What a refused client is told: the same words whatever went wrong (auth) or a clear cause
 // that is not the client's fault (storage).
 constexpr const char* kAuthFailedText = "authentication failed";
+constexpr const char* kLookAlikeText =
+    "player_name looks like the name of another character (names are unique by their look)";
 constexpr const char* kStorageText =
     "storage unavailable: your character cannot be loaded just now; try again later";
 
@@ -32,6 +35,10 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
   const std::shared_ptr<SessionSink> s = sink.lock();
   if (!s) return;
   if (PlayerDirectory::Player* online = players_->ByName(who.name)) {
+    if (online->name != who.name) {
+      RefuseLookAlike(s);
+      return;
+    }
     if (options_.token_mode && online->account != who.account) {
       Refuse(s, false, CloseReason::kNameOfAnotherAccount);
       return;
@@ -77,14 +84,22 @@ void CharacterKeeper::Load(uint64_t session, PendingLogin login) {
     }
     index.erase(it);
   };
-  supersede(loading_name_, login.who.name);
+  const std::string key = names::LookAlikeKey(login.who.name);
+  if (const auto other = loading_name_.find(key); other != loading_name_.end()) {
+    const auto it = loading_.find(other->second);
+    if (it != loading_.end() && it->second.who.name != login.who.name) {
+      if (const auto s = login.sink.lock()) RefuseLookAlike(s);  // the first one keeps its name
+      return;
+    }
+  }
+  supersede(loading_name_, key);
   if (login.who.account != 0) supersede(loading_account_, login.who.account);
   if (storage_ == nullptr) {
     Enter(session, std::move(login), {.outcome = storage::LoadOutcome::kNotFound, .record = {}});
     return;
   }
   const std::string name = login.who.name;
-  loading_name_[name] = session;
+  loading_name_[key] = session;
   if (login.who.account != 0) loading_account_[login.who.account] = session;
   const std::weak_ptr<SessionSink> sink = login.sink;
   loading_[session] = std::move(login);
@@ -104,6 +119,10 @@ void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
   if (!s) return;  // gone while loading: nothing was created, nothing to save
   if (result.outcome == storage::LoadOutcome::kUnavailable) {
     Refuse(s, true, CloseReason::kStorageUnavailable);
+    return;
+  }
+  if (result.outcome == storage::LoadOutcome::kFound && result.record.name != login.who.name) {
+    RefuseLookAlike(s);  // the store holds a character whose name looks like this one
     return;
   }
   if (result.outcome == storage::LoadOutcome::kFound && options_.token_mode &&
@@ -189,6 +208,12 @@ void CharacterKeeper::Welcome(const std::shared_ptr<SessionSink>& sink, EntityId
                      FrameKind::kControl);
 }
 
+void CharacterKeeper::RefuseLookAlike(const std::shared_ptr<SessionSink>& sink) {
+  counters_.login_refusals.Add(CloseReason::kNameLooksLikeAnother);
+  sink->CloseWith(wire::ErrorFrame(wire::ErrorCode::kBadName, kLookAlikeText),
+                  CloseReason::kNameLooksLikeAnother);
+}
+
 void CharacterKeeper::Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem,
                              CloseReason reason) {
   counters_.login_refusals.Add(reason);
@@ -209,7 +234,7 @@ void CharacterKeeper::ForgetLoading(uint64_t session) {
   const auto it = loading_.find(session);
   if (it == loading_.end()) return;
   const LoginIdentity& who = it->second.who;
-  if (const auto n = loading_name_.find(who.name);
+  if (const auto n = loading_name_.find(names::LookAlikeKey(who.name));
       n != loading_name_.end() && n->second == session) {
     loading_name_.erase(n);
   }

@@ -109,6 +109,9 @@ class CharacterKeeper {
   // Kicks the connection of an online player, logging the character out (saved).
   void KickOut(PlayerDirectory::Player& player, CloseReason reason);
   void Refuse(const std::shared_ptr<SessionSink>& sink, bool storage_problem, CloseReason reason);
+  // Error BAD_NAME: a character online, logging in or stored has a name that looks like this
+  // one (names::LookAlikeKey).
+  void RefuseLookAlike(const std::shared_ptr<SessionSink>& sink);
   [[nodiscard]] storage::CharacterRecord RecordOf(const PlayerDirectory::Player& p,
                                                   const zone::PlayerSnapshot& state) const;
   void Checkpoint();
@@ -144,7 +147,7 @@ class CharacterKeeper {
   Options options_;
   Loaded loaded_;
   std::unordered_map<uint64_t, PendingLogin> loading_;      // by session
-  std::unordered_map<std::string, uint64_t> loading_name_;  // newest loading session by name
+  std::unordered_map<std::string, uint64_t> loading_name_;  // newest loading session by key
   std::unordered_map<uint64_t, uint64_t> loading_account_;  // ... by account (not 0)
   uint64_t ticks_since_checkpoint_ = 0;
   uint64_t checkpoints_ = 0;

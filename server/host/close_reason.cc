@@ -35,6 +35,7 @@ constexpr std::array<const char*, static_cast<size_t>(CloseReason::kCount)> kNam
     "auth_replayed",
     "auth_cache_full",
     "name_of_another_account",
+    "name_looks_like_another",
     "storage_unavailable",
     "zone_unavailable",
     "world_full",

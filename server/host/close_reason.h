@@ -46,6 +46,7 @@ enum class CloseReason : uint8_t {
   kAuthReplayed,          // "auth_replayed"
   kAuthCacheFull,         // "auth_cache_full"
   kNameOfAnotherAccount,  // "name_of_another_account"
+  kNameLooksLikeAnother,  // "name_looks_like_another": a player online has a look-alike name
   kStorageUnavailable,    // "storage_unavailable": the character could not be loaded
   kZoneUnavailable,       // "zone_unavailable": its zone's server did not take it
   kWorldFull,             // "world_full"

@@ -1,8 +1,9 @@
 // PlayerDirectory: which session plays which character. Sessions and the world speak through
 // ids (session id, EntityId), never pointers into each other; this is the one map between them.
-// A character's name is unique among the players online, and so is an account (other than 0,
-// "no account"): the login path (CharacterKeeper) takes a character over rather than adding a
-// second one.
+// A character's name is unique among the players online, and so is every name that looks like
+// it (the same names::LookAlikeKey: "observer", "0bserver", "Observer"), and so is an account
+// (other than 0, "no account"): the login path (CharacterKeeper) takes a character over rather
+// than adding a second one, and refuses a look-alike.
 // With a roster (the runners of one process), every character listed or unlisted here is told
 // to it, so that logins find the runner that has their character.
 // Thread: its zone runner's only.
@@ -17,6 +18,7 @@
 #include "core/entity_id.h"
 #include "host/local_zones.h"
 #include "host/session_sink.h"
+#include "names/player_name.h"
 #include "zone/zone_types.h"
 
 namespace zs::host {
@@ -42,7 +44,7 @@ class PlayerDirectory {
   void Add(uint64_t session, Player player) {
     if (roster_ != nullptr) roster_->Listed(runner_, player.name, player.account);
     session_of_[ToRaw(player.entity)] = session;
-    by_name_[player.name] = session;
+    by_name_[names::LookAlikeKey(player.name)] = session;
     if (player.account != 0) by_account_[player.account] = session;
     players_[session] = std::move(player);
   }
@@ -51,7 +53,7 @@ class PlayerDirectory {
     if (it == players_.end()) return;
     if (roster_ != nullptr) roster_->Unlisted(runner_, it->second.name, it->second.account);
     session_of_.erase(ToRaw(it->second.entity));
-    by_name_.erase(it->second.name);
+    by_name_.erase(names::LookAlikeKey(it->second.name));
     if (it->second.account != 0) by_account_.erase(it->second.account);
     players_.erase(it);
   }
@@ -67,8 +69,11 @@ class PlayerDirectory {
     roster_ = roster;
     return players_.at(to);
   }
-  // The online player called `name` (whispers, logins), or null.
-  [[nodiscard]] Player* ByName(const std::string& name) { return Find(by_name_, name); }
+  // The online player called `name`, or one whose name looks like it (check Player::name), or
+  // null (whispers, logins).
+  [[nodiscard]] Player* ByName(const std::string& name) {
+    return Find(by_name_, names::LookAlikeKey(name));
+  }
   [[nodiscard]] Player* ByAccount(uint64_t account) {
     return account == 0 ? nullptr : Find(by_account_, account);
   }
@@ -96,7 +101,7 @@ class PlayerDirectory {
 
   std::unordered_map<uint64_t, Player> players_;       // by session id
   std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
-  std::unordered_map<std::string, uint64_t> by_name_;  // session by character name
+  std::unordered_map<std::string, uint64_t> by_name_;  // session by names::LookAlikeKey
   std::unordered_map<uint64_t, uint64_t> by_account_;  // session by account (not 0)
   LocalZones* roster_ = nullptr;
   size_t runner_ = 0;

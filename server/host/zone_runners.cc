@@ -64,7 +64,8 @@ ZoneRunner& ZoneRunners::RunnerOf(uint64_t session) const {
 }
 
 std::optional<size_t> ZoneRunners::OnlineRunner(const LoginIdentity& who) const {
-  if (const auto n = name_runner_.find(who.name); n != name_runner_.end()) return n->second;
+  if (const auto n = name_runner_.find(names::LookAlikeKey(who.name)); n != name_runner_.end())
+    return n->second;
   if (who.account == 0) return std::nullopt;
   if (const auto a = account_runner_.find(who.account); a != account_runner_.end()) {
     return a->second;
@@ -120,7 +121,7 @@ void ZoneRunners::HandTo(uint32_t zone_id, LocalArrival arrival) {
   const size_t r = runner_of_zone_.at(zone_id);
   const std::string& name = arrival.player ? arrival.player->name : arrival.character.name;
   std::lock_guard lock(mu_);
-  name_runner_[name] = r;
+  name_runner_[names::LookAlikeKey(name)] = r;
   if (arrival.account != 0) account_runner_[arrival.account] = r;
   const uint64_t session = arrival.session;
   const auto s = session_runner_.find(session);
@@ -144,7 +145,7 @@ bool ZoneRunners::PassOnLogin(size_t runner, uint64_t session,
 
 bool ZoneRunners::RelayWhisper(size_t runner, RelayedChat chat) {
   std::lock_guard lock(mu_);
-  const auto it = name_runner_.find(chat.to_name);
+  const auto it = name_runner_.find(names::LookAlikeKey(chat.to_name));
   if (it == name_runner_.end() || it->second == runner) return false;
   runners_[it->second]->Relay(std::move(chat));
   return true;
@@ -152,13 +153,14 @@ bool ZoneRunners::RelayWhisper(size_t runner, RelayedChat chat) {
 
 void ZoneRunners::Listed(size_t runner, const std::string& name, uint64_t account) {
   std::lock_guard lock(mu_);
-  name_runner_[name] = runner;
+  name_runner_[names::LookAlikeKey(name)] = runner;
   if (account != 0) account_runner_[account] = runner;
 }
 
 void ZoneRunners::Unlisted(size_t runner, const std::string& name, uint64_t account) {
   std::lock_guard lock(mu_);
-  if (const auto n = name_runner_.find(name); n != name_runner_.end() && n->second == runner) {
+  if (const auto n = name_runner_.find(names::LookAlikeKey(name));
+      n != name_runner_.end() && n->second == runner) {
     name_runner_.erase(n);
   }
   if (account == 0) return;

@@ -86,7 +86,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, size_t> session_runner_;  // guarded by mu_
-  std::unordered_map<std::string, size_t> name_runner_;  // guarded by mu_
+  std::unordered_map<std::string, size_t> name_runner_;  // by names::LookAlikeKey; mu_
   std::unordered_map<uint64_t, size_t> account_runner_;  // guarded by mu_ (not 0)
 };
 

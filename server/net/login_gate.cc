@@ -42,9 +42,9 @@ LoginGate::Decision LoginGate::Redeem(const std::string& ticket, double now_s) {
 
 LoginGate::Decision LoginGate::Identify(const wire::ClientIntent& hello, int64_t unix_s) {
   if (auth_.mode() == auth::AuthMode::kNone) {
-    if (hello.name_problem != wire::NameProblem::kNone) {  // a token came with it: not refused yet
+    if (hello.name_problem != names::NameProblem::kNone) {  // a token came with it: not refused yet
       return Refusal{.code = wire::ErrorCode::kBadName,
-                     .text = wire::NameProblemText(hello.name_problem),
+                     .text = names::NameProblemText(hello.name_problem),
                      .reason = host::CloseReason::kBadName};
     }
     return Join{.who = {.account = 0, .name = hello.player_name}};

@@ -110,7 +110,7 @@ void Session::FailParse(wire::ParseError err, const wire::ClientIntent& in) {
       Fail(wire::ErrorCode::kBadFrame, "unknown message", CloseReason::kUnknownMessage);
       break;
     case wire::ParseError::kBadName:
-      Fail(wire::ErrorCode::kBadName, wire::NameProblemText(in.name_problem),
+      Fail(wire::ErrorCode::kBadName, names::NameProblemText(in.name_problem),
            CloseReason::kBadName);
       break;
     case wire::ParseError::kBadValue:

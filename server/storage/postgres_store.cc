@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "names/player_name.h"
 #include "storage/schema.h"
 
 namespace zs::storage {
@@ -20,7 +21,7 @@ namespace {
 constexpr int64_t kMigrationLockKey = 0x7a7363686172;
 constexpr const char* kUpsertName = "zs_upsert_character";
 constexpr const char* kSelectName = "zs_select_character";
-constexpr int kUpsertParams = kCharacterColumnCount;
+constexpr int kUpsertParams = kUpsertParamCount;
 
 Fault FaultOfState(std::string_view state) {
   if (state == "53100") return Fault::kFull;      // disk_full
@@ -76,7 +77,8 @@ struct UpsertParams {
             p.alive ? "true" : "false",
             std::to_string(p.respawn_ms),
             EncodeCooldowns(p),
-            std::to_string(r.saved_at_ms)};
+            std::to_string(r.saved_at_ms),
+            names::LookAlikeKey(r.name)};
     for (size_t i = 0; i < text.size(); ++i) values[i] = text[i].c_str();
   }
 };
@@ -98,6 +100,7 @@ class PostgresStore final : public CharacterStore {
   std::optional<StoreError> Ready();
   std::optional<StoreError> Prepare();
   std::optional<StoreError> MigrateStep(const SchemaStep& step, int step_version);
+  std::optional<StoreError> FillNameKeys(const std::string& what);
   std::optional<StoreError> Exec(const std::string& sql, std::string_view what,
                                  ResultPtr* out = nullptr);
   std::optional<StoreError> SendBatch(std::span<const CharacterRecord> records);
@@ -168,6 +171,25 @@ std::optional<StoreError> PostgresStore::Reconnect() {
   return std::nullopt;
 }
 
+// The kFillNameKeys step: every character's look-alike key, computed here (ICU), set unless
+// another character already holds it (then NULL: both stay, the later one unprotected).
+std::optional<StoreError> PostgresStore::FillNameKeys(const std::string& what) {
+  ResultPtr all;
+  if (auto e = Exec(SelectNamesSql(), what + ": read the names", &all)) return e;
+  const std::string fill = FillNameKeySql(Dialect::kPostgres);
+  for (int row = 0; row < PQntuples(all.get()); ++row) {
+    const std::string name = PQgetvalue(all.get(), row, 0);
+    const std::string key = names::LookAlikeKey(name);
+    const std::array<const char*, 2> values = {key.c_str(), name.c_str()};
+    ResultPtr res(
+        PQexecParams(conn_.get(), fill.c_str(), 2, nullptr, values.data(), nullptr, nullptr, 0));
+    if (PQresultStatus(res.get()) != PGRES_COMMAND_OK) {
+      return Error(res.get(), what + ": key of '" + name + "'");
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<StoreError> PostgresStore::Connect() {
   if (auto e = Reconnect()) return e;
   int step_version = 0;
@@ -206,8 +228,10 @@ std::optional<StoreError> PostgresStore::MigrateStep(const SchemaStep& step, int
                                  "): run a newer server or use another database"};
   }
   if (version < step_version) {
-    if (auto e = Exec(StepSql(step, Dialect::kPostgres),
-                      "migration step " + std::to_string(step_version))) {
+    const std::string what = "migration step " + std::to_string(step_version);
+    if (auto e = step.kind == SchemaStep::Kind::kFillNameKeys
+                     ? FillNameKeys(what)
+                     : Exec(StepSql(step, Dialect::kPostgres), what)) {
       return e;
     }
     if (auto e = Exec("DELETE FROM schema_version", "record schema version")) return e;
@@ -226,7 +250,7 @@ std::optional<StoreError> PostgresStore::Prepare() {
     return Error(upsert.get(), "prepare the upsert");
   }
   ResultPtr select(PQprepare(conn_.get(), kSelectName,
-                             SelectCharacterSql(Dialect::kPostgres).c_str(), 1, nullptr));
+                             SelectCharacterSql(Dialect::kPostgres).c_str(), 2, nullptr));
   if (PQresultStatus(select.get()) != PGRES_COMMAND_OK) {
     return Error(select.get(), "prepare the select");
   }
@@ -305,7 +329,9 @@ std::optional<StoreError> PostgresStore::Save(std::span<const CharacterRecord> r
 std::optional<StoreError> PostgresStore::ReadRow(const PGresult* res, const std::string& name,
                                                  CharacterRecord* r) const {
   zone::PlayerSnapshot& p = r->state;
-  r->name = name;
+  r->name = PQgetisnull(res, 0, kCharacterColumnCount - 1) != 0
+                ? name
+                : PQgetvalue(res, 0, kCharacterColumnCount - 1);
   int64_t account = 0;
   double x = 0;
   double y = 0;
@@ -332,8 +358,9 @@ std::optional<StoreError> PostgresStore::ReadRow(const PGresult* res, const std:
 std::optional<StoreError> PostgresStore::Load(const std::string& name,
                                               std::optional<CharacterRecord>* out) {
   if (auto e = Ready()) return e;
-  const char* value = name.c_str();
-  ResultPtr res(PQexecPrepared(conn_.get(), kSelectName, 1, &value, nullptr, nullptr, 0));
+  const std::string key = names::LookAlikeKey(name);
+  const std::array<const char*, 2> values = {key.c_str(), name.c_str()};
+  ResultPtr res(PQexecPrepared(conn_.get(), kSelectName, 2, values.data(), nullptr, nullptr, 0));
   if (PQresultStatus(res.get()) != PGRES_TUPLES_OK) {
     return Error(res.get(), "load character '" + name + "'");
   }

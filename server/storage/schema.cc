@@ -23,6 +23,12 @@ constexpr std::array kCharacterColumns = {
 
 static_assert(kCharacterColumns.size() == kCharacterColumnCount);
 
+// Added in schema version 3: the name's look-alike key (names/player_name.h), unique.
+constexpr const char* kNameKey = "name_key";
+constexpr std::array kNameKeyColumn = {
+    Column{.name = kNameKey, .type = ColumnType::kText, .constraint = ""},
+};
+
 constexpr std::array kSteps = {
     SchemaStep{.kind = SchemaStep::Kind::kCreateTable,
                .table = "characters",
@@ -32,6 +38,15 @@ constexpr std::array kSteps = {
                .columns = {},
                .index = "characters_account",
                .indexed = "account"},
+    SchemaStep{
+        .kind = SchemaStep::Kind::kAddColumn, .table = "characters", .columns = kNameKeyColumn},
+    SchemaStep{.kind = SchemaStep::Kind::kFillNameKeys, .table = "characters", .columns = {}},
+    SchemaStep{.kind = SchemaStep::Kind::kCreateIndex,
+               .table = "characters",
+               .columns = {},
+               .index = "characters_name_key",
+               .indexed = kNameKey,
+               .unique = true},
 };
 
 const char* TypeName(ColumnType type, Dialect d) {
@@ -63,9 +78,17 @@ std::span<const SchemaStep> SchemaSteps() { return kSteps; }
 int SchemaVersion() { return static_cast<int>(kSteps.size()); }
 
 std::string StepSql(const SchemaStep& step, Dialect dialect) {
-  if (step.kind == SchemaStep::Kind::kCreateIndex) {
-    return std::string("CREATE INDEX ") + step.index + " ON " + step.table + "(" + step.indexed +
-           ")";
+  switch (step.kind) {
+    case SchemaStep::Kind::kCreateIndex:
+      return std::string(step.unique ? "CREATE UNIQUE INDEX " : "CREATE INDEX ") + step.index +
+             " ON " + step.table + "(" + step.indexed + ")";
+    case SchemaStep::Kind::kAddColumn:
+      return std::string("ALTER TABLE ") + step.table + " ADD COLUMN " + step.columns[0].name +
+             " " + TypeName(step.columns[0].type, dialect);
+    case SchemaStep::Kind::kFillNameKeys:
+      return "";
+    case SchemaStep::Kind::kCreateTable:
+      break;
   }
   std::string sql = std::string("CREATE TABLE ") + step.table + "(";
   for (size_t i = 0; i < step.columns.size(); ++i) {
@@ -87,8 +110,13 @@ std::string UpsertCharacterSql(Dialect dialect) {
     params.append(comma).append(Param(static_cast<int>(i) + 1, dialect));
     if (i > 0) updates.append(i == 1 ? "" : ", ").append(name).append(" = excluded.").append(name);
   }
-  return "INSERT INTO characters(" + names + ") VALUES(" + params + ") ON CONFLICT(" +
-         kCharacterColumns[0].name + ") DO UPDATE SET " + updates;
+  const std::string key = Param(kUpsertParamCount, dialect);
+  const std::string name = Param(1, dialect);
+  return "INSERT INTO characters(" + names + ", " + kNameKey + ") VALUES(" + params +
+         ", (SELECT CASE WHEN EXISTS(SELECT 1 FROM characters WHERE " + kNameKey + " = " + key +
+         " AND name <> " + name + ") THEN NULL ELSE " + key + " END)) ON CONFLICT(" +
+         kCharacterColumns[0].name + ") DO UPDATE SET " + updates + ", " + kNameKey +
+         " = excluded." + kNameKey;
 }
 
 std::string SelectCharacterSql(Dialect dialect) {
@@ -96,8 +124,18 @@ std::string SelectCharacterSql(Dialect dialect) {
   for (size_t i = 1; i < kCharacterColumns.size(); ++i) {
     names.append(i == 1 ? "" : ", ").append(kCharacterColumns[i].name);
   }
-  return "SELECT " + names + " FROM characters WHERE " + kCharacterColumns[0].name + " = " +
-         Param(1, dialect);
+  const std::string name = Param(2, dialect);
+  return "SELECT " + names + ", name FROM characters WHERE " + kNameKey + " = " +
+         Param(1, dialect) + " OR name = " + name + " ORDER BY name = " + name + " DESC LIMIT 1";
+}
+
+std::string SelectNamesSql() { return "SELECT name FROM characters"; }
+
+std::string FillNameKeySql(Dialect dialect) {
+  const std::string key = Param(1, dialect);
+  return std::string("UPDATE characters SET ") + kNameKey + " = " + key +
+         " WHERE name = " + Param(2, dialect) + " AND NOT EXISTS(SELECT 1 FROM characters WHERE " +
+         kNameKey + " = " + key + ")";
 }
 
 }  // namespace zs::storage

@@ -33,13 +33,16 @@ struct Column {
   const char* constraint;  // "" or e.g. "PRIMARY KEY", "NOT NULL"
 };
 
-// A migration step: a table with these columns, or an index on one column.
+// A migration step: a table with these columns, an index on one column, a column added, or the
+// look-alike keys of every character filled in (computed by the server with ICU, not in SQL:
+// StepSql gives "" and the store runs FillNameKeySql once per row; see there).
 struct SchemaStep {
-  enum class Kind : uint8_t { kCreateTable, kCreateIndex } kind;
+  enum class Kind : uint8_t { kCreateTable, kCreateIndex, kAddColumn, kFillNameKeys } kind;
   const char* table;
-  std::span<const Column> columns;  // kCreateTable
+  std::span<const Column> columns;  // kCreateTable; kAddColumn: the one column
   const char* index = "";           // kCreateIndex: the index's name ...
   const char* indexed = "";         // ... and its column
+  bool unique = false;              // kCreateIndex: a UNIQUE index
 };
 
 // Every step, oldest first.
@@ -48,9 +51,19 @@ struct SchemaStep {
 [[nodiscard]] int SchemaVersion();
 // A step's DDL in `dialect`.
 [[nodiscard]] std::string StepSql(const SchemaStep& step, Dialect dialect);
-// Insert or update a character: its columns in table order as parameters 1..N.
+// Insert or update a character: its columns in table order as parameters 1..N, then its
+// look-alike key (names::LookAlikeKey) as parameter N+1. The key is stored only if no other
+// character holds it (else NULL: a save is never refused, and the look-alike was refused at
+// login already unless two servers created both within one checkpoint).
 [[nodiscard]] std::string UpsertCharacterSql(Dialect dialect);
-// A character by name (parameter 1): every column but the name, in table order.
+inline constexpr int kUpsertParamCount = kCharacterColumnCount + 1;
+// The character called parameter 2, or else the one whose look-alike key is parameter 1: every
+// column but the name in table order, then the name (when it differs from parameter 2 the
+// stored character only looks like the one asked for).
 [[nodiscard]] std::string SelectCharacterSql(Dialect dialect);
+// The kFillNameKeys step, per character: every name (no parameter) ...
+[[nodiscard]] std::string SelectNamesSql();
+// ... then its key (parameter 1) for the name (parameter 2), unless another character has it.
+[[nodiscard]] std::string FillNameKeySql(Dialect dialect);
 
 }  // namespace zs::storage

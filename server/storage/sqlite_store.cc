@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
+#include "names/player_name.h"
 #include "storage/schema.h"
 
 namespace zs::storage {
@@ -92,6 +94,7 @@ class SqliteStore final : public CharacterStore {
   std::optional<StoreError> Configure();
   std::optional<StoreError> Migrate();
   std::optional<StoreError> MigrateStep(const SchemaStep& step, int step_version);
+  std::optional<StoreError> FillNameKeys(const std::string& what);
   std::optional<StoreError> Prepare(const char* sql, std::string_view what, StmtPtr* out);
   std::optional<StoreError> Exec(const char* sql, std::string_view what);
   std::optional<StoreError> QueryText(const char* sql, std::string_view what, std::string* out);
@@ -242,6 +245,30 @@ std::optional<StoreError> SqliteStore::Configure() {
   return std::nullopt;
 }
 
+// The kFillNameKeys step: every character's look-alike key, computed here (ICU), set unless
+// another character already holds it (then NULL: both stay, the later one unprotected).
+std::optional<StoreError> SqliteStore::FillNameKeys(const std::string& what) {
+  std::vector<std::string> all;
+  StmtPtr names;
+  if (auto e = Prepare(SelectNamesSql().c_str(), what, &names)) return e;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(names.get())) == SQLITE_ROW) {
+    all.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(names.get(), 0)));
+  }
+  if (rc != SQLITE_DONE) return Error(rc, what + ": read the names");
+  StmtPtr fill;
+  if (auto e = Prepare(FillNameKeySql(Dialect::kSqlite).c_str(), what, &fill)) return e;
+  for (const std::string& name : all) {
+    const std::string key = names::LookAlikeKey(name);
+    sqlite3_bind_text(fill.get(), 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+    sqlite3_bind_text(fill.get(), 2, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+    rc = sqlite3_step(fill.get());
+    sqlite3_reset(fill.get());
+    if (rc != SQLITE_DONE) return Error(rc, what + ": key of '" + name + "'");
+  }
+  return std::nullopt;
+}
+
 std::optional<StoreError> SqliteStore::Migrate() {
   int step_version = 0;
   for (const SchemaStep& step : SchemaSteps()) {
@@ -274,8 +301,10 @@ std::optional<StoreError> SqliteStore::MigrateStep(const SchemaStep& step, int s
                                  "): run a newer server or use another file"};
   }
   if (version < step_version) {
+    const std::string what = "migration step " + std::to_string(step_version);
     const std::string sql = StepSql(step, Dialect::kSqlite);
-    if (auto e = Exec(sql.c_str(), "migration step " + std::to_string(step_version))) {
+    if (auto e = step.kind == SchemaStep::Kind::kFillNameKeys ? FillNameKeys(what)
+                                                              : Exec(sql.c_str(), what)) {
       return e;
     }
     const std::string record = "DELETE FROM schema_version; INSERT INTO schema_version VALUES(" +
@@ -324,6 +353,8 @@ std::optional<StoreError> SqliteStore::Upsert(const CharacterRecord& r) {
   sqlite3_bind_int64(s, 9, p.respawn_ms);
   sqlite3_bind_text(s, 10, cooldowns.data(), static_cast<int>(cooldowns.size()), SQLITE_STATIC);
   sqlite3_bind_int64(s, 11, r.saved_at_ms);
+  const std::string key = names::LookAlikeKey(r.name);
+  sqlite3_bind_text(s, kUpsertParamCount, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
   const int rc = sqlite3_step(s);
   std::optional<StoreError> e;
   if (rc != SQLITE_DONE) e = Error(rc, "save character '" + r.name + "'");
@@ -351,7 +382,8 @@ std::optional<StoreError> SqliteStore::Save(std::span<const CharacterRecord> rec
 std::optional<StoreError> SqliteStore::ReadRow(const std::string& name, CharacterRecord* r) {
   sqlite3_stmt* s = select_.get();
   zone::PlayerSnapshot& p = r->state;
-  r->name = name;
+  const unsigned char* stored = sqlite3_column_text(s, kCharacterColumnCount - 1);
+  r->name = stored != nullptr ? reinterpret_cast<const char*>(stored) : name;
   r->account = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
   p.zone = static_cast<uint32_t>(sqlite3_column_int64(s, 1));
   p.position = {static_cast<float>(sqlite3_column_double(s, 2)),
@@ -375,7 +407,9 @@ std::optional<StoreError> SqliteStore::Load(const std::string& name,
                                             std::optional<CharacterRecord>* out) {
   if (auto e = Ready()) return e;
   sqlite3_stmt* s = select_.get();
-  sqlite3_bind_text(s, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+  const std::string key = names::LookAlikeKey(name);
+  sqlite3_bind_text(s, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+  sqlite3_bind_text(s, 2, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
   const int rc = sqlite3_step(s);
   std::optional<StoreError> e;
   CharacterRecord record;

@@ -57,12 +57,16 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
     case bytes::ClientMessage::kHello: {
       out->kind = ClientKind::kHello;
       out->protocol_version = msg.hello().protocol_version();
-      out->player_name = msg.hello().player_name();
+      // NFC when it is UTF-8 (names/player_name.h): the character's name from here on.
+      names::CheckedName name = names::CheckPlayerName(msg.hello().player_name());
+      out->player_name = name.name.empty() ? msg.hello().player_name() : std::move(name.name);
       out->auth_token = msg.hello().auth_token();
       out->ticket = msg.hello().ticket();
-      out->name_problem = CheckPlayerName(out->player_name);
+      out->name_problem = name.problem;
       const bool name_matters = out->auth_token.empty() && out->ticket.empty();
-      if (name_matters && out->name_problem != NameProblem::kNone) return ParseError::kBadName;
+      if (name_matters && out->name_problem != names::NameProblem::kNone) {
+        return ParseError::kBadName;
+      }
       return ParseError::kNone;
     }
     case bytes::ClientMessage::kMove: {
@@ -103,7 +107,7 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
           .text = c.text(),
           .text_ok = IsChatText(c.text()),
           // A name longer than any player's cannot match: not kept (held until the tick).
-          .to_name = c.to().size() <= kMaxPlayerName ? c.to() : std::string(),
+          .to_name = c.to().size() <= names::kMaxPlayerName ? c.to() : std::string(),
           .to = kInvalidEntity,
           .relayed = false};
       return ParseError::kNone;

@@ -9,7 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "wire/player_name.h"
+#include "names/player_name.h"
+#include "wire/chat_text.h"
 #include "zone/zone_types.h"
 
 namespace zs::wire {
@@ -25,7 +26,7 @@ enum class ParseError : uint8_t {
   kUnparsable,  // not a ClientMessage (or nesting deeper than the recursion limit)
   kEmpty,       // a ClientMessage with no message set (unknown to this version)
   kBadValue,    // NaN/inf, an out-of-range number, or an unknown chat channel
-  kBadName,     // Hello's player_name refused by CheckPlayerName (see name_problem)
+  kBadName,     // Hello's player_name refused by names::CheckPlayerName (see name_problem)
 };
 
 [[nodiscard]] const char* ParseErrorName(ParseError e);
@@ -35,7 +36,7 @@ struct ClientIntent {
   // kHello
   uint32_t protocol_version = 0;
   std::string player_name;
-  NameProblem name_problem = NameProblem::kNone;  // set with ParseError::kBadName
+  names::NameProblem name_problem = names::NameProblem::kNone;  // set with ParseError::kBadName
   // The login token (token mode). A Hello that carries one is not refused for its
   // player_name here (token mode ignores it); name_problem still says what is wrong with it.
   std::string auth_token;

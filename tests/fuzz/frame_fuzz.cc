@@ -12,12 +12,13 @@
 //      on purpose: a string field that is not UTF-8 (proto3 refuses the whole message) is read
 //      as bytes, so our own rules judge it (BAD_NAME, AUTH_FAILED, BAD_TEXT). The oracle for
 //      such a frame is protobuf's parse of a twin of zone.proto whose strings are bytes. An
-//      accepted intent
-//      keeps its contract (finite direction, a name that passes the player-name rules, a facing
-//      of 0..65535 turn units in [-pi, pi], a known chat channel and the chat text judged by the
-//      chat rules) and carries exactly the message's values; a refusal names the right reason
-//      (for a name, a problem it has; the name and chat rules of wire/player_name.h are written
-//      out again here); and the message re-serialised canonically parses to the same result.
+//      accepted intent keeps its contract (finite direction, a name that passes the player-name
+//      rules and is carried in NFC, a facing of 0..65535 turn units in [-pi, pi], a known chat
+//      channel and the chat text judged by the chat rules) and carries exactly the message's
+//      values; a refusal names the right reason (for a name, the problem names::CheckPlayerName
+//      sees: those rules are ICU's, tested in tests/names; the chat rules of wire/chat_text.h
+//      are written out again here); and the message re-serialised canonically parses to the
+//      same result.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -137,7 +138,7 @@ void CheckReframe(const std::string& body) {
 
 bool SameBits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
-// ---- the text rules of wire/player_name.h, written out again as an oracle ----
+// ---- the chat-text rules of wire/chat_text.h, written out again as an oracle ----
 
 // Decodes the code point at s[i] into *cp (Unicode's Table 3-7: no overlong forms, no
 // surrogates, nothing above U+10FFFF); returns its length in bytes, 0 when malformed.
@@ -172,38 +173,6 @@ bool IsBidiCp(uint32_t cp) {
   return cp == 0x61C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
          (cp >= 0x2066 && cp <= 0x2069);
 }
-bool IsInvisibleCp(uint32_t cp) {
-  return IsBidiCp(cp) || cp == 0xAD || cp == 0x34F || cp == 0x180E ||
-         (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2060 && cp <= 0x2064) || cp == 0xFEFF;
-}
-
-// Whether `name` has problem `p`. Code points are read in order up to the first malformed one
-// (what a scan can see).
-bool NameHas(std::string_view name, NameProblem p) {
-  if (p == NameProblem::kNone) return false;
-  if (p == NameProblem::kLength) return name.empty() || name.size() > kMaxPlayerName;
-  if (p == NameProblem::kSpaces) {
-    return !name.empty() && (name.front() == ' ' || name.back() == ' ');
-  }
-  uint32_t cp = 0;
-  for (size_t i = 0, len = 0; i < name.size(); i += len) {
-    len = DecodeAt(name, i, &cp);
-    if (len == 0) return p == NameProblem::kInvalidUtf8;
-    if ((p == NameProblem::kControl && IsControlCp(cp)) ||
-        (p == NameProblem::kInvisible && IsInvisibleCp(cp))) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool ValidName(std::string_view name) {
-  for (NameProblem p : {NameProblem::kLength, NameProblem::kSpaces, NameProblem::kInvalidUtf8,
-                        NameProblem::kControl, NameProblem::kInvisible}) {
-    if (NameHas(name, p)) return false;
-  }
-  return true;
-}
 
 bool ValidChatText(std::string_view text) {
   if (text.empty() || text.size() > kMaxChatText) return false;
@@ -227,21 +196,22 @@ void CheckChat(const pb::Chat& c, ParseError e, const ClientIntent& in) {
   Require(static_cast<int>(chat->channel) == static_cast<int>(c.channel()));
   Require(chat->entity == kInvalidEntity && chat->to == kInvalidEntity && !chat->relayed);
   Require(chat->text == c.text() && chat->text_ok == ValidChatText(c.text()));
-  Require(chat->to_name == (c.to().size() <= kMaxPlayerName ? c.to() : std::string()));
+  Require(chat->to_name == (c.to().size() <= names::kMaxPlayerName ? c.to() : std::string()));
 }
 
 // A Hello: the name is judged only when it is the login (no token, no ticket: with one of those
 // the server takes the name from the token or the ticket); the rest is carried over.
 void CheckHello(const pb::Hello& h, ParseError e, const ClientIntent& in) {
   const bool name_matters = h.auth_token().empty() && h.ticket().empty();
-  const bool name_ok = !name_matters || ValidName(h.player_name());
+  const names::CheckedName name = names::CheckPlayerName(h.player_name());
+  const bool name_ok = !name_matters || name.problem == names::NameProblem::kNone;
   Require(e == (name_ok ? ParseError::kNone : ParseError::kBadName));
-  // A refusal names a problem the name really has.
-  if (e == ParseError::kBadName) Require(NameHas(h.player_name(), in.name_problem));
+  Require(in.name_problem == name.problem);  // a refusal names the problem the rules see
   if (e != ParseError::kNone) return;
   Require(in.kind == ClientKind::kHello);
-  Require(in.name_problem == NameProblem::kNone || !name_matters);
-  Require(in.player_name == h.player_name() && in.auth_token == h.auth_token());
+  // The name in NFC once it is UTF-8, as it came otherwise.
+  Require(in.player_name == (name.name.empty() ? h.player_name() : name.name));
+  Require(in.auth_token == h.auth_token());
   Require(in.ticket == h.ticket() && in.protocol_version == h.protocol_version());
 }
 

@@ -310,5 +310,62 @@ TEST(Accounts, ModeNoneTakesANameOverAndKeepsOneEntity) {
   EXPECT_EQ(MetricValue(s.HttpGet("/metrics"), "zs_players"), 1);
 }
 
+// Names by the Unicode rules (names/player_name.h), online: a look-alike of a player online is
+// refused with BAD_NAME and the original stays; a name that breaks the rules (Cyrillic o among
+// Latin letters) is refused at the Hello; the two spellings of "Zoë" are one character, named in
+// NFC.
+TEST(Accounts, LookAlikesCannotBeOnlineTogetherAndBothSpellingsAreOneName) {
+  ServerProcess s;
+  TestClient original(s.port());
+  ASSERT_TRUE(original.Login("observer"));
+  for (const char* alike : {"0bserver", "Observer", "OBSERVER",
+                            "\xd0\xbe"
+                            "bserver"}) {
+    TestClient c(s.port());
+    c.Hello(alike);
+    const auto last = c.ReadUntilClosed(10);
+    ASSERT_TRUE(last && last->has_error()) << alike;
+    EXPECT_EQ(last->error().code(), pb::ERROR_CODE_BAD_NAME) << alike;
+  }
+  EXPECT_FALSE(original.closed()) << "the original kept its connection";
+  EXPECT_EQ(MetricValue(s.HttpGet("/metrics"), "zs_players"), 1);
+
+  TestClient composed(s.port());
+  const auto w1 = composed.Login("Zo\xc3\xab");
+  ASSERT_TRUE(w1);
+  TestClient decomposed(s.port());
+  const auto w2 = decomposed.Login("Zoe\xcc\x88");
+  ASSERT_TRUE(w2);
+  EXPECT_EQ(w2->entity_id(), w1->entity_id()) << "one character";
+  EXPECT_EQ(w2->player_name(), "Zo\xc3\xab") << "named in NFC";
+  const auto last = composed.ReadUntilClosed(10);
+  ASSERT_TRUE(last && last->has_kick());
+  EXPECT_EQ(last->kick().reason(), "logged_in_elsewhere");
+}
+
+// A look-alike of a stored character that is offline is refused too (the store keeps each
+// name's look-alike key, indexed); the character itself logs in as before.
+TEST(Accounts, ALookAlikeOfAStoredCharacterIsRefused) {
+  ServerProcess s;
+  {
+    TestClient oscar(s.port());
+    ASSERT_TRUE(oscar.Login("Oscar"));
+    pb::ClientMessage bye;
+    bye.mutable_logout();
+    oscar.Send(bye);
+    const auto last = oscar.ReadUntilClosed(10);
+    ASSERT_TRUE(last && last->has_kick());
+  }
+  TestClient alike(s.port());
+  alike.Hello("0scar");
+  const auto refused = alike.ReadUntilClosed(10);
+  ASSERT_TRUE(refused && refused->has_error());
+  EXPECT_EQ(refused->error().code(), pb::ERROR_CODE_BAD_NAME) << refused->error().message();
+  TestClient again(s.port());
+  const auto w = again.Login("Oscar");
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->player_name(), "Oscar");
+}
+
 }  // namespace
 }  // namespace zs::integration

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "integration/harness.h"
+#include "names/player_name.h"
 
 namespace zs::integration {
 namespace {
@@ -233,7 +234,7 @@ TEST(Names, InvisibleAndDirectionCharactersAreRefusedAndNeverLogged) {
   auto m = c.ReadUntilClosed(3);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->error().code(), pb::ERROR_CODE_BAD_NAME);
-  EXPECT_EQ(m->error().message(), "player_name contains an invisible or text-direction character");
+  EXPECT_EQ(m->error().message(), names::NameProblemText(names::NameProblem::kInvisible));
   EXPECT_EQ(server.Log().find("\xe2\x80\xae"), std::string::npos);
 }
 

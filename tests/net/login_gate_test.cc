@@ -64,7 +64,7 @@ TEST(LoginGate, ModeNoneRefusesABadNameItWasSentWithAToken) {
   host::ReasonCounts refusals;
   LoginGate gate(auth, nullptr, refusals);
   wire::ClientIntent in = Hello("");
-  in.name_problem = wire::NameProblem::kLength;
+  in.name_problem = names::NameProblem::kLength;
   const LoginGate::Decision d = gate.Admit(in, 0, kNow);
   const auto* r = std::get_if<LoginGate::Refusal>(&d);
   ASSERT_NE(r, nullptr);

@@ -11,7 +11,7 @@ namespace zs::storage {
 namespace {
 
 TEST(Schema, ReleasedStepsRenderAsReleasedInBothDialects) {
-  ASSERT_EQ(SchemaVersion(), 2);
+  ASSERT_EQ(SchemaVersion(), 5);
   const auto steps = SchemaSteps();
   EXPECT_EQ(StepSql(steps[0], Dialect::kSqlite),
             "CREATE TABLE characters(name TEXT PRIMARY KEY, account INTEGER NOT NULL, "
@@ -24,27 +24,42 @@ TEST(Schema, ReleasedStepsRenderAsReleasedInBothDialects) {
             "cooldowns TEXT, saved_at_ms BIGINT)");
   for (const Dialect d : {Dialect::kSqlite, Dialect::kPostgres}) {
     EXPECT_EQ(StepSql(steps[1], d), "CREATE INDEX characters_account ON characters(account)");
+    // Version 3 to 5: the look-alike key (names/player_name.h), filled in by the server, then
+    // unique.
+    EXPECT_EQ(StepSql(steps[2], d), "ALTER TABLE characters ADD COLUMN name_key TEXT");
+    EXPECT_EQ(steps[3].kind, SchemaStep::Kind::kFillNameKeys);
+    EXPECT_EQ(StepSql(steps[3], d), "");
+    EXPECT_EQ(StepSql(steps[4], d),
+              "CREATE UNIQUE INDEX characters_name_key ON characters(name_key)");
   }
 }
 
-TEST(Schema, TheUpsertAndTheSelectNameEveryColumnInOrder) {
+TEST(Schema, TheStatementsNameEveryColumnInOrderAndTheLookAlikeKey) {
   EXPECT_EQ(UpsertCharacterSql(Dialect::kSqlite),
             "INSERT INTO characters(name, account, zone, x, y, facing, hp, alive, respawn_ms, "
-            "cooldowns, saved_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON "
-            "CONFLICT(name) DO UPDATE SET account = excluded.account, zone = excluded.zone, "
-            "x = excluded.x, y = excluded.y, facing = excluded.facing, hp = excluded.hp, "
-            "alive = excluded.alive, respawn_ms = excluded.respawn_ms, "
-            "cooldowns = excluded.cooldowns, saved_at_ms = excluded.saved_at_ms");
+            "cooldowns, saved_at_ms, name_key) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+            "?11, (SELECT CASE WHEN EXISTS(SELECT 1 FROM characters WHERE name_key = ?12 AND "
+            "name <> ?1) THEN NULL ELSE ?12 END)) ON CONFLICT(name) DO UPDATE SET "
+            "account = excluded.account, zone = excluded.zone, x = excluded.x, y = excluded.y, "
+            "facing = excluded.facing, hp = excluded.hp, alive = excluded.alive, "
+            "respawn_ms = excluded.respawn_ms, cooldowns = excluded.cooldowns, "
+            "saved_at_ms = excluded.saved_at_ms, name_key = excluded.name_key");
   const std::string pg = UpsertCharacterSql(Dialect::kPostgres);
-  EXPECT_NE(pg.find("VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"), std::string::npos)
+  EXPECT_NE(pg.find("VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, (SELECT"),
+            std::string::npos)
       << pg;
   EXPECT_EQ(pg.find('?'), std::string::npos) << pg;
   EXPECT_EQ(SelectCharacterSql(Dialect::kSqlite),
-            "SELECT account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, saved_at_ms "
-            "FROM characters WHERE name = ?1");
+            "SELECT account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, saved_at_ms, "
+            "name FROM characters WHERE name_key = ?1 OR name = ?2 ORDER BY name = ?2 DESC "
+            "LIMIT 1");
   EXPECT_EQ(SelectCharacterSql(Dialect::kPostgres),
-            "SELECT account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, saved_at_ms "
-            "FROM characters WHERE name = $1");
+            "SELECT account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, saved_at_ms, "
+            "name FROM characters WHERE name_key = $1 OR name = $2 ORDER BY name = $2 DESC "
+            "LIMIT 1");
+  EXPECT_EQ(FillNameKeySql(Dialect::kPostgres),
+            "UPDATE characters SET name_key = $1 WHERE name = $2 AND NOT EXISTS(SELECT 1 FROM "
+            "characters WHERE name_key = $1)");
 }
 
 }  // namespace

@@ -115,24 +115,49 @@ TYPED_TEST(StoreTest, ReopeningKeepsRowsAndVersion) {
 
 // A database left by a server of schema version 1 (before the account index): opening it
 // applies the missing step, keeps the rows and records the current version.
+// A database of schema version 1 (no account index, no look-alike keys) is brought up to date:
+// its rows stay, each gets its look-alike key (two stored look-alikes: the first keeps the key,
+// the other stays loadable by its exact name), and the keys are unique from then on.
 TYPED_TEST(StoreTest, AnOlderSchemaIsMigratedOnStartKeepingItsRows) {
-  const std::vector<CharacterRecord> rows = {MakeRecord("Gwen", 5), MakeRecord("Hal", 6)};
+  const std::vector<CharacterRecord> rows = {MakeRecord("Gwen", 5), MakeRecord("Hal", 6),
+                                             MakeRecord("observer", 7), MakeRecord("0bserver", 8)};
   ASSERT_FALSE(this->backend_.Open()->Save(rows));
+  this->backend_.Exec("DROP INDEX characters_name_key");
+  this->backend_.Exec("ALTER TABLE characters DROP COLUMN name_key");
   this->backend_.Exec("DROP INDEX characters_account");
   this->backend_.Exec("UPDATE schema_version SET version = 1");
-  const std::string index_count =
-      TypeParam::kPostgres
-          ? "SELECT count(*) FROM pg_indexes WHERE indexname = 'characters_account'"
-          : "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
-            "name = 'characters_account'";
-  ASSERT_EQ(this->backend_.Scalar(index_count), "0");
+  const auto index_count = [](const char* index) {
+    return std::string(
+               TypeParam::kPostgres
+                   ? "SELECT count(*) FROM pg_indexes WHERE indexname = '"
+                   : "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '") +
+           index + "'";
+  };
+  ASSERT_EQ(this->backend_.Scalar(index_count("characters_account")), "0");
   auto store = this->backend_.Open();
   const int expected = TypeParam::kPostgres ? PostgresSchemaVersion() : SqliteSchemaVersion();
   EXPECT_EQ(this->backend_.Scalar("SELECT max(version) FROM schema_version"),
             std::to_string(expected));
-  EXPECT_EQ(this->backend_.Scalar(index_count), "1") << "step 2 applied";
-  EXPECT_EQ(this->MustLoad(*store, "Gwen"), rows[0]);
-  EXPECT_EQ(this->MustLoad(*store, "Hal"), rows[1]);
+  EXPECT_EQ(this->backend_.Scalar(index_count("characters_account")), "1") << "step 2 applied";
+  EXPECT_EQ(this->backend_.Scalar(index_count("characters_name_key")), "1") << "step 5 applied";
+  EXPECT_EQ(this->backend_.Scalar("SELECT count(name_key) FROM characters"), "3")
+      << "every key filled in but the second look-alike's";
+  for (const CharacterRecord& r : rows) EXPECT_EQ(this->MustLoad(*store, r.name), r);
+}
+
+// Names are unique by their look: loading a look-alike of a stored character finds that
+// character (the caller refuses the login); saving a look-alike anyway (two servers created
+// both) keeps it, without its key, and never fails the batch.
+TYPED_TEST(StoreTest, ALookAlikeOfAStoredCharacterFindsIt) {
+  auto store = this->backend_.Open();
+  ASSERT_FALSE(store->Save(std::vector{MakeRecord("observer", 3)}));
+  EXPECT_EQ(this->MustLoad(*store, "0bserver").value_or(CharacterRecord{}).name, "observer");
+  EXPECT_EQ(this->MustLoad(*store, "OBSERVER").value_or(CharacterRecord{}).name, "observer");
+  const std::vector<CharacterRecord> both = {MakeRecord("Observer", 4), MakeRecord("Ann", 5)};
+  ASSERT_FALSE(store->Save(both)) << "a look-alike saved anyway does not fail the batch";
+  EXPECT_EQ(this->MustLoad(*store, "Observer"), both[0]) << "its exact name still finds it";
+  EXPECT_EQ(this->MustLoad(*store, "Ann"), both[1]);
+  EXPECT_EQ(this->backend_.Scalar("SELECT count(*) FROM characters WHERE name_key IS NULL"), "1");
 }
 
 TYPED_TEST(StoreTest, NewerSchemaRefusesToStart) {

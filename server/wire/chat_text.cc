@@ -1,4 +1,4 @@
-#include "wire/player_name.h"
+#include "wire/chat_text.h"
 
 #include <cstdint>
 
@@ -40,12 +40,6 @@ bool IsControl(int32_t cp) {
   return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029;
 }
 
-bool IsInvisible(int32_t cp) {
-  return cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x180E ||
-         (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
-         (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
-}
-
 }  // namespace
 
 bool IsChatText(std::string_view text) {
@@ -59,36 +53,6 @@ bool IsChatText(std::string_view text) {
     }
   }
   return true;
-}
-
-NameProblem CheckPlayerName(std::string_view name) {
-  if (name.empty() || name.size() > kMaxPlayerName) return NameProblem::kLength;
-  if (name.front() == ' ' || name.back() == ' ') return NameProblem::kSpaces;
-  for (size_t i = 0; i < name.size();) {
-    const int32_t cp = NextCodePoint(name, &i);
-    if (cp < 0) return NameProblem::kInvalidUtf8;
-    if (IsControl(cp)) return NameProblem::kControl;
-    if (IsInvisible(cp)) return NameProblem::kInvisible;
-  }
-  return NameProblem::kNone;
-}
-
-const char* NameProblemText(NameProblem p) {
-  switch (p) {
-    case NameProblem::kNone:
-      return "ok";
-    case NameProblem::kLength:
-      return "player_name must be 1..32 bytes of UTF-8";
-    case NameProblem::kInvalidUtf8:
-      return "player_name is not valid UTF-8";
-    case NameProblem::kControl:
-      return "player_name contains a control character or line break";
-    case NameProblem::kInvisible:
-      return "player_name contains an invisible or text-direction character";
-    case NameProblem::kSpaces:
-      return "player_name starts or ends with a space";
-  }
-  return "bad player_name";
 }
 
 }  // namespace zs::wire
