@@ -184,7 +184,7 @@ std::optional<StoreError> PostgresStore::FillNameKeys(const std::string& what) {
     ResultPtr res(
         PQexecParams(conn_.get(), fill.c_str(), 2, nullptr, values.data(), nullptr, nullptr, 0));
     if (PQresultStatus(res.get()) != PGRES_COMMAND_OK) {
-      return Error(res.get(), what + ": key of '" + name + "'");
+      return Error(res.get(), std::string(what).append(": key of '").append(name).append("'"));
     }
   }
   return std::nullopt;

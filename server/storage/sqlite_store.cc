@@ -264,7 +264,8 @@ std::optional<StoreError> SqliteStore::FillNameKeys(const std::string& what) {
     sqlite3_bind_text(fill.get(), 2, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
     rc = sqlite3_step(fill.get());
     sqlite3_reset(fill.get());
-    if (rc != SQLITE_DONE) return Error(rc, what + ": key of '" + name + "'");
+    if (rc != SQLITE_DONE)
+      return Error(rc, std::string(what).append(": key of '").append(name).append("'"));
   }
   return std::nullopt;
 }

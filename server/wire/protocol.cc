@@ -59,7 +59,8 @@ ParseError ParseClientMessage(std::string_view frame, int recursion_limit, Clien
       out->protocol_version = msg.hello().protocol_version();
       // NFC when it is UTF-8 (names/player_name.h): the character's name from here on.
       names::CheckedName name = names::CheckPlayerName(msg.hello().player_name());
-      out->player_name = name.name.empty() ? msg.hello().player_name() : std::move(name.name);
+      out->player_name = msg.hello().player_name();
+      if (!name.name.empty()) out->player_name = std::move(name.name);
       out->auth_token = msg.hello().auth_token();
       out->ticket = msg.hello().ticket();
       out->name_problem = name.problem;
