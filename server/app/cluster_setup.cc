@@ -39,7 +39,13 @@ std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones) {
 }
 
 void CheckClusterConfig(const config::ServerConfig& config, bool under_agones) {
-  if (!config.cluster.enabled) return;
+  if (!config.cluster.enabled) {
+    if (config.cluster.standby) {
+      throw config::ConfigError(
+          "--standby takes over the zones of a dead node of a cluster: it needs a cluster: block");
+    }
+    return;
+  }
   if (config.cluster.node.empty()) {
     throw config::ConfigError(
         "cluster.node: name this node, unique in the world (or set ZS_CLUSTER_NODE)");
@@ -49,7 +55,7 @@ void CheckClusterConfig(const config::ServerConfig& config, bool under_agones) {
         "cluster.public_address: agones asks the Agones SDK for this GameServer's address, but "
         "AGONES_SDK_HTTP_PORT is not set (not running under Agones): give host:port instead");
   }
-  if (config.cluster.zones.empty()) {
+  if (config.cluster.zones.empty() && !config.cluster.standby) {
     throw config::ConfigError("cluster: name the zones this node hosts (cluster.zones or --zones)");
   }
   if (config.storage.backend != config::StorageBackend::kPostgres) {
@@ -57,6 +63,25 @@ void CheckClusterConfig(const config::ServerConfig& config, bool under_agones) {
         "cluster: nodes hand characters to each other, so they must share their storage: set "
         "storage.backend to postgres (a SQLite file is one node's own)");
   }
+}
+
+std::vector<cluster::ZoneClaim> AwaitStandbyZones(const config::ServerConfig& config,
+                                                  const zone::WorldConfig& world,
+                                                  std::vector<cluster::ZoneClaim> candidates,
+                                                  const std::function<bool()>& keep_waiting) {
+  if (candidates.empty()) {
+    for (const zone::ZoneConfig& z : world.zones) {
+      candidates.push_back({.zone_id = z.id, .name = z.name});
+    }
+  }
+  const config::ClusterConfig& c = config.cluster;
+  spdlog::info("standby: node {} waits for any of {} zone(s) to lose its owner", c.node,
+               candidates.size());
+  return cluster::WaitForOrphanedZones({.nats_url = c.nats_url,
+                                        .node = c.node,
+                                        .directory_ttl_seconds = c.directory_ttl_seconds,
+                                        .poll_seconds = c.standby_poll_seconds},
+                                       candidates, keep_waiting);
 }
 
 std::string PublicAddress(const config::ServerConfig& config, uint16_t port,

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "agones/agones_sdk.h"
 #include "cluster/cluster_node.h"
+#include "cluster/standby.h"
 #include "config/server_config.h"
 #include "zone/world_config.h"
 
@@ -23,6 +25,15 @@ std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones);
 // for public_address `agones` the Agones SDK (`under_agones`: AGONES_SDK_HTTP_PORT is set).
 // Throws config::ConfigError.
 void CheckClusterConfig(const config::ServerConfig& config, bool under_agones);
+// A standby (cluster.standby): blocks until one of `candidates` (empty: every zone of `world`)
+// has no owner in the directory and returns those zones, for start-up to host and claim like
+// any node's (cluster/standby.h); {} when `keep_waiting` turned false (a signal). Throws what
+// NatsBus and ZoneDirectory throw (no NATS).
+std::vector<cluster::ZoneClaim> AwaitStandbyZones(const config::ServerConfig& config,
+                                                  const zone::WorldConfig& world,
+                                                  std::vector<cluster::ZoneClaim> candidates,
+                                                  const std::function<bool()>& keep_waiting);
+
 // The address this node announces in the zone directory and hands to arriving clients:
 // public_address as configured, a ":0" port replaced by `port` (the game port this server
 // listens on), or for `agones` the GameServer's address and game port from `agones` (REQUIRES:

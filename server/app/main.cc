@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -198,6 +199,7 @@ struct Flags {
   std::optional<unsigned> sim_threads;
   std::optional<uint32_t> tick_rate;
   std::optional<size_t> max_connections, max_per_ip;
+  bool standby = false;
 };
 
 void AddFlags(CLI::App& cli, Flags* f) {
@@ -209,6 +211,9 @@ void AddFlags(CLI::App& cli, Flags* f) {
   cli.add_option("--admin-port", f->admin_port,
                  "Admin HTTP port; 0 picks a free one (overrides $ZS_ADMIN_PORT, then admin.port)");
   cli.add_option("--world", f->world, "World config file (overrides world)");
+  cli.add_flag("--standby", f->standby,
+               "Cluster: host nothing until a zone of cluster.zones (or any zone) has no owner, "
+               "then take it over (cluster.standby)");
   cli.add_option("--tick-rate", f->tick_rate, "Ticks per second (overrides the world's)")
       ->check(CLI::Range(1u, 120u));
   cli.add_option("--io-threads", f->io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
@@ -241,6 +246,7 @@ void ApplyFlags(const Flags& f, ServerConfig* config) {
   if (f.tick_rate) config->tick_rate = *f.tick_rate;
   if (f.storage_path) config->storage.sqlite_path = *f.storage_path;
   if (!f.zones.empty()) config->cluster.zones = f.zones;
+  if (f.standby) config->cluster.standby = true;
 }
 
 // The world's durations were converted to ticks at its own rate: converts them to `rate`.
@@ -298,6 +304,27 @@ std::string HostedZoneNames(const zs::zone::WorldConfig& world,
   return names;
 }
 
+// SIGTERM or SIGINT while a standby waits: it stops waiting (it holds nothing to save).
+volatile std::sig_atomic_t g_standby_stop = 0;
+extern "C" void StopStandby(int /*signal*/) { g_standby_stop = 1; }
+
+// --standby: waits for an orphaned zone among `candidates` (cluster/standby.h). The zones to
+// host; {} when a signal stopped the wait; nullopt when NATS failed (logged).
+std::optional<std::vector<zs::cluster::ZoneClaim>> AwaitStandby(
+    const Configs& configs, const std::vector<zs::cluster::ZoneClaim>& candidates) {
+  std::signal(SIGTERM, StopStandby);
+  std::signal(SIGINT, StopStandby);
+  try {
+    std::vector<zs::cluster::ZoneClaim> taken = zs::app::AwaitStandbyZones(
+        configs.server, configs.world, candidates, [] { return g_standby_stop == 0; });
+    if (taken.empty()) spdlog::info("standby: stopped by a signal before any zone needed it");
+    return taken;
+  } catch (const std::exception& e) {  // cluster::BusError, cluster::DirectoryError
+    spdlog::error("standby: {}", e.what());
+    return std::nullopt;
+  }
+}
+
 // Runs the io_context on `threads` threads (this one included) until it is stopped.
 void RunIo(boost::asio::io_context& io, unsigned threads) {
   std::vector<std::thread> others;
@@ -353,6 +380,12 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {  // storage::StartupError
     spdlog::error("storage: {}", e.what());
     return 1;
+  }
+  if (configs.server.cluster.standby) {
+    std::optional<std::vector<zs::cluster::ZoneClaim>> taken = AwaitStandby(configs, hosted);
+    if (!taken) return 1;
+    if (taken->empty()) return 0;  // stopped by a signal while waiting: nothing to save
+    hosted = std::move(*taken);
   }
   ServerConfig& config = configs.server;
   const zs::zone::WorldConfig& world_config = configs.world;

@@ -107,7 +107,7 @@ void LoadCluster(const config::YamlNode& root, ClusterConfig* out) {
   if (!root.Has("cluster")) return;
   const config::YamlNode c = root["cluster"];
   c.AllowOnly({"nats_url", "node", "public_address", "zones", "directory_ttl_seconds",
-               "handoff_timeout_ms", "ticket_seconds"});
+               "handoff_timeout_ms", "ticket_seconds", "standby", "standby_poll_seconds"});
   out->enabled = true;
   out->nats_url = c["nats_url"].String();
   if (c.Has("node")) out->node = c["node"].String();  // or ZS_CLUSTER_NODE: CheckClusterConfig
@@ -125,6 +125,10 @@ void LoadCluster(const config::YamlNode& root, ClusterConfig* out) {
     out->directory_ttl_seconds = static_cast<int>(c["directory_ttl_seconds"].Int(2, 300));
   }
   if (c.Has("ticket_seconds")) out->ticket_seconds = c["ticket_seconds"].Number(1, 3600);
+  if (c.Has("standby")) out->standby = c["standby"].Bool();
+  if (c.Has("standby_poll_seconds")) {
+    out->standby_poll_seconds = c["standby_poll_seconds"].Number(0.05, 10);
+  }
   if (c.Has("handoff_timeout_ms")) {
     out->handoff_timeout_ms = static_cast<int>(c["handoff_timeout_ms"].Int(10, 60000));
   }

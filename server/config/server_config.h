@@ -77,6 +77,10 @@ struct ClusterConfig {
   int directory_ttl_seconds = 5;
   int handoff_timeout_ms = 500;
   double ticket_seconds = 30;  // a hand-off ticket not used by then expires (character saved)
+  // A standby (--standby): hosts nothing until one of `zones` (the candidates; empty: every
+  // zone) has no owner in the directory, then hosts it (cluster/standby.h). Polled this often.
+  bool standby = false;
+  double standby_poll_seconds = 0.25;
 };
 
 struct ServerConfig {

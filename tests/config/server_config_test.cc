@@ -224,5 +224,19 @@ TEST(ServerConfig, PublicAddressFromAgonesAndTheNodeFromTheEnvironment) {
   EXPECT_FALSE(plain.cluster.enabled);
 }
 
+// cluster.standby (--standby): off unless said; its poll interval checked like the rest.
+TEST(ServerConfig, StandbyIsReadAndChecked) {
+  const std::string cluster = "cluster: {nats_url: \"nats://n:4222\", public_address: \"h:1\"";
+  EXPECT_FALSE(LoadServerConfig(ConfigFile(cluster + "}\n").path()).cluster.standby);
+  const ServerConfig c =
+      LoadServerConfig(ConfigFile(cluster + ", standby: true, standby_poll_seconds: 1}\n").path());
+  EXPECT_TRUE(c.cluster.standby);
+  EXPECT_EQ(c.cluster.standby_poll_seconds, 1);
+  for (const char* bad : {", standby: maybe}\n", ", standby_poll_seconds: 0}\n"}) {
+    const ConfigFile f(cluster + bad);
+    EXPECT_THROW((void)LoadServerConfig(f.path()), config::ConfigError) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace zs::config

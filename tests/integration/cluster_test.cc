@@ -23,16 +23,18 @@ void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>
 // One NATS and one PostgreSQL server per test (each test its own world state).
 class Cluster : public test::PostgresSuite {
  protected:
-  // A node hosting `zone` (plaza or yard) as `node`.
+  // A node hosting `zone` (plaza or yard) as `node`, its directory entries living `ttl` s.
   std::unique_ptr<ServerProcess> Node(const std::string& node, const std::string& zone,
-                                      const std::string& extra = "") {
+                                      const std::string& extra = "", int ttl = 3,
+                                      const ProcessExtras& extras = {}) {
     const std::string top = "storage: {backend: postgres, postgres: \"" + conninfo() +
                             "\", checkpoint_seconds: 1}\n" + "cluster: {nats_url: \"" +
                             nats_.url() + "\", node: " + node +
                             ", public_address: \"127.0.0.1:0\", zones: [" + zone +
-                            "], directory_ttl_seconds: 3" + extra + "}\n";
+                            "], directory_ttl_seconds: " + std::to_string(ttl) + extra + "}\n";
     return std::make_unique<ServerProcess>(
-        "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, ZS_CLUSTER_WORLD);
+        "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, ZS_CLUSTER_WORLD, 0,
+        extras);
   }
 
   test::NatsServer nats_;
@@ -144,6 +146,94 @@ TEST_F(Cluster, ASecondNodeClaimingAHostedZoneRefusesToStart) {
       << rival->Log();
   TestClient c(yard->port());
   EXPECT_TRUE(c.Login("Unbothered")) << "the first is unaffected";
+}
+
+// Failover (docs/cluster.md#standby): a standby for the yard waits while the yard's node lives;
+// after kill -9 of that node, the yard's entry expires (default ttl, 5 s), the standby claims
+// the yard and serves it, and a player logging in again at the plaza's server is routed there
+// and gets its character back from storage, at most one checkpoint (1 s here) behind. The old
+// node restarted while the standby holds the yard refuses to start: at no moment do two nodes
+// serve the yard.
+TEST_F(Cluster, AStandbyTakesAKilledNodesZoneAndTheOldNodeCannotServeItAgain) {
+  constexpr int kDefaultTtl = 5;
+  auto plaza = Node("plaza-a", "plaza", "", kDefaultTtl);
+  auto yard = Node("yard-a", "yard", "", kDefaultTtl);
+  auto standby = Node("standby-1", "yard", ", standby: true", kDefaultTtl,
+                      {.env = {}, .args = {}, .wait_for_ports = false});
+  // The walker goes through the portal into the yard and walks there.
+  TestClient c(plaza->port());
+  ASSERT_TRUE(c.Login("Walker")) << plaza->Log();
+  const auto z = WalkIntoThePortal(c);
+  ASSERT_TRUE(z) << plaza->Log();
+  TestClient there(yard->port());
+  HelloTicket(there, z->ticket());
+  ASSERT_TRUE(there.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 10));
+  double last_x = 0;
+  double last_y = 0;  // where the walker last stood, by its own updates (cm)
+  const double walk_from = NowS();
+  uint32_t seq = 0;
+  while (NowS() - walk_from < 2.5) {  // back and forth (16 m each way) past two checkpoints
+    const auto leg = static_cast<uint32_t>((NowS() - walk_from) / 0.4);
+    if (leg + 1 != seq) there.Move(0, leg % 2 == 0 ? 1.0F : -1.0F, seq = leg + 1);
+    const auto m = there.Read(0.05);
+    if (!m || !m->has_tick() || !m->tick().has_self()) continue;
+    if (m->tick().self().has_x()) last_x = m->tick().self().x();
+    if (m->tick().self().has_y()) last_y = m->tick().self().y();
+  }
+  const double deadline_log = NowS() + 20;
+  while (standby->Log().find("standby: watching") == std::string::npos && NowS() < deadline_log) {
+    Sleep(0.05);
+  }
+  ASSERT_NE(standby->Log().find("standby: watching"), std::string::npos) << standby->Log();
+  EXPECT_EQ(standby->port(), 0) << "a standby serves nothing while the owner lives";
+
+  const double killed_at = NowS();
+  yard->Signal(SIGKILL);
+  ASSERT_TRUE(yard->Wait(10).has_value());
+  // Log in again at the plaza's server until it routes the walker to a live yard.
+  std::optional<pb::Welcome> back;
+  std::unique_ptr<TestClient> arrived;
+  while (!back && NowS() - killed_at < 30) {
+    TestClient again(plaza->port());
+    again.Hello("Walker");
+    const auto m = again.ReadUntil(
+        [](const pb::ServerMessage& s) { return s.has_zone_changed() || s.has_error(); }, 5);
+    if (!m || !m->has_zone_changed()) {
+      Sleep(0.1);  // ZONE_UNAVAILABLE while the yard has no owner
+      continue;
+    }
+    ASSERT_TRUE(standby->AwaitPorts(5)) << standby->Log();
+    EXPECT_EQ(PortOf(m->zone_changed().server_address()), standby->port());
+    arrived = std::make_unique<TestClient>(standby->port());
+    HelloTicket(*arrived, m->zone_changed().ticket());
+    const auto w =
+        arrived->ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 10);
+    if (w) back = w->welcome();
+  }
+  ASSERT_TRUE(back) << standby->Log();
+  const double failover_s = NowS() - killed_at;
+  std::printf("[ failover ] kill -9 to the first login into the yard: %.2f s (ttl %d s)\n",
+              failover_s, kDefaultTtl);
+  EXPECT_LE(failover_s, 10.0);
+  EXPECT_EQ(back->zone_id(), 2u);
+  EXPECT_NE(standby->Log().find("has no owner"), std::string::npos) << standby->Log();
+  // What was lost: the walk since the last checkpoint (1 s) at most.
+  const double lost_m = std::hypot(back->x() - last_x, back->y() - last_y) / 100;
+  const double speed = back->you().speed() / 100.0;
+  std::printf("[ failover ] lost: %.2f m of walking (%.2f s at %.1f m/s; checkpoint 1 s)\n", lost_m,
+              lost_m / speed, speed);
+  EXPECT_LE(lost_m, speed * 1.5) << "more than one checkpoint interval lost";
+
+  // The old node, restarted while the standby holds the yard, refuses to serve it.
+  auto old =
+      Node("yard-a", "yard", "", kDefaultTtl, {.env = {}, .args = {}, .wait_for_ports = false});
+  const auto code = old->Wait(20);
+  ASSERT_TRUE(code.has_value()) << "the old node keeps running beside the standby";
+  EXPECT_EQ(*code, 1);
+  EXPECT_NE(old->Log().find("already hosted by node 'standby-1'"), std::string::npos) << old->Log();
+  EXPECT_EQ(old->port(), 0) << "it never listened for players";
+  const auto tick = arrived->ReadUntil([](const pb::ServerMessage& s) { return s.has_tick(); }, 5);
+  EXPECT_TRUE(tick) << "the standby's player plays on";
 }
 
 TEST_F(Cluster, ATicketNeverUsedExpiresAndTheCharacterWaitsInStorage) {

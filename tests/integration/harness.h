@@ -56,6 +56,7 @@ inline double NowS() {
 struct ProcessExtras {
   std::vector<std::pair<std::string, std::string>> env;  // set in the child before exec
   std::vector<std::string> args;                         // after --config and --port-file
+  bool wait_for_ports = true;  // false: a server that listens later (a standby): AwaitPorts
 };
 
 // A zone_server child process with its own config in a temporary directory.
@@ -101,11 +102,22 @@ class ServerProcess {
       ::execv(ZS_SERVER_BIN, argv.data());
       ::_exit(127);
     }
-    for (int i = 0; i < 200 && !fs::exists(port_file); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (extras.wait_for_ports) AwaitPorts(5);
+  }
+  // Waits up to `timeout_s` for the port file (the server writes it once it listens); true once
+  // port() and admin_port() are known.
+  bool AwaitPorts(double timeout_s) {
+    const fs::path port_file = dir_ / "ports";
+    const double end = NowS() + timeout_s;
+    while (port_ == 0 && NowS() < end) {
+      if (fs::exists(port_file)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // file fully written
+        std::ifstream(port_file) >> port_ >> admin_port_;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // file fully written
-    std::ifstream(port_file) >> port_ >> admin_port_;
+    return port_ != 0;
   }
   // The harness's limits, less those `limits_yaml` sets itself (a YAML key may appear once).
   static std::string LimitDefaults(const std::string& limits_yaml) {
