@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 
 #include "config/config_loader.h"
 
@@ -100,6 +102,21 @@ std::string PublicAddress(const config::ServerConfig& config, uint16_t port,
   return address;
 }
 
+namespace {
+
+// A zone this node hosted is now another node's (this one was paused or cut off from NATS longer
+// than the ttl, and a standby took it): the other node serves it from storage, so this one ends
+// at once, without saving (its players' states are older than the new owner's, and a save would
+// overwrite them), and its clients reconnect to the new owner. Crash-only, on purpose.
+void ExitOnLostZone(uint32_t zone, const std::string& now_node) {
+  spdlog::critical("cluster: exiting (3) without saving: zone {} is node '{}''s now", zone,
+                   now_node);
+  spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
+  std::_Exit(3);
+}
+
+}  // namespace
+
 std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& config,
                                                   std::vector<cluster::ZoneClaim> zones,
                                                   uint16_t port, host::TicketBook* tickets,
@@ -112,7 +129,8 @@ std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& co
                            .node = c.node,
                            .public_address = PublicAddress(config, port, agones),
                            .directory_ttl_seconds = c.directory_ttl_seconds,
-                           .handoff_timeout_ms = c.handoff_timeout_ms},
+                           .handoff_timeout_ms = c.handoff_timeout_ms,
+                           .on_lost = ExitOnLostZone},
       std::move(zones), tickets, storage);
 }
 

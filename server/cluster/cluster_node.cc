@@ -34,9 +34,10 @@ ClusterNode::ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones,
   bus_ = std::make_unique<NatsBus>(BusOptions{.url = options_.nats_url, .name = options_.node});
   directory_ = std::make_unique<ZoneDirectory>(
       *bus_, DirectoryOptions{.ttl_seconds = options_.directory_ttl_seconds},
-      [](uint32_t zone, const ZoneOwner& now) {
+      [this](uint32_t zone, const ZoneOwner& now) {
         spdlog::critical("cluster: zone {} is now hosted by node '{}' at {}: this node lost it",
                          zone, now.node, now.address);
+        if (options_.on_lost) options_.on_lost(zone, now.node);
       });
   const ClaimResult claim = directory_->Claim(zones_, ZoneOwner{.node = options_.node,
                                                                 .address = options_.public_address,

@@ -40,6 +40,10 @@ struct NodeOptions {
   int handoff_timeout_ms = 500;  // a hand-off not answered by then: the player stays
   size_t handoff_threads = 4;    // requests in flight at once
   size_t max_queued_offers = 10000;
+  // Called (on the directory's heartbeat thread) when a zone this node claimed turned out to be
+  // held by another node: it was paused or cut off longer than the ttl and a standby took the
+  // zone. Logged as critical either way; null: nothing more (the server decides, see main).
+  std::function<void(uint32_t zone, const std::string& now_node)> on_lost;
 };
 
 class ClusterNode : public host::HandoffPort {

@@ -236,6 +236,27 @@ TEST_F(Cluster, AStandbyTakesAKilledNodesZoneAndTheOldNodeCannotServeItAgain) {
   EXPECT_TRUE(tick) << "the standby's player plays on";
 }
 
+// An owner paused longer than the ttl (SIGSTOP) loses its zone to the standby; woken up, it finds
+// the zone taken at its next heartbeat and exits 3 at once, without saving over the new owner.
+TEST_F(Cluster, AnOwnerPausedPastTheTtlExitsWhenItWakesToFindItsZoneTaken) {
+  auto yard = Node("yard-a", "yard");
+  auto standby = Node("standby-1", "yard", ", standby: true", 3,
+                      {.env = {}, .args = {}, .wait_for_ports = false});
+  const double deadline_log = NowS() + 20;
+  while (standby->Log().find("standby: watching") == std::string::npos && NowS() < deadline_log) {
+    Sleep(0.05);
+  }
+  yard->Signal(SIGSTOP);
+  ASSERT_TRUE(standby->AwaitPorts(30)) << standby->Log();  // it took the yard
+  yard->Signal(SIGCONT);
+  const auto code = yard->Wait(20);
+  ASSERT_TRUE(code.has_value()) << "the woken owner keeps serving a zone it lost";
+  EXPECT_EQ(*code, 3) << yard->Log();
+  EXPECT_NE(yard->Log().find("exiting (3) without saving"), std::string::npos) << yard->Log();
+  TestClient c(standby->port());
+  EXPECT_TRUE(c.Login("Newcomer")) << standby->Log();
+}
+
 TEST_F(Cluster, ATicketNeverUsedExpiresAndTheCharacterWaitsInStorage) {
   auto plaza = Node("plaza-a", "plaza");
   auto yard = Node("yard-a", "yard", ", ticket_seconds: 2");
