@@ -46,7 +46,8 @@ Bot::Bot(asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t
       ping_timer_(strand_),
       life_timer_(strand_),
       model_(stats, verify_ ? chat : nullptr),
-      ledger_(stats) {}
+      ledger_(stats),
+      raid_offset_(FromAngle(rng_.Range(-kPi, kPi)) * rng_.Range(0.5f, 1.5f)) {}
 
 void Bot::Start() {
   asio::post(strand_, [self = shared_from_this()] { self->Connect(); });
@@ -323,8 +324,12 @@ Vec2 Bot::Goal() const {
       // The default world: the town's portal is at its east edge, the field's at its west.
       return model_.zone_id() == 1 ? Vec2{hi.x, centre.y} : Vec2{lo.x, centre.y};
     case Scenario::kRaid: {
-      if (const std::optional<Vec2> monster = model_.NearestMonster()) return *monster;
-      return model_.zone_id() == 1 ? Vec2{hi.x, centre.y} : Vec2{300, 300};  // go find some
+      // Each bot its own side of its monster; with none known, out of the town through its
+      // portal, or each its own way across the field (Direction: SpreadGoal).
+      if (const std::optional<Vec2> monster = model_.NearestMonster()) {
+        return *monster + raid_offset_;
+      }
+      return Vec2{hi.x, centre.y};
     }
     default:
       return model_.position();
@@ -355,7 +360,9 @@ Vec2 Bot::Direction() {
     const float d = Length(to);
     return d > 1e-3f ? to * (1.0f / d) : Vec2{};
   }
-  const Vec2 to = Goal() - at;
+  const bool searching = options_.scenario == Scenario::kRaid && model_.zone_id() != 1 &&
+                         !model_.NearestMonster().has_value();
+  const Vec2 to = (searching ? SpreadGoal() : Goal()) - at;
   const float d = Length(to);
   // Near the goal, mill about instead of all standing on one point.
   return d > kArrived ? to * (1.0f / d) : FromAngle(rng_.Range(-kPi, kPi)) * 0.3f;

@@ -129,8 +129,9 @@ class Bot : public std::enable_shared_from_this<Bot> {
   InputLedger ledger_;  // verifying bots: inputs sent and their results
   uint32_t seq_ = 0;
   uint32_t chat_seq_ = 0;
-  bool has_goal_ = false;  // spread: goal_ is set
+  bool has_goal_ = false;  // spread, and raid while no monster is known: goal_ is set
   Vec2 goal_;
+  Vec2 raid_offset_;        // raid: where around its monster this bot stands (bots do not stack)
   Vec2 last_act_position_;  // where the previous decision was taken
   std::vector<double> rtt_batch_;
 };

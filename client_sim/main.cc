@@ -68,6 +68,14 @@ CpuUse CpuUseNow() {
 
 unsigned long long Ull(uint64_t v) { return static_cast<unsigned long long>(v); }
 
+// A figure in ms for the console, or "n/a" when there was nothing to measure (NaN).
+std::string Ms(double v) {
+  if (std::isnan(v)) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", v);
+  return text;
+}
+
 // The signal that asked the run to end (0: none yet). Written by the handler, read by the main
 // thread's loop in RunBots.
 std::atomic<int> g_stop_signal{0};
@@ -186,11 +194,11 @@ class Progress {
     }
     std::printf(
         "%s[%5.0fs] bots %llu/%llu in world | %6.0f ticks/s | msgs/s in %7llu out %6llu | "
-        "KB/s in %8.1f out %6.1f | rtt p50 %5.1f p99 %6.1f ms | cpu %3.0f%% | violations %llu%s",
+        "KB/s in %8.1f out %6.1f | rtt p50 %5s p99 %6s ms | cpu %3.0f%% | violations %llu%s",
         tty_ ? "\r" : "", elapsed, Ull(stats.connected.load()), Ull(stats.in_world.load()),
         static_cast<double>(tk - last_ticks_), Ull(mi - last_msgs_in_), Ull(mo - last_msgs_out_),
-        static_cast<double>(in - last_in_) / 1024, static_cast<double>(out - last_out_) / 1024, p50,
-        p99, cpu_pct, Ull(stats.TotalViolations()), tty_ ? "" : "\n");
+        static_cast<double>(in - last_in_) / 1024, static_cast<double>(out - last_out_) / 1024,
+        Ms(p50).c_str(), Ms(p99).c_str(), cpu_pct, Ull(stats.TotalViolations()), tty_ ? "" : "\n");
     std::fflush(stdout);
     last_in_ = in, last_out_ = out, last_msgs_in_ = mi, last_msgs_out_ = mo, last_ticks_ = tk;
     last_cpu_ = cpu;
@@ -255,7 +263,7 @@ Results Summarise(const Options& o, const zs::sim::Stats& stats, double run_s, s
     r.mean_interval /= static_cast<double>(stats.tick_interval_ms.size());
   }
   for (double v : stats.tick_interval_ms) r.jitter.push_back(std::abs(v - r.mean_interval));
-  for (double v : stats.rtt_ms) r.rtt_max = std::max(r.rtt_max, v);
+  r.rtt_max = Quantile(stats.rtt_ms, 1.0);  // NaN without a sample
   for (const auto& [k, v] : stats.violations) r.violations += v;
   // Rates per bot and second count the time after the ramp-up: the duration, or what a signal
   // left of it.
@@ -273,13 +281,14 @@ uint32_t VerifyingBots(const Options& o) {
 void PrintSummary(const Options& o, const zs::sim::Stats& stats, const Results& r) {
   const std::vector<double>& rtt = stats.rtt_ms;
   std::printf(
-      "client_sim %s: %u bots (%u verifying), %.0f s | logins ok %llu failed %llu | rtt p50 %.1f "
-      "p99 %.1f p99.9 %.1f max %.1f ms | tick jitter p99 %.1f ms | per bot: %.0f B/s in, %.0f B/s "
+      "client_sim %s: %u bots (%u verifying), %.0f s | logins ok %llu failed %llu | rtt p50 %s "
+      "p99 %s p99.9 %s max %s ms | tick jitter p99 %s ms | per bot: %.0f B/s in, %.0f B/s "
       "out | crowd summaries %llu | cpu %.1f s (user %.1f, system %.1f) = %.0f%% | violations "
       "%llu\n",
       o.scenario.c_str(), o.bots, VerifyingBots(o), r.run_s, Ull(stats.logins_ok.load()),
-      Ull(stats.logins_failed.load()), Quantile(rtt, 0.5), Quantile(rtt, 0.99),
-      Quantile(rtt, 0.999), r.rtt_max, Quantile(r.jitter, 0.99),
+      Ull(stats.logins_failed.load()), Ms(Quantile(rtt, 0.5)).c_str(),
+      Ms(Quantile(rtt, 0.99)).c_str(), Ms(Quantile(rtt, 0.999)).c_str(), Ms(r.rtt_max).c_str(),
+      Ms(Quantile(r.jitter, 0.99)).c_str(),
       static_cast<double>(stats.bytes_in.load()) / r.bot_seconds,
       static_cast<double>(stats.bytes_out.load()) / r.bot_seconds,
       Ull(stats.crowd_summaries.load()), r.cpu.total(), r.cpu.user_s, r.cpu.system_s,
@@ -288,9 +297,9 @@ void PrintSummary(const Options& o, const zs::sim::Stats& stats, const Results& 
     const std::vector<double>& h = stats.handoff_ms;
     std::printf(
         "  hand-offs to other servers: %llu followed, %llu failed | latency (last tick in the old "
-        "zone -> first tick from the new server) p50 %.1f p99 %.1f max %.1f ms\n",
-        Ull(stats.handoffs.load()), Ull(stats.handoffs_failed.load()), Quantile(h, 0.5),
-        Quantile(h, 0.99), h.empty() ? 0.0 : *std::max_element(h.begin(), h.end()));
+        "zone -> first tick from the new server) p50 %s p99 %s max %s ms\n",
+        Ull(stats.handoffs.load()), Ull(stats.handoffs_failed.load()), Ms(Quantile(h, 0.5)).c_str(),
+        Ms(Quantile(h, 0.99)).c_str(), Ms(Quantile(h, 1.0)).c_str());
   }
   if (!r.stopped_by.empty()) {
     std::printf("  stopped early by %s after %.1f s\n", r.stopped_by.c_str(), r.run_s);

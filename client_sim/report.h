@@ -8,7 +8,9 @@
 // replaced by U+FFFD. A number that is NaN or infinite is written as null. Keys:
 //   scenario, bots, verify_every, verifying_bots, duration_s, stopped_by ("SIGTERM" or "SIGINT"
 //   when a signal ended the run early, else null), logins_ok, logins_failed,
-//   rtt_ms {samples, p50, p90, p99, p999, max}, tick_interval_ms {mean, jitter_p50, jitter_p99},
+//   rtt_ms {samples, p50, p90, p99, p999, max} (quantiles null without samples),
+//   tick_interval_ms {mean, jitter_p50, jitter_p99}, handoffs {followed, failed, latency_ms
+//   {samples, p50, p99}} (hand-offs to other servers followed, and how long they took),
 //   ticks_received, crowd_summaries, crowd_total, bytes_in_per_bot_s, bytes_out_per_bot_s,
 //   messages_in_per_bot_s, messages_out_per_bot_s, cpu_s {user, system, total}, cpu_percent,
 //   errors {reason: n}, disconnects {reason: n}, results {outcome: n} (TickUpdate.results seen

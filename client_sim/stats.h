@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -60,9 +61,10 @@ struct Stats {
   }
 };
 
-// q-quantile of `v` (sorts a copy); 0 for an empty vector.
+// q-quantile of `v` (sorts a copy); NaN for an empty vector (no figure: null in the report,
+// n/a when printed, never a 0 that reads as a measurement).
 inline double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();  // no sample: no figure
   const auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
   return v[k];

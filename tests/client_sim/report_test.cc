@@ -158,6 +158,26 @@ TEST(Report, InvalidUtf8IsReplacedNotThrown) {
   EXPECT_EQ(j["errors"].begin().key(), "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes");  // U+FFFD twice
 }
 
+// Without a sample there is no figure: quantiles and maxima are null, never a 0 that would read
+// as a measurement (the console prints n/a).
+TEST(Report, NoSamplesMeanNullNotZero) {
+  Stats stats;
+  Results r = SomeResults();
+  r.rtt_max = Quantile({}, 1.0);
+  std::string text;
+  {
+    std::lock_guard lock(stats.mu);
+    text = ReportJson(CrowdRun(), stats, r);
+  }
+  const json j = json::parse(text);
+  EXPECT_EQ(j["rtt_ms"]["samples"], 0);
+  for (const char* q : {"p50", "p90", "p99", "p999", "max"}) {
+    EXPECT_TRUE(j["rtt_ms"][q].is_null()) << q;
+  }
+  EXPECT_TRUE(j["handoffs"]["latency_ms"]["p50"].is_null());
+  EXPECT_TRUE(j["handoffs"]["latency_ms"]["p99"].is_null());
+}
+
 TEST(Report, NanAndInfinityBecomeNull) {
   Stats stats;
   Results r = SomeResults();
