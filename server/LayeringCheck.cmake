@@ -17,8 +17,8 @@ endif()
 
 # The floors, bottom to top (docs/architecture.md):
 #   {core, names} < spatial < interest < zone < {wire, storage, auth} < host < {net, admin, cluster,
-#   agones} < config < app;  client_sim beside them, on core and wire (and auth: its bots sign
-#   login tokens as a studio's login service would).
+#   agones} < config < app;  client_sim beside them, on core, names and wire (and auth: its
+#   bots sign login tokens as a studio's login service would).
 # Each layer and the project layers it may include ("core/...", "spatial/...", ...): its own
 # floor's siblings are not listed, so no sibling includes another.
 set(ZS_LAYERS core names spatial interest zone wire storage auth host net admin cluster agones config app

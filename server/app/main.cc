@@ -317,6 +317,9 @@ std::optional<std::vector<zs::cluster::ZoneClaim>> AwaitStandby(
   try {
     std::vector<zs::cluster::ZoneClaim> taken = zs::app::AwaitStandbyZones(
         configs.server, configs.world, candidates, [] { return g_standby_stop == 0; });
+    std::signal(SIGTERM, SIG_DFL);  // from here the server's own handling (asio's signal_set)
+    std::signal(SIGINT, SIG_DFL);
+    if (g_standby_stop != 0) taken.clear();  // a signal after the last look: stop all the same
     if (taken.empty()) spdlog::info("standby: stopped by a signal before any zone needed it");
     return taken;
   } catch (const std::exception& e) {  // cluster::BusError, cluster::DirectoryError

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 namespace zs::cluster {
@@ -25,12 +26,18 @@ std::vector<ZoneClaim> WaitForOrphanedZones(const StandbyOptions& options,
   ZoneDirectory directory(bus, {.ttl_seconds = options.directory_ttl_seconds});
   const auto poll = std::chrono::duration<double>(options.poll_seconds);
   std::string last_state;
+  std::set<uint32_t> seen_owned;  // zones this standby has seen hosted since it started
   while (keep_waiting()) {
     std::vector<ZoneClaim> orphaned;
     std::string state;
     for (const ZoneClaim& zone : candidates) {
       const LookupResult r = directory.Lookup(zone.zone_id);
-      if (r.status == LookupStatus::kNone) orphaned.push_back(zone);
+      if (r.status == LookupStatus::kFound) seen_owned.insert(zone.zone_id);
+      if (r.status == LookupStatus::kNone && seen_owned.contains(zone.zone_id)) {
+        orphaned.push_back(zone);
+      } else if (r.status == LookupStatus::kNone) {
+        state += "; zone " + Describe(zone, r) + ": not hosted yet (left to its own node)";
+      }
       if (r.status == LookupStatus::kError) {
         state += "; zone " + Describe(zone, r) + ": directory error: " + r.error;
       } else if (r.status == LookupStatus::kFound) {

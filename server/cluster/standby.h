@@ -28,9 +28,11 @@ struct StandbyOptions {
   double poll_seconds = 0.25;  // how often each candidate's owner is looked up
 };
 
-// Blocks until at least one of `candidates` has no owner; returns every candidate that has
-// none at that moment (the zones of one dead node usually expire together). Returns {} if
-// `keep_waiting` says false (checked each poll). REQUIRES: candidates not empty.
+// Blocks until at least one of `candidates` that it has seen hosted has no owner; returns every
+// such candidate at that moment (the zones of one dead node usually expire together). A zone
+// never seen hosted since the standby started is left alone: at a cold start its own node may
+// still be starting. Returns {} if `keep_waiting` says false (checked each poll). REQUIRES:
+// candidates not empty.
 std::vector<ZoneClaim> WaitForOrphanedZones(const StandbyOptions& options,
                                             const std::vector<ZoneClaim>& candidates,
                                             const std::function<bool()>& keep_waiting);

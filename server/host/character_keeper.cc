@@ -122,8 +122,13 @@ void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
     return;
   }
   if (result.outcome == storage::LoadOutcome::kFound && result.record.name != login.who.name) {
-    RefuseLookAlike(s);  // the store holds a character whose name looks like this one
-    return;
+    // Stored before names were normalised, in another normal form: the same character, which
+    // keeps its stored name (the store's key). Otherwise only a look-alike: refused.
+    if (names::CheckPlayerName(result.record.name).name != login.who.name) {
+      RefuseLookAlike(s);
+      return;
+    }
+    login.who.name = result.record.name;
   }
   if (result.outcome == storage::LoadOutcome::kFound && options_.token_mode &&
       result.record.account != login.who.account) {

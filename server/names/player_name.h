@@ -19,9 +19,10 @@
 //      Hiragana/Katakana, Bopomofo or Hangul), digits from one numbering system only.
 //
 // Two names "look alike" when their LookAlikeKey is equal: the UTS #39 confusable skeleton of
-// the name, then NFKC case-folded (so "observer", "0bserver", "Observer", "OBSERVER" and an
-// all-Cyrillic "оЬѕегvег" share one key, as do "modern" and "rnodern"). The server keeps at most
-// one character per key online.
+// the name, then NFKC case-folded (so "observer", "0bserver", "Observer" and "OBSERVER" share
+// one key, as do all-Cyrillic "сосо" and Latin "coco", and "modern" and "rnodern"). The
+// skeleton comes first: a capital I is l's look-alike, so "Ivan" shares "lvan"'s key and "ivan"
+// has its own. The server keeps at most one character per key, online and stored.
 //
 // Threads: every function may be called from any thread (ICU's checker is configured once,
 // then only read).

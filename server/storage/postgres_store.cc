@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstring>
 #include <string_view>
+#include <unordered_set>
 
 #include "names/player_name.h"
 #include "storage/schema.h"
@@ -177,9 +178,11 @@ std::optional<StoreError> PostgresStore::FillNameKeys(const std::string& what) {
   ResultPtr all;
   if (auto e = Exec(SelectNamesSql(), what + ": read the names", &all)) return e;
   const std::string fill = FillNameKeySql(Dialect::kPostgres);
+  std::unordered_set<std::string> seen;  // keys given: a later look-alike keeps NULL
   for (int row = 0; row < PQntuples(all.get()); ++row) {
     const std::string name = PQgetvalue(all.get(), row, 0);
     const std::string key = names::LookAlikeKey(name);
+    if (!seen.insert(key).second) continue;
     const std::array<const char*, 2> values = {key.c_str(), name.c_str()};
     ResultPtr res(
         PQexecParams(conn_.get(), fill.c_str(), 2, nullptr, values.data(), nullptr, nullptr, 0));

@@ -129,13 +129,11 @@ std::string SelectCharacterSql(Dialect dialect) {
          Param(1, dialect) + " OR name = " + name + " ORDER BY name = " + name + " DESC LIMIT 1";
 }
 
-std::string SelectNamesSql() { return "SELECT name FROM characters"; }
+std::string SelectNamesSql() { return "SELECT name FROM characters ORDER BY saved_at_ms, name"; }
 
 std::string FillNameKeySql(Dialect dialect) {
-  const std::string key = Param(1, dialect);
-  return std::string("UPDATE characters SET ") + kNameKey + " = " + key +
-         " WHERE name = " + Param(2, dialect) + " AND NOT EXISTS(SELECT 1 FROM characters WHERE " +
-         kNameKey + " = " + key + ")";
+  return std::string("UPDATE characters SET ") + kNameKey + " = " + Param(1, dialect) +
+         " WHERE name = " + Param(2, dialect);
 }
 
 }  // namespace zs::storage

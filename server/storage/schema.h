@@ -53,17 +53,19 @@ struct SchemaStep {
 [[nodiscard]] std::string StepSql(const SchemaStep& step, Dialect dialect);
 // Insert or update a character: its columns in table order as parameters 1..N, then its
 // look-alike key (names::LookAlikeKey) as parameter N+1. The key is stored only if no other
-// character holds it (else NULL: a save is never refused, and the look-alike was refused at
-// login already unless two servers created both within one checkpoint).
+// character holds it (else NULL: the look-alike was refused at login already unless two servers
+// created both within one checkpoint; two such saves committing at once can still fail one
+// batch on the unique index, retried as any failed save).
 [[nodiscard]] std::string UpsertCharacterSql(Dialect dialect);
 inline constexpr int kUpsertParamCount = kCharacterColumnCount + 1;
 // The character called parameter 2, or else the one whose look-alike key is parameter 1: every
 // column but the name in table order, then the name (when it differs from parameter 2 the
 // stored character only looks like the one asked for).
 [[nodiscard]] std::string SelectCharacterSql(Dialect dialect);
-// The kFillNameKeys step, per character: every name (no parameter) ...
+// The kFillNameKeys step: every name, the longest saved first (no parameter) ...
 [[nodiscard]] std::string SelectNamesSql();
-// ... then its key (parameter 1) for the name (parameter 2), unless another character has it.
+// ... then, for each name whose key no earlier name had (the store keeps the keys seen), its key
+// (parameter 1) for the name (parameter 2): one primary-key update per character.
 [[nodiscard]] std::string FillNameKeySql(Dialect dialect);
 
 }  // namespace zs::storage

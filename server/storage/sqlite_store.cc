@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <string_view>
 #include <system_error>
+#include <unordered_set>
 #include <vector>
 
 #include "names/player_name.h"
@@ -258,8 +259,10 @@ std::optional<StoreError> SqliteStore::FillNameKeys(const std::string& what) {
   if (rc != SQLITE_DONE) return Error(rc, what + ": read the names");
   StmtPtr fill;
   if (auto e = Prepare(FillNameKeySql(Dialect::kSqlite).c_str(), what, &fill)) return e;
+  std::unordered_set<std::string> seen;  // keys given: a later look-alike keeps NULL
   for (const std::string& name : all) {
     const std::string key = names::LookAlikeKey(name);
+    if (!seen.insert(key).second) continue;
     sqlite3_bind_text(fill.get(), 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
     sqlite3_bind_text(fill.get(), 2, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
     rc = sqlite3_step(fill.get());

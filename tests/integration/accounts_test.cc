@@ -318,14 +318,20 @@ TEST(Accounts, LookAlikesCannotBeOnlineTogetherAndBothSpellingsAreOneName) {
   ServerProcess s;
   TestClient original(s.port());
   ASSERT_TRUE(original.Login("observer"));
-  for (const char* alike : {"0bserver", "Observer", "OBSERVER",
-                            "\xd0\xbe"
-                            "bserver"}) {
+  // Look-alikes by the skeleton, and a Cyrillic o among Latin letters (refused at the Hello
+  // already, for mixing scripts).
+  const std::vector<std::pair<std::string, std::string>> alikes = {
+      {"0bserver", "looks like"},
+      {"Observer", "looks like"},
+      {"OBSERVER", "looks like"},
+      {"\xd0\xbe\x62server", "mixes scripts"}};
+  for (const auto& [alike, why] : alikes) {
     TestClient c(s.port());
     c.Hello(alike);
     const auto last = c.ReadUntilClosed(10);
     ASSERT_TRUE(last && last->has_error()) << alike;
     EXPECT_EQ(last->error().code(), pb::ERROR_CODE_BAD_NAME) << alike;
+    EXPECT_NE(last->error().message().find(why), std::string::npos) << last->error().message();
   }
   EXPECT_FALSE(original.closed()) << "the original kept its connection";
   EXPECT_EQ(MetricValue(s.HttpGet("/metrics"), "zs_players"), 1);

@@ -109,15 +109,14 @@ class ServerProcess {
   bool AwaitPorts(double timeout_s) {
     const fs::path port_file = dir_ / "ports";
     const double end = NowS() + timeout_s;
-    while (port_ == 0 && NowS() < end) {
-      if (fs::exists(port_file)) {
+    for (;;) {  // looks at least once, also with a timeout of 0
+      if (port_ == 0 && fs::exists(port_file)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));  // file fully written
         std::ifstream(port_file) >> port_ >> admin_port_;
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(25));
       }
+      if (port_ != 0 || NowS() >= end) return port_ != 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
-    return port_ != 0;
   }
   // The harness's limits, less those `limits_yaml` sets itself (a YAML key may appear once).
   static std::string LimitDefaults(const std::string& limits_yaml) {

@@ -57,9 +57,9 @@ TEST(Schema, TheStatementsNameEveryColumnInOrderAndTheLookAlikeKey) {
             "SELECT account, zone, x, y, facing, hp, alive, respawn_ms, cooldowns, saved_at_ms, "
             "name FROM characters WHERE name_key = $1 OR name = $2 ORDER BY name = $2 DESC "
             "LIMIT 1");
+  EXPECT_EQ(SelectNamesSql(), "SELECT name FROM characters ORDER BY saved_at_ms, name");
   EXPECT_EQ(FillNameKeySql(Dialect::kPostgres),
-            "UPDATE characters SET name_key = $1 WHERE name = $2 AND NOT EXISTS(SELECT 1 FROM "
-            "characters WHERE name_key = $1)");
+            "UPDATE characters SET name_key = $1 WHERE name = $2");
 }
 
 }  // namespace
