@@ -185,7 +185,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
                  "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "chat_rate",
                  "send_queue_bytes", "stall_timeout_seconds", "send_queue_delay_seconds",
                  "total_send_queue_bytes", "max_connections", "max_connections_per_ip",
-                 "shutdown_flush_seconds", "socket_send_buffer_bytes"});
+                 "shutdown_flush_seconds", "socket_send_buffer_bytes", "socket_unsent_bytes"});
     net::Limits& x = c.limits;
     const auto opt = [&l](const char* key, auto apply) {
       if (l.Has(key)) apply(l[key]);
@@ -221,6 +221,9 @@ ServerConfig LoadServerConfig(const std::string& path) {
     });
     opt("socket_send_buffer_bytes", [&](const config::YamlNode& n) {
       x.socket_send_buffer_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
+    });
+    opt("socket_unsent_bytes", [&](const config::YamlNode& n) {
+      x.socket_unsent_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
     });
     opt("shutdown_flush_seconds",
         [&](const config::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });

@@ -18,19 +18,20 @@ void FrameFanout::Encode(const zone::World& world, size_t zone, PlayerDirectory&
   z.encoder.Encode(out, z.resync, runner);
 }
 
-void FrameFanout::Deliver(const zone::World& world, size_t zone) {
+void FrameFanout::Deliver(const zone::World& world, size_t zone, TaskRunner* runner) {
   const zone::ZoneTickOutput& out = world.output(zone);
   ZoneFrames& z = zones_[zone];
   z.bytes.assign(out.views.size(), 0);
-  for (size_t v = 0; v < out.views.size(); ++v) {
+  InlineRunner inline_runner;
+  TaskRunner& r = runner != nullptr ? *runner : inline_runner;
+  r.ForEach(out.views.size(), [&](size_t v, size_t /*worker*/) {
     const std::shared_ptr<SessionSink> sink = z.sink[v].lock();
-    if (!sink) continue;
-    std::shared_ptr<const std::string> frame = z.encoder.Take(v);
-    z.bytes[v] = static_cast<uint32_t>(frame->size());
-    sink->DeliverShared(std::move(frame),
-                        z.resync[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
+    if (!sink) return;
+    const std::string& frame = z.encoder.Frame(v);
+    z.bytes[v] = static_cast<uint32_t>(frame.size());
+    sink->DeliverFrame(frame, z.resync[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
     if (out.views[v].zone_changed) SendZoneChange(world, out, out.views[v].player, *sink);
-  }
+  });
 }
 
 void FrameFanout::SendZoneChange(const zone::World& world, const zone::ZoneTickOutput& out,

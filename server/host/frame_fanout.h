@@ -1,7 +1,7 @@
 // FrameFanout: after each tick, every player of a zone gets exactly one frame. The zone's views
 // are encoded once (wire::TickEncoder: shared per-entity pieces, one buffer per frame, on the
-// worker pool) and each frame is handed to its player's session without a copy, followed by a
-// ZoneChanged for a player who walked through a portal.
+// worker pool) and each frame is handed to its player's session, which sends it or copies it,
+// followed by a ZoneChanged for a player who walked through a portal.
 // Thread: its zone runner's only (the encoder spreads its work on the runner it is given).
 #pragma once
 
@@ -22,9 +22,10 @@ class FrameFanout {
   // Encodes zone `zone`'s last output: one frame per player (resync flags taken from `players`).
   void Encode(const zone::World& world, size_t zone, PlayerDirectory& players, TaskRunner* runner);
   // Hands every frame of the last Encode of `zone` to its player's session (its tick frame, then
-  // any ZoneChanged). On this thread: spreading it over the pool was measured slower (the
-  // sessions' strands contend on the I/O scheduler).
-  void Deliver(const zone::World& world, size_t zone);
+  // any ZoneChanged), spread over `runner` (null: this thread). A session sends a frame on the
+  // caller's thread when its socket is free (net::Session), so this is where most of a tick's
+  // socket writes happen: in parallel, without a wake-up of the I/O threads per frame.
+  void Deliver(const zone::World& world, size_t zone, TaskRunner* runner);
   // Bytes of view `view`'s tick frame in the last Deliver of `zone` (0: none was sent), for the
   // zone viewer's bytes per second of a player.
   [[nodiscard]] size_t FrameBytes(size_t zone, size_t view) const {

@@ -1,10 +1,11 @@
 // SessionSink: what the zone runner needs from a client connection, and nothing more (the loop
-// never sees a socket). Implementations must be thread-safe: the loop calls them from its thread.
+// never sees a socket). Implementations must be thread-safe: the runner and its worker pool call
+// them from their threads, and one client's frames leave in the order of the calls.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <string_view>
 
 #include "host/close_reason.h"
 
@@ -20,9 +21,8 @@ enum class FrameKind : uint8_t {
 class SessionSink {
  public:
   virtual ~SessionSink() = default;
-  virtual void DeliverFrame(std::string frame, FrameKind kind) = 0;
-  // A whole encoded frame in a buffer of its own (queued without a copy).
-  virtual void DeliverShared(std::shared_ptr<const std::string> frame, FrameKind kind) = 0;
+  // A whole encoded frame. Sent or copied before the call returns: the caller keeps its buffer.
+  virtual void DeliverFrame(std::string_view frame, FrameKind kind) = 0;
   // Sends `last_frame` (may be empty) and closes, logging `reason`.
   virtual void CloseWith(std::string last_frame, CloseReason reason) = 0;
 };

@@ -315,7 +315,7 @@ void ZoneRunner::Step() {
     fanout_.Encode(world_, z, players_, &pool_);
   }
   const auto t2 = Clock::now();
-  for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z);
+  for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z, &pool_);
   keeper_.AfterTick();
   if (world_.tick() % tick_rate_ == 0) PublishStorageStats();
   if (observer_ != nullptr)

@@ -27,6 +27,11 @@ struct Limits {
   size_t max_connections_per_ip = 64;
   double shutdown_flush_s = 2;          // on SIGTERM: time given to send the kicks
   size_t socket_send_buffer_bytes = 0;  // SO_SNDBUF per client; 0 leaves the OS default
+  // TCP_NOTSENT_LOWAT per client: the kernel takes no more from us while this many bytes wait
+  // in it unsent, so a slow reader's backlog stays in our queue, where its age is bounded
+  // (send_queue_delay_s) and it is resynced, instead of growing unbounded in time in the
+  // kernel. 0: no bound.
+  size_t socket_unsent_bytes = 64 * 1024;
 };
 
 // Token bucket per message type, with "sustained abuse" detection: a second in which more

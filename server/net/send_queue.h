@@ -1,8 +1,10 @@
 // SendQueue: one client's outgoing frames, and the rules that keep a slow reader from costing
 // the server memory or the other clients their frames.
 //
-// Pure: no socket, clock or thread. The Session owns it, calls it on its strand, passes the
-// time in, and does what each answer says (start a write, arm the stall timer, kick, resync).
+// Pure: no socket, clock or thread. The Session owns it, calls it under its output lock, passes
+// the time in, and does what each answer says (start a write, arm the stall timer, kick, resync).
+// While the queue is idle the Session sends a frame straight to the socket; the queue holds only
+// what the socket did not take at once.
 //
 // The rules (limits.h):
 //   - byte cap: the memory the queue holds (Cost: each frame's buffer plus its bookkeeping)
@@ -72,6 +74,10 @@ class SendQueue {
   // Drops everything (the socket failed or closed) and releases its bytes.
   void Clear();
 
+  // Nothing queued or in flight and no backlog rule in force: a frame may go straight out.
+  [[nodiscard]] bool idle() const {
+    return queue_.empty() && !writing_ && !dropping_ && !awaiting_resync_;
+  }
   [[nodiscard]] bool empty() const { return queue_.empty(); }
   [[nodiscard]] bool writing() const { return writing_; }
   [[nodiscard]] bool dropping() const { return dropping_; }

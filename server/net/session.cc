@@ -4,6 +4,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <chrono>
 
 #include "host/clock.h"
@@ -21,11 +26,27 @@ std::chrono::steady_clock::duration Seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(duration<double>(s));
 }
 
+// One non-blocking send: the bytes the kernel took (0 when its buffer is full), or failed.
+struct SendResult {
+  size_t taken = 0;
+  bool failed = false;
+};
+
+SendResult SendNow(int fd, std::string_view bytes) {
+  for (;;) {
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n >= 0) return {.taken = static_cast<size_t>(n)};
+    if (errno == EINTR) continue;
+    return {.failed = errno != EAGAIN && errno != EWOULDBLOCK};
+  }
+}
+
 }  // namespace
 
 Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer,
                  SessionContext& context)
     : socket_(std::move(socket)),
+      fd_(socket_.native_handle()),
       id_(id),
       peer_(std::move(peer)),
       ctx_(context),
@@ -51,6 +72,10 @@ void Session::Start() {
       self->socket_.set_option(asio::socket_base::send_buffer_size(
                                    static_cast<int>(self->limits_.socket_send_buffer_bytes)),
                                ignored);
+    }
+    if (self->limits_.socket_unsent_bytes > 0) {
+      const int lowat = static_cast<int>(self->limits_.socket_unsent_bytes);
+      ::setsockopt(self->fd_, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof lowat);
     }
     self->login_timer_.expires_after(Seconds(self->limits_.login_timeout_s));
     self->login_timer_.async_wait([self](const boost::system::error_code& ec) {
@@ -138,7 +163,7 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
 }
 
 void Session::Enter(LoginGate::Decision decision) {
-  state_ = State::kJoining;
+  state_ = State::kLoggedIn;
   login_timer_.cancel();
   if (auto* join = std::get_if<LoginGate::Join>(&decision)) {
     ctx_.players.Join(id_, weak_from_this(), std::move(join->who));
@@ -184,12 +209,11 @@ bool Session::HandleInput(wire::ClientIntent& in) {
   }
   switch (in.kind) {
     case wire::ClientKind::kPing:  // not activity: a client that only pings is idle
-      Enqueue(wire::PongFrame(in.client_time, ctx_.players.TickOf(id_), host::WallClockMs()),
-              host::FrameKind::kControl);
+      Send(wire::PongFrame(in.client_time, ctx_.players.TickOf(id_), host::WallClockMs()),
+           host::FrameKind::kControl);
       break;
     case wire::ClientKind::kLogout:
-      Enqueue(wire::KickFrame(host::CloseReasonName(CloseReason::kLogout)),
-              host::FrameKind::kControl);
+      Send(wire::KickFrame(host::CloseReasonName(CloseReason::kLogout)), host::FrameKind::kControl);
       BeginClose(CloseReason::kLogout);
       return false;
     default:  // a second Hello: ignored
@@ -229,68 +253,94 @@ void Session::ArmIdle(double after_s) {
       self->ArmIdle(self->limits_.idle_timeout_s - quiet);
       return;
     }
-    self->Enqueue(wire::KickFrame(host::CloseReasonName(CloseReason::kIdle)),
-                  host::FrameKind::kControl);
+    self->Send(wire::KickFrame(host::CloseReasonName(CloseReason::kIdle)),
+               host::FrameKind::kControl);
     self->BeginClose(CloseReason::kIdle);
   });
 }
 
 void Session::Fail(wire::ErrorCode code, const std::string& text, CloseReason reason) {
   if (state_ == State::kClosing || state_ == State::kClosed) return;
-  Enqueue(wire::ErrorFrame(code, text), host::FrameKind::kControl);
+  Send(wire::ErrorFrame(code, text), host::FrameKind::kControl);
   BeginClose(reason);
 }
 
-void Session::DeliverFrame(std::string frame, host::FrameKind kind) {
-  asio::post(socket_.get_executor(),
-             [self = shared_from_this(), f = std::move(frame), kind]() mutable {
-               if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
-               self->Enqueue(std::move(f), kind);
-             });
-}
-
-void Session::DeliverShared(std::shared_ptr<const std::string> frame, host::FrameKind kind) {
-  asio::post(
-      socket_.get_executor(), [self = shared_from_this(), f = std::move(frame), kind]() mutable {
-        if (self->state_ == State::kJoining) self->state_ = State::kInWorld;
-        const size_t size = f->size();
-        self->Enqueue(SendQueue::Chunk{.buffer = std::move(f), .offset = 0, .size = size}, kind);
-      });
-}
+void Session::DeliverFrame(std::string_view frame, host::FrameKind kind) { Send(frame, kind); }
 
 void Session::CloseWith(std::string last_frame, CloseReason reason) {
+  // The last frame goes out in call order with the ticks, and no tick after it.
+  Followup next = Followup::kNone;
+  {
+    const std::lock_guard lock(out_mu_);
+    if (!last_frame.empty()) next = SendLocked(last_frame, host::FrameKind::kControl);
+    if (out_ == Out::kOpen) out_ = Out::kClosing;
+  }
+  Follow(next);
   asio::post(socket_.get_executor(),
-             [self = shared_from_this(), f = std::move(last_frame), r = reason]() mutable {
-               if (!f.empty()) self->Enqueue(std::move(f), host::FrameKind::kControl);
-               self->BeginClose(r);
-             });
+             [self = shared_from_this(), reason] { self->BeginClose(reason); });
 }
 
-void Session::Enqueue(std::string frame, host::FrameKind kind) {
-  const size_t size = frame.size();
-  Enqueue(SendQueue::Chunk{.buffer = std::make_shared<const std::string>(std::move(frame)),
-                           .offset = 0,
-                           .size = size},
-          kind);
+void Session::Send(std::string_view frame, host::FrameKind kind) {
+  Followup next = Followup::kNone;
+  {
+    const std::lock_guard lock(out_mu_);
+    next = SendLocked(frame, kind);
+  }
+  Follow(next);
 }
 
-void Session::Enqueue(SendQueue::Chunk chunk, host::FrameKind kind) {
+Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind kind) {
   const bool tick = kind != host::FrameKind::kControl;
-  if (state_ == State::kClosed || (state_ == State::kClosing && tick)) return;
+  if (out_ == Out::kClosed || (out_ == Out::kClosing && tick)) return Followup::kNone;
+  if (send_queue_.idle()) {
+    const SendResult sent = SendNow(fd_, frame);
+    if (sent.failed) return Followup::kFailed;
+    ctx_.traffic.bytes_out.Add(sent.taken);
+    if (sent.taken == frame.size()) {
+      ctx_.traffic.messages_out.Add(1);
+      return Followup::kNone;
+    }
+    // The rest of a frame begun on the wire must follow whole, whatever the queue's rules.
+    if (sent.taken > 0) kind = host::FrameKind::kControl;
+    frame.remove_prefix(sent.taken);
+  }
+  SendQueue::Chunk chunk{
+      .buffer = std::make_shared<const std::string>(frame), .offset = 0, .size = frame.size()};
   switch (send_queue_.Offer(std::move(chunk), kind, Now())) {
     case SendQueue::Offered::kQueued:
-      WriteMore();
-      break;
-    case SendQueue::Offered::kStalled:
-      // A reader that stopped reading. Only the Kick is queued; the close timer bounds the wait.
-      KickSlowReader();
-      break;
+      if (send_queue_.writing() || write_posted_) return Followup::kNone;
+      write_posted_ = true;
+      return Followup::kWrite;
+    case SendQueue::Offered::kStalled:  // a reader that stopped reading
+      return Followup::kKick;
     case SendQueue::Offered::kBeganDropping:
-      ArmStallTimer();
-      break;
+      return Followup::kArmStall;
     case SendQueue::Offered::kDropped:
-      break;
+      return Followup::kNone;
   }
+  return Followup::kNone;
+}
+
+void Session::Follow(Followup next) {
+  if (next == Followup::kNone) return;
+  asio::post(socket_.get_executor(), [self = shared_from_this(), next] {
+    switch (next) {
+      case Followup::kWrite:
+        self->WriteMore();
+        break;
+      case Followup::kArmStall:
+        self->ArmStallTimer();
+        break;
+      case Followup::kKick:  // only the Kick is queued; the close timer bounds the wait
+        self->KickSlowReader();
+        break;
+      case Followup::kFailed:
+        self->OnWriteFailed();
+        break;
+      case Followup::kNone:
+        break;
+    }
+  });
 }
 
 void Session::ArmStallTimer() {
@@ -298,9 +348,13 @@ void Session::ArmStallTimer() {
   stall_timer_.expires_after(Seconds(limits_.stall_timeout_s));
   stall_timer_.async_wait(
       [self = shared_from_this(), generation](const boost::system::error_code& ec) {
-        if (!ec && self->send_queue_.dropping() && generation == self->stall_generation_) {
-          self->KickSlowReader();
+        if (ec || generation != self->stall_generation_) return;
+        bool dropping = false;
+        {
+          const std::lock_guard lock(self->out_mu_);
+          dropping = self->send_queue_.dropping();
         }
+        if (dropping) self->KickSlowReader();
       });
 }
 
@@ -308,15 +362,17 @@ void Session::KickSlowReader() {
   // Once: the stall timer and a stalled write may both find the same stall.
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   // The Kick is queued in case it ever reads again.
-  Enqueue(wire::KickFrame(host::CloseReasonName(CloseReason::kSlowReader)),
-          host::FrameKind::kControl);
+  Send(wire::KickFrame(host::CloseReasonName(CloseReason::kSlowReader)), host::FrameKind::kControl);
   BeginClose(CloseReason::kSlowReader);
 }
 
 void Session::WriteMore() {
-  if (state_ == State::kClosed) return;
+  const std::lock_guard lock(out_mu_);
+  write_posted_ = false;
+  if (out_ == Out::kClosed) return;
   const SendQueue::Chunk* c = send_queue_.StartWrite();
   if (c == nullptr) return;
+  // Asio never calls the handler from inside async_write, so holding the lock here is safe.
   asio::async_write(socket_, asio::buffer(c->buffer->data() + c->offset, c->size),
                     [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
                       self->OnWritten(ec, n);
@@ -325,22 +381,36 @@ void Session::WriteMore() {
 
 void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
   if (ec) {
-    send_queue_.Clear();
-    if (state_ != State::kClosed) Finish();  // close_reason_: BeginClose's, or a write error
+    OnWriteFailed();
     return;
   }
   ctx_.traffic.bytes_out.Add(n);
   ctx_.traffic.messages_out.Add(1);
-  if (send_queue_.Written(Now(), state_ == State::kClosing)) {
+  bool resync = false;
+  bool more = false;
+  {
+    const std::lock_guard lock(out_mu_);
+    resync = send_queue_.Written(Now(), out_ != Out::kOpen);
+    more = !send_queue_.empty();
+  }
+  if (resync) {
     ++stall_generation_;  // drained: resume, starting with a full picture
     stall_timer_.cancel();
     ctx_.players.Submit(id_, host::ResyncRequest{});
   }
-  if (!send_queue_.empty()) {
+  if (more) {
     WriteMore();
   } else if (state_ == State::kClosing) {
     Finish();
   }
+}
+
+void Session::OnWriteFailed() {
+  {
+    const std::lock_guard lock(out_mu_);
+    send_queue_.Clear();
+  }
+  if (state_ != State::kClosed) Finish();  // close_reason_: BeginClose's, or a write error
 }
 
 void Session::BeginClose(CloseReason reason) {
@@ -350,8 +420,14 @@ void Session::BeginClose(CloseReason reason) {
   login_timer_.cancel();
   idle_timer_.cancel();
   ctx_.players.Leave(id_);
-  // Flush what is queued (the error or kick), then close. The stall timer bounds the wait.
-  if (!send_queue_.writing() && send_queue_.empty()) {
+  bool flushed = false;
+  {
+    const std::lock_guard lock(out_mu_);
+    out_ = Out::kClosing;  // no more ticks
+    flushed = !send_queue_.writing() && send_queue_.empty();
+  }
+  // Flush what is queued (the error or kick), then close. The close timer bounds the wait.
+  if (flushed) {
     Finish();
   } else {
     close_timer_.expires_after(Seconds(std::min(2.0, limits_.stall_timeout_s)));
@@ -365,14 +441,20 @@ void Session::Finish() {
   if (state_ == State::kClosed) return;
   if (state_ != State::kClosing) ctx_.players.Leave(id_);
   state_ = State::kClosed;
-  send_queue_.Clear();  // whatever is queued goes with the socket
   login_timer_.cancel();
   idle_timer_.cancel();
   stall_timer_.cancel();
   close_timer_.cancel();
-  boost::system::error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  {
+    // Under the lock: no other thread may be inside a send on fd_ when it is closed (and
+    // possibly reused by the next accept).
+    const std::lock_guard lock(out_mu_);
+    out_ = Out::kClosed;
+    send_queue_.Clear();  // whatever is queued goes with the socket
+    boost::system::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
   ctx_.on_closed(*this, close_reason_);
 }
 

@@ -2,11 +2,16 @@
 //
 // Ownership: the Server's registry holds the only strong reference; every async handler
 // captures `self` (shared_from_this) so the session lives while an operation is pending; the
-// zone runners hold a weak_ptr. Threads: all socket work runs on the session's strand (the
-// socket's executor); DeliverFrame/CloseWith may be called from any thread and post to it.
+// zone runners hold a weak_ptr. Threads: reads, timers and queued writes run on the session's
+// strand (the socket's executor). DeliverFrame may be called from any thread: when nothing is
+// queued for the client it sends the frame itself, one non-blocking send on the caller's thread
+// (the zone runner's workers send most tick frames this way, with no post or wake-up per frame);
+// what the socket does not take at once is copied into the send queue and written by the strand.
+// The output lock (out_mu_) orders the two paths, so frames leave in the order of the calls.
+// CloseWith posts to the strand.
 //
-// Life: AwaitHello (login timer) -> Joining (Join sent to the zone runner) -> InWorld (idle
-// timer) -> Closing (the last frames are flushed, then the socket is closed) -> Closed.
+// Life: AwaitHello (login timer) -> LoggedIn (Join sent to the zone runner; idle timer) ->
+// Closing (the last frames are flushed, then the socket is closed) -> Closed.
 // Every byte read goes through wire::FrameDecoder (length checked before buffering) and
 // wire::ParseClientMessage; any violation sends an Error with a reason, then closes.
 // Writes: one in flight, a queue behind it capped at limits.send_queue_bytes (counting the
@@ -26,7 +31,9 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "host/close_reason.h"
 #include "host/player_port.h"
@@ -48,15 +55,18 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   Session& operator=(const Session&) = delete;
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
-  void DeliverFrame(std::string frame, host::FrameKind kind) override;
-  void DeliverShared(std::shared_ptr<const std::string> frame, host::FrameKind kind) override;
+  void DeliverFrame(std::string_view frame, host::FrameKind kind) override;
   void CloseWith(std::string last_frame, host::CloseReason reason) override;
 
   [[nodiscard]] uint64_t id() const { return id_; }
   [[nodiscard]] const std::string& peer() const { return peer_; }
 
  private:
-  enum class State { kAwaitHello, kJoining, kInWorld, kClosing, kClosed };
+  enum class State { kAwaitHello, kLoggedIn, kClosing, kClosed };
+  // The output side's own state, under out_mu_: it must be read by any thread that sends.
+  enum class Out : uint8_t { kOpen, kClosing, kClosed };
+  // What a send leaves for the strand to do.
+  enum class Followup : uint8_t { kNone, kWrite, kArmStall, kKick, kFailed };
 
   void ReadMore();
   void OnRead(const boost::system::error_code& ec, size_t n);
@@ -71,11 +81,15 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   RateLimiter& LimiterFor(wire::ClientKind kind);
   void TellRateLimited(const wire::ClientIntent& in);  // the input's result: RATE_LIMITED
   void KickSlowReader();
-  void Enqueue(SendQueue::Chunk chunk, host::FrameKind kind);
-  void Enqueue(std::string frame, host::FrameKind kind);
+  // Any thread: sends `frame` now if nothing is queued and the socket takes it, else queues
+  // (copies) it by the SendQueue's rules; then does or posts what is left to do.
+  void Send(std::string_view frame, host::FrameKind kind);
+  [[nodiscard]] Followup SendLocked(std::string_view frame, host::FrameKind kind);  // out_mu_ held
+  void Follow(Followup next);
   void ArmStallTimer();  // a backlog began: kick if it has not drained within stall_timeout_s
-  void WriteMore();
+  void WriteMore();      // strand: start writing the queue's front chunk
   void OnWritten(const boost::system::error_code& ec, size_t n);
+  void OnWriteFailed();  // strand: the socket refused bytes; close
   void BeginClose(host::CloseReason reason);
   void Finish();
   void ArmIdle(double after_s);
@@ -83,6 +97,7 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   double Now() const;
 
   boost::asio::ip::tcp::socket socket_;
+  const int fd_;  // socket_'s descriptor, for sends off the strand (only while out_ is not kClosed)
   const uint64_t id_;
   const std::string peer_;
   SessionContext& ctx_;
@@ -96,8 +111,11 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buf_{};
   std::string frame_;
-  SendQueue send_queue_;
-  State state_ = State::kAwaitHello;
+  std::mutex out_mu_;     // guards send_queue_, out_, write_posted_ and the socket's closing
+  SendQueue send_queue_;  // what the socket did not take at once
+  Out out_ = Out::kOpen;
+  bool write_posted_ = false;         // a WriteMore is posted to the strand and has not run yet
+  State state_ = State::kAwaitHello;  // strand only
   host::CloseReason close_reason_ = host::CloseReason::kWriteError;  // set by BeginClose
   RateLimiter move_rate_;
   RateLimiter chat_rate_;

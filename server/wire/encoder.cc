@@ -414,13 +414,12 @@ void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool 
   }
   // Frame = varint(length of ServerMessage) + ServerMessage{tick: TickUpdate}.
   const size_t header = 1 + VarintSize(body.size());
-  auto frame = std::make_shared<std::string>();
-  frame->reserve(VarintSize(header + body.size()) + header + body.size());
-  AppendVarint(header + body.size(), frame.get());
-  Tag(pb::ServerMessage::kTickFieldNumber, 2, frame.get());
-  AppendVarint(body.size(), frame.get());
-  frame->append(body);
-  frames_[view] = std::move(frame);
+  std::string& frame = frames_[view];
+  frame.clear();
+  AppendVarint(header + body.size(), &frame);
+  Tag(pb::ServerMessage::kTickFieldNumber, 2, &frame);
+  AppendVarint(body.size(), &frame);
+  frame.append(body);
 }
 
 void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync,

@@ -11,7 +11,6 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -74,12 +73,9 @@ class TickEncoder {
   // whatever runner is used.
   void Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync = {},
               TaskRunner* runner = nullptr);
-  // View i's frame, in a buffer of its own: a connection can queue it and count exactly the
-  // memory it holds. Take moves it out (Frame(i) is then empty).
-  [[nodiscard]] const std::string& Frame(size_t view) const { return *frames_[view]; }
-  [[nodiscard]] std::shared_ptr<const std::string> Take(size_t view) {
-    return std::move(frames_[view]);
-  }
+  // View i's frame, valid until the next Encode. The buffers are kept from tick to tick (no
+  // allocation per frame once warm): a connection sends the bytes or copies them.
+  [[nodiscard]] const std::string& Frame(size_t view) const { return frames_[view]; }
   // Bytes of `slot`'s EntityUpdate carrying `fields` (ChangeBits), as a TickUpdate.updated entry.
   [[nodiscard]] size_t UpdateBytes(uint32_t slot, uint8_t fields) const;
   // Bytes of `slot`'s move as a delta: its share of moved_ids (id gap from `prev_raw_id`) and
@@ -112,7 +108,7 @@ class TickEncoder {
   std::vector<std::string> hits_;    // by event
   std::vector<std::string> chat_;    // by chat line: a complete TickUpdate.chat entry
   std::vector<Scratch> scratch_;     // by worker
-  std::vector<std::shared_ptr<const std::string>> frames_;  // by view
+  std::vector<std::string> frames_;  // by view; capacity kept
 };
 
 }  // namespace zs::wire

@@ -98,6 +98,22 @@ TEST(ServerConfig, ABadPortVariableIsRefusedByName) {
   }
 }
 
+TEST(ServerConfig, TheKernelsUnsentBytesAreBoundedByDefaultAndCanBeChangedOrLifted) {
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).limits.socket_unsent_bytes, 64u * 1024);
+  EXPECT_EQ(LoadServerConfig(ConfigFile("limits: {socket_unsent_bytes: 8192}\n").path())
+                .limits.socket_unsent_bytes,
+            8192u);
+  EXPECT_EQ(LoadServerConfig(ConfigFile("limits: {socket_unsent_bytes: 0}\n").path())
+                .limits.socket_unsent_bytes,
+            0u);
+  try {
+    (void)LoadServerConfig(ConfigFile("limits: {socket_unsent_bytes: -1}\n").path());
+    FAIL() << "a negative bound is refused";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("socket_unsent_bytes"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ServerConfig, StorageDefaultsToSqliteBesideTheConfigAndTheVariableMovesIt) {
   const ConfigFile file;
   ServerConfig c = LoadServerConfig(file.path());

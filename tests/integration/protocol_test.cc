@@ -259,7 +259,10 @@ TEST(Protocol3, AnInputInTheHellosWriteIsApplied) {
 // A reader that stops reading is cut off; if it reads again before the socket closes, the last
 // thing it finds is Kick "slow_reader".
 TEST(Protocol3, AStuckReaderFindsAKickWhenItReadsAgain) {
-  ServerProcess server("  idle_timeout_seconds: 60\n  stall_timeout_seconds: 2\n");
+  // A small kernel send buffer: the frames of a player who walked out of the crowd are small,
+  // and the kernel packs them tightly, so a default (autotuned) buffer takes minutes to fill.
+  ServerProcess server(
+      "  idle_timeout_seconds: 60\n  stall_timeout_seconds: 2\n  socket_send_buffer_bytes: 4096\n");
   TestClient sleeper(server.port(), 4096);
   ASSERT_TRUE(sleeper.Login("sleeper").has_value());
   sleeper.Move(1, 1, 1);  // into the monsters: big frames fill the socket buffers fast
