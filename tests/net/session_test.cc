@@ -1,0 +1,190 @@
+// Session's output side on a real loopback socket: frames handed to one session from several
+// threads at once (as the zone runner's worker pool does) reach the client whole and in each
+// thread's order, whether they went straight to the socket or waited in the send queue behind
+// a client that stopped reading for a while; and a closed session sends nothing more.
+#include "net/session.h"
+
+#include <gtest/gtest.h>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/authenticator.h"
+#include "host/metrics.h"
+#include "host/player_port.h"
+#include "net/login_gate.h"
+#include "net/session_context.h"
+#include "storage/character_record.h"
+
+namespace zs::net {
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+// The zones' side of the door: these tests never log in, so it only notes the leave.
+class NoZones final : public host::PlayerPort {
+ public:
+  void Join(uint64_t /*session*/, std::weak_ptr<host::SessionSink> /*sink*/,
+            host::LoginIdentity /*who*/) override {}
+  void Arrive(uint64_t /*session*/, std::weak_ptr<host::SessionSink> /*sink*/,
+              storage::CharacterRecord /*character*/) override {}
+  void Leave(uint64_t /*session*/) override { left.fetch_add(1); }
+  void Submit(uint64_t /*session*/, host::ClientInput /*input*/) override {}
+  [[nodiscard]] uint64_t TickOf(uint64_t /*session*/) const override { return 0; }
+  std::atomic<int> left{0};
+};
+
+// A frame of the test's own format: [u8 sender][u32 sequence][u16 padding length][padding].
+std::string TestFrame(uint8_t sender, uint32_t seq, size_t padding) {
+  std::string f(7 + padding, static_cast<char>('a' + sender));
+  f[0] = static_cast<char>(sender);
+  std::memcpy(f.data() + 1, &seq, sizeof seq);
+  const auto pad = static_cast<uint16_t>(padding);
+  std::memcpy(f.data() + 5, &pad, sizeof pad);
+  return f;
+}
+
+// One server-side session on a loopback connection, its I/O on two threads.
+class Fixture {
+ public:
+  Fixture()
+      : auth_({}),
+        gate_(auth_, nullptr, refusals_),
+        context_{.limits = limits_,
+                 .players = zones_,
+                 .login = gate_,
+                 .traffic = traffic_,
+                 .send_queues = queues_,
+                 .on_closed = [this](const Session&, host::CloseReason) { closed_.store(true); }},
+        client_(client_io_) {
+    tcp::acceptor acceptor(io_, {asio::ip::make_address("127.0.0.1"), 0});
+    client_.connect(acceptor.local_endpoint());
+    tcp::socket accepted(asio::make_strand(io_));
+    acceptor.accept(accepted);
+    session_ = std::make_shared<Session>(std::move(accepted), 1, "127.0.0.1", context_);
+    session_->Start();
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+  }
+  ~Fixture() {
+    work_.reset();
+    session_->CloseWith("", host::CloseReason::kShutdown);
+    session_.reset();
+    io_.stop();
+    for (std::thread& t : threads_) t.join();
+  }
+  Fixture(const Fixture&) = delete;
+  Fixture& operator=(const Fixture&) = delete;
+
+  Session& session() { return *session_; }
+  tcp::socket& client() { return client_; }
+  [[nodiscard]] bool closed() const { return closed_.load(); }
+  host::SendQueueCounters& queues() { return queues_; }
+
+  // Reads one test frame (blocking). False at end of stream.
+  bool ReadFrame(uint8_t* sender, uint32_t* seq) {
+    std::array<char, 7> head{};
+    boost::system::error_code ec;
+    asio::read(client_, asio::buffer(head), ec);
+    if (ec) return false;
+    *sender = static_cast<uint8_t>(head[0]);
+    std::memcpy(seq, head.data() + 1, sizeof *seq);
+    uint16_t pad = 0;
+    std::memcpy(&pad, head.data() + 5, sizeof pad);
+    std::string rest(pad, '\0');
+    asio::read(client_, asio::buffer(rest), ec);
+    if (ec) return false;
+    const std::string expected(pad, static_cast<char>('a' + *sender));
+    EXPECT_EQ(rest, expected) << "frame " << *seq << " of sender " << int{*sender} << " is whole";
+    return true;
+  }
+
+ private:
+  Limits limits_{.send_queue_bytes = 64 * 1024 * 1024,  // nothing dropped: every frame counts
+                 .stall_timeout_s = 60,
+                 .send_queue_delay_s = 60,
+                 .socket_send_buffer_bytes = 8192};
+  auth::Authenticator auth_;
+  host::ReasonCounts refusals_;
+  LoginGate gate_;
+  NoZones zones_;
+  host::TrafficCounters traffic_;
+  host::SendQueueCounters queues_;
+  SessionContext context_;
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
+  asio::io_context client_io_;
+  tcp::socket client_;
+  std::shared_ptr<Session> session_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> closed_{false};
+};
+
+TEST(Session, FramesFromManyThreadsArriveWholeAndInEachThreadsOrder) {
+  Fixture f;
+  constexpr int kSenders = 4;
+  constexpr uint32_t kFrames = 2000;
+  std::vector<std::thread> senders;
+  for (int s = 0; s < kSenders; ++s) {
+    senders.emplace_back([&f, s] {
+      for (uint32_t i = 0; i < kFrames; ++i) {
+        // Sizes from 1 byte of padding to a few KB: some fill the kernel's buffer, so later
+        // frames queue while the client sleeps below.
+        const std::string frame = TestFrame(static_cast<uint8_t>(s), i, (i * 37 + s * 11) % 3000);
+        f.session().DeliverFrame(frame, host::FrameKind::kControl);
+      }
+    });
+  }
+  // Read nothing until the socket is full and frames wait in the send queue, then read it all.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (f.queues().bytes.value() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GT(f.queues().bytes.value(), 0) << "the socket filled: later frames were queued";
+  std::map<uint8_t, uint32_t> next;
+  for (uint32_t got = 0; got < kSenders * kFrames; ++got) {
+    uint8_t sender = 0;
+    uint32_t seq = 0;
+    ASSERT_TRUE(f.ReadFrame(&sender, &seq)) << "after " << got << " frames";
+    ASSERT_LT(sender, kSenders);
+    ASSERT_EQ(seq, next[sender]) << "sender " << int{sender} << "'s frames in order";
+    ++next[sender];
+  }
+  for (std::thread& t : senders) t.join();
+  for (int s = 0; s < kSenders; ++s) EXPECT_EQ(next[static_cast<uint8_t>(s)], kFrames);
+  EXPECT_EQ(f.queues().overflows.value(), 0u) << "control frames are never dropped";
+  EXPECT_EQ(f.queues().bytes.value(), 0) << "everything queued was written and released";
+}
+
+TEST(Session, AfterCloseWithTheLastFrameIsTheLastThingSent) {
+  Fixture f;
+  f.session().DeliverFrame(TestFrame(0, 0, 10), host::FrameKind::kTick);
+  f.session().CloseWith(TestFrame(1, 0, 10), host::CloseReason::kLoggedInElsewhere);
+  f.session().DeliverFrame(TestFrame(0, 1, 10), host::FrameKind::kTick);  // too late
+  std::vector<std::pair<uint8_t, uint32_t>> got;
+  uint8_t sender = 0;
+  uint32_t seq = 0;
+  while (f.ReadFrame(&sender, &seq)) got.emplace_back(sender, seq);
+  const std::vector<std::pair<uint8_t, uint32_t>> expected{{0, 0}, {1, 0}};
+  EXPECT_EQ(got, expected) << "the tick, then the last frame, then the end of the stream";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!f.closed() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(f.closed());
+}
+
+}  // namespace
+}  // namespace zs::net
