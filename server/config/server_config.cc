@@ -150,6 +150,56 @@ void LoadAgones(const config::YamlNode& root, AgonesConfig* out) {
   }
 }
 
+// The `limits` block: each key by its own range.
+void LoadLimits(const config::YamlNode& l, net::Limits* out) {
+  l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
+               "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "chat_rate",
+               "send_queue_bytes", "stall_timeout_seconds", "send_queue_delay_seconds",
+               "total_send_queue_bytes", "max_connections", "max_connections_per_ip",
+               "shutdown_flush_seconds", "socket_send_buffer_bytes", "socket_unsent_bytes"});
+  net::Limits& x = *out;
+  const auto opt = [&l](const char* key, auto apply) {
+    if (l.Has(key)) apply(l[key]);
+  };
+  opt("max_frame_bytes", [&](const config::YamlNode& n) {
+    x.max_frame_bytes = static_cast<size_t>(n.Int(16, 16 * 1024 * 1024));
+  });
+  opt("recursion_limit",
+      [&](const config::YamlNode& n) { x.recursion_limit = static_cast<int>(n.Int(2, 100)); });
+  opt("login_timeout_seconds",
+      [&](const config::YamlNode& n) { x.login_timeout_s = n.Number(0.1, 3600); });
+  opt("idle_timeout_seconds",
+      [&](const config::YamlNode& n) { x.idle_timeout_s = n.Number(0.1, 86400); });
+  opt("move_rate", [&](const config::YamlNode& n) { x.move_rate = n.Number(1, 10000); });
+  opt("skill_rate", [&](const config::YamlNode& n) { x.skill_rate = n.Number(1, 10000); });
+  opt("ping_rate", [&](const config::YamlNode& n) { x.ping_rate = n.Number(1, 10000); });
+  opt("chat_rate", [&](const config::YamlNode& n) { x.chat_rate = n.Number(0.1, 1000); });
+  opt("send_queue_bytes", [&](const config::YamlNode& n) {
+    x.send_queue_bytes = static_cast<size_t>(n.Int(1024, 1LL << 32));
+  });
+  opt("total_send_queue_bytes", [&](const config::YamlNode& n) {
+    x.total_send_queue_bytes = static_cast<size_t>(n.Int(64 * 1024, 1LL << 40));
+  });
+  opt("stall_timeout_seconds",
+      [&](const config::YamlNode& n) { x.stall_timeout_s = n.Number(0.1, 3600); });
+  opt("send_queue_delay_seconds",
+      [&](const config::YamlNode& n) { x.send_queue_delay_s = n.Number(0.05, 3600); });
+  opt("max_connections", [&](const config::YamlNode& n) {
+    x.max_connections = static_cast<size_t>(n.Int(1, 1000000));
+  });
+  opt("max_connections_per_ip", [&](const config::YamlNode& n) {
+    x.max_connections_per_ip = static_cast<size_t>(n.Int(1, 1000000));
+  });
+  opt("socket_send_buffer_bytes", [&](const config::YamlNode& n) {
+    x.socket_send_buffer_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
+  });
+  opt("socket_unsent_bytes", [&](const config::YamlNode& n) {
+    x.socket_unsent_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
+  });
+  opt("shutdown_flush_seconds",
+      [&](const config::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });
+}
+
 }  // namespace
 
 ServerConfig LoadServerConfig(const std::string& path) {
@@ -179,55 +229,7 @@ ServerConfig LoadServerConfig(const std::string& path) {
     c.stats_interval_s = root["stats_interval_seconds"].Number(0.1, 3600);
   }
   if (root.Has("tick_rate")) c.tick_rate = static_cast<uint32_t>(root["tick_rate"].Int(1, 120));
-  if (root.Has("limits")) {
-    const config::YamlNode l = root["limits"];
-    l.AllowOnly({"max_frame_bytes", "recursion_limit", "login_timeout_seconds",
-                 "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "chat_rate",
-                 "send_queue_bytes", "stall_timeout_seconds", "send_queue_delay_seconds",
-                 "total_send_queue_bytes", "max_connections", "max_connections_per_ip",
-                 "shutdown_flush_seconds", "socket_send_buffer_bytes", "socket_unsent_bytes"});
-    net::Limits& x = c.limits;
-    const auto opt = [&l](const char* key, auto apply) {
-      if (l.Has(key)) apply(l[key]);
-    };
-    opt("max_frame_bytes", [&](const config::YamlNode& n) {
-      x.max_frame_bytes = static_cast<size_t>(n.Int(16, 16 * 1024 * 1024));
-    });
-    opt("recursion_limit",
-        [&](const config::YamlNode& n) { x.recursion_limit = static_cast<int>(n.Int(2, 100)); });
-    opt("login_timeout_seconds",
-        [&](const config::YamlNode& n) { x.login_timeout_s = n.Number(0.1, 3600); });
-    opt("idle_timeout_seconds",
-        [&](const config::YamlNode& n) { x.idle_timeout_s = n.Number(0.1, 86400); });
-    opt("move_rate", [&](const config::YamlNode& n) { x.move_rate = n.Number(1, 10000); });
-    opt("skill_rate", [&](const config::YamlNode& n) { x.skill_rate = n.Number(1, 10000); });
-    opt("ping_rate", [&](const config::YamlNode& n) { x.ping_rate = n.Number(1, 10000); });
-    opt("chat_rate", [&](const config::YamlNode& n) { x.chat_rate = n.Number(0.1, 1000); });
-    opt("send_queue_bytes", [&](const config::YamlNode& n) {
-      x.send_queue_bytes = static_cast<size_t>(n.Int(1024, 1LL << 32));
-    });
-    opt("total_send_queue_bytes", [&](const config::YamlNode& n) {
-      x.total_send_queue_bytes = static_cast<size_t>(n.Int(64 * 1024, 1LL << 40));
-    });
-    opt("stall_timeout_seconds",
-        [&](const config::YamlNode& n) { x.stall_timeout_s = n.Number(0.1, 3600); });
-    opt("send_queue_delay_seconds",
-        [&](const config::YamlNode& n) { x.send_queue_delay_s = n.Number(0.05, 3600); });
-    opt("max_connections", [&](const config::YamlNode& n) {
-      x.max_connections = static_cast<size_t>(n.Int(1, 1000000));
-    });
-    opt("max_connections_per_ip", [&](const config::YamlNode& n) {
-      x.max_connections_per_ip = static_cast<size_t>(n.Int(1, 1000000));
-    });
-    opt("socket_send_buffer_bytes", [&](const config::YamlNode& n) {
-      x.socket_send_buffer_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
-    });
-    opt("socket_unsent_bytes", [&](const config::YamlNode& n) {
-      x.socket_unsent_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
-    });
-    opt("shutdown_flush_seconds",
-        [&](const config::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });
-  }
+  if (root.Has("limits")) LoadLimits(root["limits"], &c.limits);
   LoadAuth(root, path, &c.auth);
   LoadStorage(root, path, &c.storage);
   LoadCluster(root, &c.cluster);
