@@ -273,7 +273,10 @@ void Session::CloseWith(std::string last_frame, CloseReason reason) {
   {
     const std::lock_guard lock(out_mu_);
     if (!last_frame.empty()) next = SendLocked(last_frame, host::FrameKind::kControl);
-    if (out_ == Out::kOpen) out_ = Out::kClosing;
+    if (out_ == Out::kOpen) {
+      out_ = Out::kClosing;
+      closing_for_ = reason;  // BeginClose takes this reason, whatever the strand saw meanwhile
+    }
   }
   Follow(next);
   asio::post(socket_.get_executor(),
@@ -290,8 +293,7 @@ void Session::Send(std::string_view frame, host::FrameKind kind) {
 }
 
 Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind kind) {
-  const bool tick = kind != host::FrameKind::kControl;
-  if (out_ == Out::kClosed || (out_ == Out::kClosing && tick)) return Followup::kNone;
+  if (out_ != Out::kOpen) return Followup::kNone;  // closing: its last frame is already out
   if (send_queue_.idle()) {
     const SendResult sent = SendNow(fd_, frame);
     if (sent.failed) return Followup::kFailed;
@@ -373,10 +375,10 @@ void Session::WriteMore() {
   const SendQueue::Chunk* c = send_queue_.StartWrite();
   if (c == nullptr) return;
   // Asio never calls the handler from inside async_write, so holding the lock here is safe.
+  // The handler holds the buffer too: it outlives the chunk whatever the queue does meanwhile.
   asio::async_write(socket_, asio::buffer(c->buffer->data() + c->offset, c->size),
-                    [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
-                      self->OnWritten(ec, n);
-                    });
+                    [self = shared_from_this(), keep = c->buffer](
+                        const boost::system::error_code& ec, size_t n) { self->OnWritten(ec, n); });
 }
 
 void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
@@ -406,26 +408,23 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
 }
 
 void Session::OnWriteFailed() {
-  {
-    const std::lock_guard lock(out_mu_);
-    send_queue_.Clear();
-  }
   if (state_ != State::kClosed) Finish();  // close_reason_: BeginClose's, or a write error
 }
 
 void Session::BeginClose(CloseReason reason) {
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   state_ = State::kClosing;
-  close_reason_ = reason;
   login_timer_.cancel();
   idle_timer_.cancel();
-  ctx_.players.Leave(id_);
   bool flushed = false;
   {
     const std::lock_guard lock(out_mu_);
-    out_ = Out::kClosing;  // no more ticks
+    if (closing_for_) reason = *closing_for_;  // CloseWith's, however the strand got here
+    out_ = Out::kClosing;                      // nothing more is sent; the queue is flushed
     flushed = !send_queue_.writing() && send_queue_.empty();
   }
+  close_reason_ = reason;
+  ctx_.players.Leave(id_);
   // Flush what is queued (the error or kick), then close. The close timer bounds the wait.
   if (flushed) {
     Finish();
@@ -450,10 +449,10 @@ void Session::Finish() {
     // possibly reused by the next accept).
     const std::lock_guard lock(out_mu_);
     out_ = Out::kClosed;
-    send_queue_.Clear();  // whatever is queued goes with the socket
     boost::system::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
+    send_queue_.Clear();  // whatever is queued goes with the socket (closed first: no write runs)
   }
   ctx_.on_closed(*this, close_reason_);
 }

@@ -8,7 +8,7 @@
 // (the zone runner's workers send most tick frames this way, with no post or wake-up per frame);
 // what the socket does not take at once is copied into the send queue and written by the strand.
 // The output lock (out_mu_) orders the two paths, so frames leave in the order of the calls.
-// CloseWith posts to the strand.
+// CloseWith sends its last frame in call order and refuses every frame after it.
 //
 // Life: AwaitHello (login timer) -> LoggedIn (Join sent to the zone runner; idle timer) ->
 // Closing (the last frames are flushed, then the socket is closed) -> Closed.
@@ -32,6 +32,7 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -64,6 +65,8 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
  private:
   enum class State { kAwaitHello, kLoggedIn, kClosing, kClosed };
   // The output side's own state, under out_mu_: it must be read by any thread that sends.
+  // kClosing: the last frame (an error, a kick, CloseWith's) is sent or queued; nothing more
+  // is accepted, what is queued is flushed.
   enum class Out : uint8_t { kOpen, kClosing, kClosed };
   // What a send leaves for the strand to do.
   enum class Followup : uint8_t { kNone, kWrite, kArmStall, kKick, kFailed };
@@ -111,11 +114,12 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buf_{};
   std::string frame_;
-  std::mutex out_mu_;     // guards send_queue_, out_, write_posted_ and the socket's closing
+  std::mutex out_mu_;  // guards send_queue_, out_, write_posted_, closing_for_, the socket's close
   SendQueue send_queue_;  // what the socket did not take at once
   Out out_ = Out::kOpen;
-  bool write_posted_ = false;         // a WriteMore is posted to the strand and has not run yet
-  State state_ = State::kAwaitHello;  // strand only
+  bool write_posted_ = false;  // a WriteMore is posted to the strand and has not run yet
+  std::optional<host::CloseReason> closing_for_;  // CloseWith's reason, for BeginClose
+  State state_ = State::kAwaitHello;              // strand only
   host::CloseReason close_reason_ = host::CloseReason::kWriteError;  // set by BeginClose
   RateLimiter move_rate_;
   RateLimiter chat_rate_;

@@ -5,6 +5,8 @@
 #include "net/session.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -60,8 +62,14 @@ std::string TestFrame(uint8_t sender, uint32_t seq, size_t padding) {
 // One server-side session on a loopback connection, its I/O on two threads.
 class Fixture {
  public:
-  Fixture()
-      : auth_({}),
+  // `queue_bytes`: the send queue's cap (the default drops nothing).
+  explicit Fixture(size_t queue_bytes = 64 * 1024 * 1024)
+      : limits_{.login_timeout_s = 600,  // these tests never log in
+                .send_queue_bytes = queue_bytes,
+                .stall_timeout_s = 60,
+                .send_queue_delay_s = 60,
+                .socket_send_buffer_bytes = 8192},
+        auth_({}),
         gate_(auth_, nullptr, refusals_),
         context_{.limits = limits_,
                  .players = zones_,
@@ -72,6 +80,9 @@ class Fixture {
         client_(client_io_) {
     tcp::acceptor acceptor(io_, {asio::ip::make_address("127.0.0.1"), 0});
     client_.connect(acceptor.local_endpoint());
+    // A lost frame fails the read after a minute instead of hanging the test.
+    const timeval timeout{.tv_sec = 60, .tv_usec = 0};
+    ::setsockopt(client_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     tcp::socket accepted(asio::make_strand(io_));
     acceptor.accept(accepted);
     session_ = std::make_shared<Session>(std::move(accepted), 1, "127.0.0.1", context_);
@@ -112,10 +123,7 @@ class Fixture {
   }
 
  private:
-  Limits limits_{.send_queue_bytes = 64 * 1024 * 1024,  // nothing dropped: every frame counts
-                 .stall_timeout_s = 60,
-                 .send_queue_delay_s = 60,
-                 .socket_send_buffer_bytes = 8192};
+  Limits limits_;
   auth::Authenticator auth_;
   host::ReasonCounts refusals_;
   LoginGate gate_;
@@ -136,7 +144,7 @@ TEST(Session, FramesFromManyThreadsArriveWholeAndInEachThreadsOrder) {
   Fixture f;
   constexpr int kSenders = 4;
   constexpr uint32_t kFrames = 2000;
-  std::vector<std::thread> senders;
+  std::vector<std::jthread> senders;  // joined on every way out of the test
   for (int s = 0; s < kSenders; ++s) {
     senders.emplace_back([&f, s] {
       for (uint32_t i = 0; i < kFrames; ++i) {
@@ -162,10 +170,58 @@ TEST(Session, FramesFromManyThreadsArriveWholeAndInEachThreadsOrder) {
     ASSERT_EQ(seq, next[sender]) << "sender " << int{sender} << "'s frames in order";
     ++next[sender];
   }
-  for (std::thread& t : senders) t.join();
+  senders.clear();
   for (int s = 0; s < kSenders; ++s) EXPECT_EQ(next[static_cast<uint8_t>(s)], kFrames);
   EXPECT_EQ(f.queues().overflows.value(), 0u) << "control frames are never dropped";
+  // The last write's completion may run just after the client has read its bytes.
+  const auto drained = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (f.queues().bytes.value() != 0 && std::chrono::steady_clock::now() < drained) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   EXPECT_EQ(f.queues().bytes.value(), 0) << "everything queued was written and released";
+}
+
+// Tick frames behind a full socket and a small queue: some are dropped, and after a gap the
+// next frame the client sees is a resync tick (here every 50th), never a plain one.
+TEST(Session, TicksDroppedBehindAFullSocketResumeOnlyWithAResync) {
+  Fixture f(32 * 1024);
+  constexpr uint32_t kFrames = 3000;  // the reader stops at the first frame past this
+  constexpr uint32_t kResyncEvery = 50;
+  std::atomic<bool> done{false};
+  // Ticks as fast as it can, then one a millisecond until the reader is done: a resync comes
+  // along however long the backlog takes to drain.
+  std::jthread sender([&f, &done] {
+    for (uint32_t i = 0; !done.load(); ++i) {
+      const std::string frame = TestFrame(0, i, 200 + (i * 37) % 800);
+      f.session().DeliverFrame(
+          frame, i % kResyncEvery == 0 ? host::FrameKind::kResyncTick : host::FrameKind::kTick);
+      if (i >= kFrames) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (f.queues().overflows.value() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GT(f.queues().overflows.value(), 0u) << "the queue filled and ticks were dropped";
+  uint32_t last = 0;
+  uint32_t gaps = 0;
+  for (bool first = true; last <= kFrames; first = false) {
+    uint8_t sender_id = 0;
+    uint32_t seq = 0;
+    if (!f.ReadFrame(&sender_id, &seq)) {
+      ADD_FAILURE() << "the stream ended after frame " << last;
+      break;
+    }
+    if (!first && seq != last + 1) {
+      ++gaps;
+      EXPECT_GT(seq, last) << "in order";
+      EXPECT_EQ(seq % kResyncEvery, 0u)
+          << "after a gap (" << last << " -> " << seq << ") comes a resync tick";
+    }
+    last = seq;
+  }
+  done.store(true);
+  EXPECT_GT(gaps, 0u);
 }
 
 TEST(Session, AfterCloseWithTheLastFrameIsTheLastThingSent) {
