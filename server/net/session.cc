@@ -209,11 +209,12 @@ bool Session::HandleInput(wire::ClientIntent& in) {
   }
   switch (in.kind) {
     case wire::ClientKind::kPing:  // not activity: a client that only pings is idle
-      Send(wire::PongFrame(in.client_time, ctx_.players.TickOf(id_), host::WallClockMs()),
-           host::FrameKind::kControl);
+      DeliverFrame(wire::PongFrame(in.client_time, ctx_.players.TickOf(id_), host::WallClockMs()),
+                   host::FrameKind::kControl);
       break;
     case wire::ClientKind::kLogout:
-      Send(wire::KickFrame(host::CloseReasonName(CloseReason::kLogout)), host::FrameKind::kControl);
+      DeliverFrame(wire::KickFrame(host::CloseReasonName(CloseReason::kLogout)),
+                   host::FrameKind::kControl);
       BeginClose(CloseReason::kLogout);
       return false;
     default:  // a second Hello: ignored
@@ -253,19 +254,17 @@ void Session::ArmIdle(double after_s) {
       self->ArmIdle(self->limits_.idle_timeout_s - quiet);
       return;
     }
-    self->Send(wire::KickFrame(host::CloseReasonName(CloseReason::kIdle)),
-               host::FrameKind::kControl);
+    self->DeliverFrame(wire::KickFrame(host::CloseReasonName(CloseReason::kIdle)),
+                       host::FrameKind::kControl);
     self->BeginClose(CloseReason::kIdle);
   });
 }
 
 void Session::Fail(wire::ErrorCode code, const std::string& text, CloseReason reason) {
   if (state_ == State::kClosing || state_ == State::kClosed) return;
-  Send(wire::ErrorFrame(code, text), host::FrameKind::kControl);
+  DeliverFrame(wire::ErrorFrame(code, text), host::FrameKind::kControl);
   BeginClose(reason);
 }
-
-void Session::DeliverFrame(std::string_view frame, host::FrameKind kind) { Send(frame, kind); }
 
 void Session::CloseWith(std::string last_frame, CloseReason reason) {
   // The last frame goes out in call order with the ticks, and no tick after it.
@@ -283,7 +282,7 @@ void Session::CloseWith(std::string last_frame, CloseReason reason) {
              [self = shared_from_this(), reason] { self->BeginClose(reason); });
 }
 
-void Session::Send(std::string_view frame, host::FrameKind kind) {
+void Session::DeliverFrame(std::string_view frame, host::FrameKind kind) {
   Followup next = Followup::kNone;
   {
     const std::lock_guard lock(out_mu_);
@@ -364,7 +363,8 @@ void Session::KickSlowReader() {
   // Once: the stall timer and a stalled write may both find the same stall.
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   // The Kick is queued in case it ever reads again.
-  Send(wire::KickFrame(host::CloseReasonName(CloseReason::kSlowReader)), host::FrameKind::kControl);
+  DeliverFrame(wire::KickFrame(host::CloseReasonName(CloseReason::kSlowReader)),
+               host::FrameKind::kControl);
   BeginClose(CloseReason::kSlowReader);
 }
 

@@ -56,6 +56,9 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   Session& operator=(const Session&) = delete;
 
   void Start();  // REQUIRES: called once, after construction, with a shared_ptr owner
+  // Any thread (the strand's own frames too): sends `frame` now if nothing is queued and the
+  // socket takes it, else queues (copies) it by the SendQueue's rules; then posts what is left
+  // to do to the strand.
   void DeliverFrame(std::string_view frame, host::FrameKind kind) override;
   void CloseWith(std::string last_frame, host::CloseReason reason) override;
 
@@ -84,9 +87,6 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   RateLimiter& LimiterFor(wire::ClientKind kind);
   void TellRateLimited(const wire::ClientIntent& in);  // the input's result: RATE_LIMITED
   void KickSlowReader();
-  // Any thread: sends `frame` now if nothing is queued and the socket takes it, else queues
-  // (copies) it by the SendQueue's rules; then does or posts what is left to do.
-  void Send(std::string_view frame, host::FrameKind kind);
   [[nodiscard]] Followup SendLocked(std::string_view frame, host::FrameKind kind);  // out_mu_ held
   void Follow(Followup next);
   void ArmStallTimer();  // a backlog began: kick if it has not drained within stall_timeout_s
