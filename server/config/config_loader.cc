@@ -169,9 +169,58 @@ interest::OverloadConfig LoadOverload(const YamlNode& n) {
   return c;
 }
 
+// Columns or rows of a zone's cells: 1, 2 or 4 (so cell edges are quadtree node edges).
+uint32_t CellsAlong(const YamlNode& n) {
+  const auto v = static_cast<uint32_t>(n.Int(1, zone::kMaxCellsPerAxis));
+  if ((v & (v - 1)) != 0) n.Fail("must be 1, 2 or 4 (cell edges are edges of the zone's quadtree)");
+  return v;
+}
+
+// A zone's `cells:` block (zone/cells.h), read after the rest of the zone.
+zone::CellLayout LoadCells(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w,
+                           const ZoneConfig& z) {
+  n.AllowOnly({"columns", "rows", "nodes", "ghost_distance", "ghost_timeout_seconds"});
+  zone::CellLayout c;
+  c.columns = CellsAlong(n["columns"]);
+  c.rows = CellsAlong(n["rows"]);
+  if (!c.split()) n["columns"].Fail("a split needs at least 2 cells (columns x rows)");
+  const std::vector<YamlNode> nodes = n["nodes"].Seq(1);
+  if (nodes.size() != c.count()) {
+    n["nodes"].Fail("needs one node per cell: " + std::to_string(c.count()) + ", got " +
+                    std::to_string(nodes.size()));
+  }
+  std::set<std::string> seen;
+  for (const YamlNode& node : nodes) {
+    std::string name = node.String();
+    if (name.empty() || name.size() > 128) node.Fail("must be a node name of 1..128 bytes");
+    if (!seen.insert(name).second) node.Fail("a node owns at most one cell of a zone");
+    c.nodes.push_back(std::move(name));
+  }
+  const float least = zone::MinGhostDistance(w, z);
+  c.ghost_distance = least;
+  if (n.Has("ghost_distance")) {
+    c.ghost_distance = n["ghost_distance"].Float(0, 100000);
+    if (c.ghost_distance < least) {
+      n["ghost_distance"].Fail(
+          "must be at least " + std::to_string(least) +
+          " (view radius + hysteresis + the longest skill reach + one tick's longest step)");
+    }
+  }
+  const Aabb one = zone::CellBounds(z.bounds, c, 0);
+  if (one.Width() < c.ghost_distance || one.Height() < c.ghost_distance) {
+    n.Fail("cells must be at least ghost_distance (" + std::to_string(c.ghost_distance) +
+           ") wide and high: a ghost is sent only to the cells next to its own");
+  }
+  c.ghost_timeout_ticks = 2 * tick_rate;
+  if (n.Has("ghost_timeout_seconds")) {
+    c.ghost_timeout_ticks = std::max<uint32_t>(1, Ticks(n["ghost_timeout_seconds"], tick_rate));
+  }
+  return c;
+}
+
 ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w) {
   n.AllowOnly({"id", "name", "bounds", "view_radius", "view_hysteresis", "pvp", "player_spawn",
-               "spawn_groups", "portals", "interest", "chat_radius"});
+               "spawn_groups", "portals", "interest", "chat_radius", "cells"});
   ZoneConfig z;
   z.id = static_cast<uint32_t>(n["id"].Int(1, 1000000));
   z.name = n["name"].String();
@@ -215,6 +264,7 @@ ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w)
       z.portals.push_back(portal);
     }
   }
+  if (n.Has("cells")) z.cells = LoadCells(n["cells"], tick_rate, w, z);
   return z;
 }
 

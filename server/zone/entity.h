@@ -22,7 +22,10 @@ enum EntityMask : uint32_t {
   kMaskPlayerDead = 1u << 2,
   kMaskMonsterDead = 1u << 3,
   kMaskAll = 0xFu,
+  // A ghost (zone/cells.h) carries its real category shifted up by kGhostShift.
+  kMaskGhosts = kMaskAll << 4,
 };
+inline constexpr uint32_t kGhostShift = 4;
 
 enum class MonsterState : uint8_t { kIdle, kChase, kReturn };
 
@@ -68,12 +71,19 @@ struct Entity {
   std::array<uint64_t, kMaxSkills> ready_tick{};  // per skill: first tick it may be used again
   uint32_t num_skills = 0;
   uint8_t changed = 0;  // ChangeBits of the current tick
+  // kWholeZone: a real entity, simulated here. Otherwise a ghost of the entity real in that
+  // cell: shown and hit-tested here, never simulated (zone/cells.h).
+  uint32_t ghost_of = kWholeZone;
+  uint64_t ghost_seen = 0;  // a ghost: the tick of the last batch that listed it
   std::variant<PlayerPart, MonsterPart> part;
 
   [[nodiscard]] EntityKind kind() const {
     return std::holds_alternative<PlayerPart>(part) ? EntityKind::kPlayer : EntityKind::kMonster;
   }
   [[nodiscard]] bool is_player() const { return std::holds_alternative<PlayerPart>(part); }
+  [[nodiscard]] bool is_ghost() const { return ghost_of != kWholeZone; }
+  // A player simulated here, with a client of its own: ghosts are not.
+  [[nodiscard]] bool is_real_player() const { return is_player() && !is_ghost(); }
   [[nodiscard]] bool is_monster() const { return std::holds_alternative<MonsterPart>(part); }
   // REQUIRES: the entity is of that kind (else std::bad_variant_access).
   [[nodiscard]] PlayerPart& player() { return std::get<PlayerPart>(part); }

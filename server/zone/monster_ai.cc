@@ -25,7 +25,7 @@ void Zone::StepToward(Entity& e, Vec2 goal, float speed, float stop_distance) {
     return;
   }
   const float step = std::min(speed, dist - stop_distance);
-  Place(e, Clamp(e.position + to * (step / dist)));
+  Place(e, Confine(e.position + to * (step / dist)));
   Face(e, std::atan2(to.y, to.x));
 }
 
@@ -33,7 +33,7 @@ void Zone::ThinkMonsters(uint64_t tick) {
   const float per_tick = 1.0f / static_cast<float>(world_->tick_rate);
   for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
     Entity& m = entities_[slot];
-    if (!m.is_monster() || !m.alive) continue;
+    if (!m.is_monster() || m.is_ghost() || !m.alive) continue;
     MonsterPart& mp = m.monster();
     const MonsterTemplate& t = *mp.type;
     const float walk = t.walk_speed * per_tick;
@@ -96,7 +96,7 @@ void Zone::ThinkMonsters(uint64_t tick) {
         if (rng_.Below(40) == 0) {
           const float a = rng_.Range(-kPi, kPi);
           const float d = rng_.Range(0.0f, t.wander_radius);
-          mp.wander_goal = Clamp(mp.home + FromAngle(a) * d);
+          mp.wander_goal = Confine(mp.home + FromAngle(a) * d);
         } else {
           m.velocity = {};
         }

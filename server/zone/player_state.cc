@@ -40,7 +40,7 @@ PlayerSnapshot SnapshotOf(const Entity& player, uint32_t zone_id, uint64_t now, 
 
 Status Zone::SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) const {
   const Entity* e = Find(id);
-  if (e == nullptr || !e->is_player()) {
+  if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   *out = SnapshotOf(*e, config_.id, now, world_->tick_rate);
@@ -73,7 +73,7 @@ Status Zone::RestorePlayer(EntityId id, const PlayerSnapshot& saved, uint64_t no
 
 Status Zone::ContinueInputs(EntityId id, uint32_t last_input_seq) {
   Entity* e = FindMutable(id);
-  if (e == nullptr || !e->is_player()) {
+  if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   e->player().last_input_seq = last_input_seq;

@@ -7,33 +7,36 @@
 namespace zs::zone {
 
 EntityId EntityIdAllocator::Allocate() {
-  uint32_t index;
+  uint32_t j;
   if (!free_.empty()) {
-    index = free_.front();
+    j = free_.front();
     free_.pop_front();
   } else {
-    if (generation_.size() > kMaxEntityIndex) return kInvalidEntity;
-    index = static_cast<uint32_t>(generation_.size());
+    j = static_cast<uint32_t>(generation_.size());
+    if ((kMaxEntityIndex - range_.offset) / range_.stride < j) return kInvalidEntity;
     generation_.push_back(0);
   }
   ++live_;
-  EntityId id = MakeEntityId(index, generation_[index]);
+  const uint32_t index = range_.offset + range_.stride * j;
+  EntityId id = MakeEntityId(index, generation_[j]);
   if (id == kInvalidEntity) {  // the one reserved value: skip to generation 0
-    generation_[index] = 0;
+    generation_[j] = 0;
     id = MakeEntityId(index, 0);
   }
   return id;
 }
 
 void EntityIdAllocator::Free(EntityId id) {
-  const uint32_t index = EntityIndex(id);
-  if (index >= generation_.size() || generation_[index] != EntityGeneration(id)) return;
-  generation_[index] = (generation_[index] + 1) & kMaxGeneration;
-  free_.push_back(index);
+  if (!range_.Holds(id)) return;
+  const uint32_t j = (EntityIndex(id) - range_.offset) / range_.stride;
+  if (j == 0 || j >= generation_.size() || generation_[j] != EntityGeneration(id)) return;
+  generation_[j] = (generation_[j] + 1) & kMaxGeneration;
+  free_.push_back(j);
   --live_;
 }
 
-World::World(WorldConfig config, std::span<const uint32_t> hosted, IdSource* ids)
+World::World(WorldConfig config, std::span<const uint32_t> hosted, IdSource* ids,
+             std::span<const HostedCell> cells)
     : config_(std::move(config)), ids_(ids != nullptr ? ids : &own_ids_) {
   zones_.reserve(config_.zones.size());
   for (size_t i = 0; i < config_.zones.size(); ++i) {
@@ -43,7 +46,12 @@ World::World(WorldConfig config, std::span<const uint32_t> hosted, IdSource* ids
     }
     // Each zone's randomness derives from the world seed and its position: reproducible.
     const uint64_t seed = config_.seed * 0x9E3779B97F4A7C15ull + i + 1;
-    zones_.emplace_back(config_, config_.zones[i], seed, [this] { return ids_->Allocate(); });
+    uint32_t cell = kWholeZone;
+    for (const HostedCell& c : cells) {
+      if (c.zone_id == config_.zones[i].id) cell = c.cell;
+    }
+    zones_.emplace_back(
+        config_, config_.zones[i], seed, [this] { return ids_->Allocate(); }, cell);
   }
   outputs_.resize(zones_.size());
   zone_inputs_.resize(zones_.size());
@@ -75,6 +83,32 @@ Status World::Enter(size_t z, EntityId* id, std::string name, Place place) {
   File(z, new_id, std::move(name));
   *id = new_id;
   return Status::Ok();
+}
+
+GhostVerdict World::TakeGhosts(GhostBatch batch) {
+  const std::optional<size_t> z = ZoneIndexById(batch.zone);
+  if (!z) return GhostVerdict::kNotANeighbour;
+  // The names first: the batch is moved into the zone. A refused batch leaves names only under
+  // indices of the cell it claims to come from, which this world never hands out.
+  std::vector<std::pair<uint32_t, std::string>> names;
+  for (const GhostState& g : batch.ghosts) {
+    if (g.kind == EntityKind::kPlayer) names.emplace_back(EntityIndex(g.id), g.name);
+  }
+  const GhostVerdict verdict = zones_[*z].TakeGhosts(std::move(batch));
+  if (verdict != GhostVerdict::kTaken) return verdict;
+  for (auto& [index, name] : names) {
+    if (index >= names_.size()) names_.resize(static_cast<size_t>(index) + 1);
+    if (names_[index] != name) names_[index] = std::move(name);
+  }
+  return verdict;
+}
+
+void World::NameBorderPlayers(ZoneTickOutput* out) const {
+  for (GhostBatch& b : out->border) {
+    for (GhostState& g : b.ghosts) {
+      if (g.kind == EntityKind::kPlayer) g.name = NameOf(g.id);
+    }
+  }
 }
 
 void World::File(size_t z, EntityId id, std::string name) {
@@ -175,7 +209,10 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
                                        view_start_.begin() - 1);
     zones_[z].BuildView(i - view_start_[z], worker, &outputs_[z]);
   });
-  for (size_t z = 0; z < zones_.size(); ++z) zones_[z].FinishTick(&outputs_[z]);
+  for (size_t z = 0; z < zones_.size(); ++z) {
+    zones_[z].FinishTick(&outputs_[z]);
+    NameBorderPlayers(&outputs_[z]);
+  }
   outputs_[0].rejected[static_cast<size_t>(Reject::kUnknownEntity)] += unknown;
   // Portal travel, after every zone has ticked.
   for (size_t z = 0; z < zones_.size(); ++z) {
@@ -288,6 +325,33 @@ const MonsterTemplate* WorldConfig::FindMonster(uint32_t id) const {
     if (m.id == id) return &m;
   }
   return nullptr;
+}
+
+float MinGhostDistance(const WorldConfig& world, const ZoneConfig& zone) {
+  float extent = 0;
+  for (const SkillDef& s : world.skills) {
+    switch (s.shape) {
+      case SkillShape::kArc:
+        extent = std::max(extent, s.range);
+        break;
+      case SkillShape::kCircle:
+        extent = std::max(extent, s.cast_range + s.radius);
+        break;
+      case SkillShape::kLine:
+        extent = std::max(extent, s.range + s.width * 0.5f);
+        break;
+    }
+  }
+  float largest = world.player.radius;
+  float fastest = world.player.speed;
+  for (const MonsterTemplate& m : world.monsters) {
+    largest = std::max(largest, m.radius);
+    fastest = std::max({fastest, m.walk_speed, m.run_speed});
+  }
+  // A line starts at the caster's front, so the caster's radius counts once more.
+  const float reach = extent + 2 * largest;
+  return zone.view_radius + zone.view_hysteresis + reach +
+         fastest / static_cast<float>(world.tick_rate);
 }
 
 const ZoneConfig* WorldConfig::FindZone(uint32_t id) const {

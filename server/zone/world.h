@@ -43,28 +43,38 @@ class IdSource {
   virtual void Free(EntityId id) = 0;
 };
 
-// Hands out generational ids: a freed index comes back with the next generation.
+// Hands out generational ids: a freed index comes back with the next generation. Only indices
+// of `range` (all of them by default; a cell's node: IdsOfCell) are handed out.
 class EntityIdAllocator : public IdSource {
  public:
+  explicit EntityIdAllocator(IdRange range = {}) : range_(range) {}
   [[nodiscard]] EntityId Allocate() override;
   void Free(EntityId id) override;
   [[nodiscard]] size_t live() const { return live_; }
 
  private:
-  // Index 0 is never handed out, so no entity's id is 0: on the wire (proto3) a zero id would be
-  // indistinguishable from "not set".
-  std::vector<uint32_t> generation_ = {0};  // by index
-  std::deque<uint32_t> free_;  // oldest first, so a freed id is reused as late as possible
+  // Index offset + stride * j is the j-th of the range. j = 0 is never handed out, so no
+  // entity's id is 0: on the wire (proto3) a zero id would be indistinguishable from "not set".
+  IdRange range_;
+  std::vector<uint32_t> generation_ = {0};  // by j
+  std::deque<uint32_t> free_;  // j, oldest first, so a freed id is reused as late as possible
   size_t live_ = 0;
+};
+
+// One cell of a split zone that a world simulates (zone/cells.h).
+struct HostedCell {
+  uint32_t zone_id = 0;
+  uint32_t cell = 0;
 };
 
 class World {
  public:
   // REQUIRES: a validated config (LoadWorldConfig or equivalent) with at least one zone, and
   // `hosted` (zone ids; empty: every zone) naming at least one of its zones. `ids` (null: the
-  // world's own) must outlive the world.
-  explicit World(WorldConfig config, std::span<const uint32_t> hosted = {},
-                 IdSource* ids = nullptr);
+  // world's own) must outlive the world. A split zone listed in `cells` simulates only that cell
+  // (its ids must then come from IdsOfCell); one not listed runs whole.
+  explicit World(WorldConfig config, std::span<const uint32_t> hosted = {}, IdSource* ids = nullptr,
+                 std::span<const HostedCell> cells = {});
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
@@ -113,6 +123,10 @@ class World {
   [[nodiscard]] const ZoneConfig* FindZone(uint32_t zone_id) const;
   [[nodiscard]] bool Hosts(uint32_t zone_id) const { return ZoneIndexById(zone_id).has_value(); }
   Status RemovePlayer(EntityId id);
+  // A neighbouring cell's ghosts for the coming tick (Zone::TakeGhosts), for the zone it names
+  // (kNotANeighbour when that zone is not hosted here). Each tick's batches for the neighbours
+  // are in output(i).border, players' names filled in.
+  GhostVerdict TakeGhosts(GhostBatch batch);
   // See Zone::ForgetKnown.
   Status ForgetKnown(EntityId id);
 
@@ -162,6 +176,7 @@ class World {
   void DeliverTo(size_t z, uint32_t line, EntityId recipient);
   void AddResults(std::span<const InputResult> results);
   void ShareNames();
+  void NameBorderPlayers(ZoneTickOutput* out) const;
   // Files a new player under zone index z (ids, zone_of_, names_) after `place` put it there.
   template <typename Place>
   Status Enter(size_t z, EntityId* id, std::string name,

@@ -13,6 +13,7 @@
 #include "core/shapes.h"
 #include "interest/interest.h"
 #include "interest/overload.h"
+#include "zone/cells.h"
 
 namespace zs::zone {
 
@@ -83,6 +84,7 @@ struct ZoneConfig {
   Vec2 player_spawn;
   std::vector<SpawnGroup> spawns;
   std::vector<Portal> portals;
+  CellLayout cells;  // 1 x 1 (the default): the zone is not split
 };
 
 struct WorldConfig {
@@ -102,5 +104,11 @@ struct WorldConfig {
   [[nodiscard]] const MonsterTemplate* FindMonster(uint32_t id) const;
   [[nodiscard]] const ZoneConfig* FindZone(uint32_t id) const;
 };
+
+// The least ghost_distance a split zone may have (zone/cells.h), so that the border changes
+// nothing a player can see or hit: the zone's view radius + hysteresis, the longest reach of a
+// skill (its shape's extent from the caster, plus the largest hitbox), and the longest step any
+// entity takes in one tick. In metres.
+[[nodiscard]] float MinGhostDistance(const WorldConfig& world, const ZoneConfig& zone);
 
 }  // namespace zs::zone

@@ -46,12 +46,16 @@ spatial::QuadtreeConfig Zone::TreeConfigFor(const ZoneConfig& zone) {
   return c;
 }
 
-Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed)
+Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell)
     : world_(&world),
       config_(config),
+      cell_(config.cells.split() ? cell : kWholeZone),
+      area_(cell_ == kWholeZone ? config.bounds : CellBounds(config.bounds, config.cells, cell_)),
       rng_(seed),
       tree_(TreeConfigFor(config)),
-      views_(config.interest, world.overload.near_floor, world.wire_cost) {}
+      views_(config.interest, world.overload.near_floor, world.wire_cost) {
+  FindNeighbours();
+}
 
 // ---- bookkeeping ----
 
@@ -62,8 +66,13 @@ Entity* Zone::FindMutable(EntityId id) {
 }
 
 uint32_t Zone::MaskOf(const Entity& e) const {
-  if (e.is_player()) return e.alive ? kMaskPlayerAlive : kMaskPlayerDead;
-  return e.alive ? kMaskMonsterAlive : kMaskMonsterDead;
+  uint32_t mask = 0;
+  if (e.is_player()) {
+    mask = e.alive ? kMaskPlayerAlive : kMaskPlayerDead;
+  } else {
+    mask = e.alive ? kMaskMonsterAlive : kMaskMonsterDead;
+  }
+  return e.is_ghost() ? mask << kGhostShift : mask;
 }
 
 uint32_t Zone::Insert(Entity e) {
@@ -74,10 +83,11 @@ uint32_t Zone::Insert(Entity e) {
   views_.MarkChurned(slot);
   // The position was clamped into the zone by the caller, so the quadtree accepts it.
   (void)tree_.Insert(e.id, e.position, e.radius, MaskOf(e));
-  if (e.is_player()) {
+  if (e.is_real_player()) {
     ++player_count_;
     views_.AddViewer(e.id);
   }
+  if (e.is_ghost()) ++ghost_count_;
   entities_.push_back(std::move(e));
   return slot;
 }
@@ -85,10 +95,11 @@ uint32_t Zone::Insert(Entity e) {
 void Zone::EraseSlot(uint32_t slot) {
   Entity& e = entities_[slot];
   (void)tree_.Remove(e.id);
-  if (e.is_player()) {
+  if (e.is_real_player()) {
     --player_count_;
     views_.RemoveViewer(e.id);
   }
+  if (e.is_ghost()) --ghost_count_;
   slot_of_[EntityIndex(e.id)] = -1;
   views_.MarkChurned(slot);
   views_.MarkChurned(entities_.size() - 1);
@@ -109,7 +120,7 @@ void Zone::PlayersIn(const Circle& circle, std::vector<EntityId>* out) {
 void Zone::AllPlayers(std::vector<EntityId>* out) const {
   out->clear();
   for (const Entity& e : entities_) {
-    if (e.is_player()) out->push_back(e.id);
+    if (e.is_real_player()) out->push_back(e.id);
   }
   std::sort(out->begin(), out->end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
 }
@@ -119,10 +130,20 @@ Vec2 Zone::Clamp(Vec2 p) const {
   return {std::clamp(p.x, b.min.x, b.max.x), std::clamp(p.y, b.min.y, b.max.y)};
 }
 
+Vec2 Zone::Confine(Vec2 p) const {
+  return {std::clamp(p.x, area_.min.x, area_.max.x), std::clamp(p.y, area_.min.y, area_.max.y)};
+}
+
 Vec2 Zone::RandomPointIn(const Aabb& area) {
   const float x = rng_.Range(area.min.x, area.max.x);
   const float y = rng_.Range(area.min.y, area.max.y);
-  return Clamp({x, y});
+  return Confine({x, y});
+}
+
+bool Zone::Spawns(const SpawnGroup& group) const {
+  if (cell_ == kWholeZone) return true;
+  const Vec2 centre = (group.area.min + group.area.max) * 0.5f;
+  return CellAt(config_.bounds, config_.cells, centre) == cell_;
 }
 
 void Zone::Place(Entity& e, Vec2 position) {
@@ -198,7 +219,8 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
   if (index < slot_of_.size() && slot_of_[index] >= 0) {
     return {StatusCode::kAlreadyExists, "entity index already in this zone"};
   }
-  player.position = Clamp(position);
+  player.position = Confine(position);
+  player.ghost_of = kWholeZone;
   player.velocity = {};
   player.player().move_direction = {};
   player.changed = 0;
@@ -211,7 +233,7 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
 
 Status Zone::RemovePlayer(EntityId id) {
   const Entity* e = Find(id);
-  if (e == nullptr || !e->is_player()) {
+  if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   EraseSlot(static_cast<uint32_t>(slot_of_[EntityIndex(id)]));
@@ -220,7 +242,7 @@ Status Zone::RemovePlayer(EntityId id) {
 
 Status Zone::ForgetKnown(EntityId player) {
   Entity* e = FindMutable(player);
-  if (e == nullptr || !e->is_player()) {
+  if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   views_.Forget(player);
@@ -229,7 +251,7 @@ Status Zone::ForgetKnown(EntityId player) {
 
 Status Zone::SetViewRadius(EntityId player, float radius) {
   Entity* e = FindMutable(player);
-  if (e == nullptr || !e->is_player()) {
+  if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
   if (!std::isfinite(radius) || radius < 0) {
@@ -259,6 +281,7 @@ void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t
     e.prev_position = e.position;
     e.prev_move_tick = e.last_move_tick;
   }
+  ApplyGhosts(out);
   Respawn(tick);
   ApplyInputs(inputs, out);
   MovePlayers();
@@ -282,14 +305,15 @@ void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t
 void Zone::FinishTick(ZoneTickOutput* out) {
   views_.Finish();  // the views have seen every change so far
   LeaveForPortals(out);
+  ExportBorder(out);
   out->SortByPlayer();  // the encoder finds each player's results and chat by binary search
 }
 
 void Zone::Respawn(uint64_t tick) {
   for (Entity& e : entities_) {
-    if (e.alive || tick < e.respawn_tick) continue;
+    if (e.alive || e.is_ghost() || tick < e.respawn_tick) continue;
     if (e.is_player()) {
-      Place(e, Clamp(config_.player_spawn));
+      Place(e, Confine(config_.player_spawn));
     } else {
       MonsterPart& m = e.monster();
       m.home = RandomPointIn(config_.spawns[m.spawn_group].area);
@@ -315,7 +339,7 @@ void Zone::ApplyInputs(std::span<const PlayerInput> inputs, ZoneTickOutput* out)
 Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneTickOutput* out) {
   const auto reject = [out](Reject why) { ++out->rejected[static_cast<size_t>(why)]; };
   Entity* p = FindMutable(id);
-  if (p == nullptr || !p->is_player()) {
+  if (p == nullptr || !p->is_real_player()) {
     reject(Reject::kUnknownEntity);
     return nullptr;
   }
@@ -334,7 +358,7 @@ Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneT
 
 Status Zone::Acknowledge(EntityId id, uint32_t seq) {
   Entity* p = FindMutable(id);
-  if (p == nullptr || !p->is_player()) return {StatusCode::kNotFound, "no such player"};
+  if (p == nullptr || !p->is_real_player()) return {StatusCode::kNotFound, "no such player"};
   NoteInputSeq(p->player(), seq);
   return Status::Ok();
 }
@@ -376,14 +400,14 @@ void Zone::MovePlayers() {
   portal_of_.assign(entities_.size(), nullptr);
   for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
     Entity& p = entities_[slot];
-    if (!p.is_player() || !p.alive) continue;
+    if (!p.is_real_player() || !p.alive) continue;
     const Vec2 direction = p.player().move_direction;
     if (direction == Vec2{}) {
       p.velocity = {};
       continue;
     }
     // At most speed per tick, never outside the zone: the server decides where a player is.
-    Place(p, Clamp(p.position + direction * p.speed));
+    Place(p, Confine(p.position + direction * p.speed));
     Face(p, std::atan2(direction.y, direction.x));
     if ((p.changed & kChangedPosition) == 0) continue;
     for (const Portal& portal : config_.portals) {

@@ -46,10 +46,15 @@ namespace zs::zone {
 class Zone {
  public:
   // Spawns every monster of every spawn group, with ids from `allocate_id` (called only here).
-  // REQUIRES: `world` outlives the zone; `config` is one of world.zones (validated config).
+  // A split zone (config.cells) simulates only cell `cell` (kWholeZone: all of it, as one
+  // process would): it spawns the groups whose area's centre is in that cell, keeps its real
+  // entities inside the cell, and shows its neighbours' entities near the border as ghosts.
+  // REQUIRES: `world` outlives the zone; `config` is one of world.zones (validated config);
+  // `cell` is kWholeZone or < config.cells.count().
   template <typename AllocateId>
-  Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, AllocateId allocate_id)
-      : Zone(world, config, seed) {
+  Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, AllocateId allocate_id,
+       uint32_t cell = kWholeZone)
+      : Zone(world, config, seed, cell) {
     SpawnMonsters([&] { return allocate_id(); });
   }
 
@@ -100,13 +105,23 @@ class Zone {
   [[nodiscard]] const interest::InterestPolicy& interest() const { return views_.policy(); }
 
   [[nodiscard]] const ZoneConfig& config() const { return config_; }
+  // The cell simulated here (kWholeZone: the zone is not split, or runs whole) and its rectangle
+  // (the zone's bounds when whole): real entities stay inside it.
+  [[nodiscard]] uint32_t cell() const { return cell_; }
+  [[nodiscard]] const Aabb& area() const { return area_; }
+  // A neighbouring cell's ghosts for the coming tick (between ticks; the newest batch of each
+  // neighbour wins). Every field is checked: a batch is taken whole or refused whole, and the
+  // verdict says why (GhostVerdict). Each tick's own batches for the neighbours are in
+  // ZoneTickOutput::border; a neighbour silent for ghost_timeout_ticks loses its ghosts here.
+  GhostVerdict TakeGhosts(GhostBatch batch);
+  [[nodiscard]] size_t ghost_count() const { return ghost_count_; }
   [[nodiscard]] const Entity* Find(EntityId id) const;
   // Players (alive or dead) whose hitbox overlaps `circle`, ascending id (chat `say`).
   void PlayersIn(const Circle& circle, std::vector<EntityId>* out);
-  // Every player in the zone, ascending id (chat `zone`).
+  // Every player simulated in the zone (ghosts aside), ascending id (chat `zone`).
   void AllPlayers(std::vector<EntityId>* out) const;
   [[nodiscard]] const std::vector<Entity>& entities() const { return entities_; }
-  [[nodiscard]] size_t player_count() const { return player_count_; }
+  [[nodiscard]] size_t player_count() const { return player_count_; }  // real players
   [[nodiscard]] const spatial::Quadtree& tree() const { return tree_; }
   // The quadtree settings a zone uses for its bounds (the loader validates them).
   static spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& config);
@@ -122,7 +137,7 @@ class Zone {
   }
 
  private:
-  Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed);
+  Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell);
   [[nodiscard]] Entity NewPlayer(EntityId id) const;  // a fresh player from the template
 
   struct Attack {
@@ -148,8 +163,10 @@ class Zone {
   Entity* FindMutable(EntityId id);
   uint32_t Insert(Entity e);
   void EraseSlot(uint32_t slot);
-  Vec2 Clamp(Vec2 p) const;
-  Vec2 RandomPointIn(const Aabb& area);
+  Vec2 Clamp(Vec2 p) const;              // into the zone's bounds
+  Vec2 Confine(Vec2 p) const;            // into area_: where a real entity may be
+  Vec2 RandomPointIn(const Aabb& area);  // confined
+  [[nodiscard]] bool Spawns(const SpawnGroup& group) const;  // this cell spawns the group
   // Moves an entity (quadtree included) and records what changed.
   void Place(Entity& e, Vec2 position);
   void Face(Entity& e, float facing);
@@ -175,8 +192,33 @@ class Zone {
   Outcome ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
   void LeaveForPortals(ZoneTickOutput* out);
 
+  // Ghosts (zone_ghosts.cc).
+  struct Neighbour {
+    uint32_t cell = 0;
+    Aabb bounds;
+    bool pending = false;  // `batch` is to be applied at the coming tick
+    GhostBatch batch;
+    bool taken_any = false;  // a batch was ever taken: (epoch, tick) below are its
+    uint64_t epoch = 0;
+    uint64_t tick = 0;
+    bool heard = false;     // its last batch came within the timeout: its ghosts are kept
+    uint64_t heard_at = 0;  // our tick when its last batch was applied
+  };
+  void FindNeighbours();
+  Neighbour* NeighbourOf(uint32_t cell);
+  [[nodiscard]] GhostVerdict Check(const GhostBatch& batch);
+  [[nodiscard]] bool Plausible(const GhostState& g) const;
+  void ApplyGhosts(ZoneTickOutput* out);                // the batches taken since the last tick
+  void Haunt(const GhostState& g, uint32_t from_cell);  // adds or updates one ghost
+  void ExportBorder(ZoneTickOutput* out) const;
+
   const WorldConfig* world_;
   ZoneConfig config_;
+  uint32_t cell_ = kWholeZone;
+  Aabb area_;
+  std::vector<Neighbour> neighbours_;  // split zones: the cells touching this one
+  size_t ghost_count_ = 0;
+  std::vector<uint32_t> ghost_ids_;  // scratch: one batch's ids, sorted
   Rng rng_;
   spatial::Quadtree tree_;
   std::vector<Entity> entities_;
@@ -200,6 +242,7 @@ template <typename AllocateId>
 void Zone::SpawnMonsters(AllocateId allocate_id) {
   for (uint32_t g = 0; g < config_.spawns.size(); ++g) {
     const SpawnGroup& group = config_.spawns[g];
+    if (!Spawns(group)) continue;
     const MonsterTemplate* t = world_->FindMonster(group.monster);
     for (uint32_t i = 0; t != nullptr && i < group.count; ++i) {
       const EntityId id = allocate_id();

@@ -229,6 +229,72 @@ struct Transfer {
   Vec2 target_position;
 };
 
+// ---- ghosts: a neighbouring cell's entities near the border (zone/cells.h) ----
+
+// What a cell's node tells its neighbour of one real entity near their border, every tick.
+struct GhostState {
+  EntityId id = kInvalidEntity;
+  EntityKind kind = EntityKind::kPlayer;
+  uint32_t template_id = 0;  // monsters: their template
+  Vec2 position;
+  Vec2 velocity;  // metres per tick, the last step taken
+  float facing = 0;
+  float radius = 0;
+  int32_t hp = 0;
+  int32_t max_hp = 0;
+  bool alive = true;
+  std::string name;  // players: what other players are told
+};
+
+// Every real entity of cell `from_cell` within ghost_distance of cell `to_cell` at the end of the
+// sender's tick `tick`: the whole set, so a receiver replaces what it held of that cell (an
+// entity missing from the batch is no longer a ghost there). `epoch` tells one run of the
+// sending node from the next (its ticks start again from 1).
+struct GhostBatch {
+  uint32_t zone = 0;
+  uint32_t from_cell = 0;
+  uint32_t to_cell = 0;
+  uint64_t epoch = 0;
+  uint64_t tick = 0;
+  std::vector<GhostState> ghosts;
+};
+
+// At most this many ghosts in one batch: more is a broken or hostile sender.
+inline constexpr size_t kMaxGhostsPerBatch = 65536;
+
+// What a zone made of a neighbour's GhostBatch (Zone::TakeGhosts). Anything but kTaken leaves
+// the zone as it was: a batch is taken whole or not at all.
+enum class GhostVerdict : uint8_t {
+  kTaken,          // applied at the coming tick
+  kNotANeighbour,  // this zone is not split, or the batch is for another zone or cell, or
+                   // from a cell that does not touch this one
+  kStale,          // not newer than the last batch taken from that cell (a replay, or late)
+  kTooMany,        // more than kMaxGhostsPerBatch ghosts
+  kForeignId,      // an id the sending cell cannot hand out (cells.h: IdsOfCell), or twice
+  kBadValue,       // NaN/inf, a position outside the zone or far from this cell, hp beyond
+                   // max_hp, a radius out of range, a name too long, an unknown template
+  kCount
+};
+[[nodiscard]] constexpr const char* GhostVerdictName(GhostVerdict v) {
+  switch (v) {
+    case GhostVerdict::kTaken:
+      return "taken";
+    case GhostVerdict::kNotANeighbour:
+      return "not_a_neighbour";
+    case GhostVerdict::kStale:
+      return "stale";
+    case GhostVerdict::kTooMany:
+      return "too_many";
+    case GhostVerdict::kForeignId:
+      return "foreign_id";
+    case GhostVerdict::kBadValue:
+      return "bad_value";
+    case GhostVerdict::kCount:
+      break;
+  }
+  return "unknown";
+}
+
 struct ZoneTickOutput {
   uint64_t tick = 0;
   uint32_t zone = 0;
@@ -245,6 +311,10 @@ struct ZoneTickOutput {
   std::vector<ChatDelivery> chat_deliveries;  // sorted by recipient, then line
   // Player names by EntityIndex (the world's table; empty string: none). Null: no names.
   const std::vector<std::string>* names = nullptr;
+  // A split zone (zone/cells.h): one batch per neighbouring cell, in cell order (the host sends
+  // them), and the neighbours whose ghosts were dropped this tick because they fell silent.
+  std::vector<GhostBatch> border;
+  std::vector<uint32_t> silent_cells;
 
   void Reset(uint64_t t, uint32_t zone_id) {
     tick = t;
@@ -258,6 +328,7 @@ struct ZoneTickOutput {
     results.clear();
     chat_lines.clear();
     chat_deliveries.clear();
+    silent_cells.clear();
   }
 
   // Sorts results by player (then arrival) and chat deliveries by recipient (then line).

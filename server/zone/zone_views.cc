@@ -44,7 +44,7 @@ void ZoneViews::CollectRelevance(const ZoneTickOutput& out) {
   relevance_.clear();
   const auto add = [this](EntityId player, EntityId other) {
     const Entity* p = Find(player);
-    if (p != nullptr && p->is_player() && other != player) {
+    if (p != nullptr && p->is_real_player() && other != player) {
       relevance_.emplace_back(static_cast<uint32_t>(SlotOf(player)), ToRaw(other));
     }
   };
@@ -140,7 +140,7 @@ void ZoneViews::OrderViewers() {
   const float sy = 65535.0f / (b.max.y - b.min.y);
   for (uint32_t slot = 0; slot < source_.entities.size(); ++slot) {
     const Entity& e = source_.entities[slot];
-    if (!e.is_player()) continue;
+    if (!e.is_real_player()) continue;
     const auto qx = static_cast<uint32_t>((e.position.x - b.min.x) * sx);
     const auto qy = static_cast<uint32_t>((e.position.y - b.min.y) * sy);
     view_order_.push_back((static_cast<uint64_t>(spatial::Interleave(qx, qy)) << 32) | slot);

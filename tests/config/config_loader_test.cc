@@ -225,6 +225,55 @@ TEST_F(BrokenConfig, MidTierSlowerThanStaleness) {
   ExpectError("zones/town.yaml", "interest.mid_period_seconds", "must not exceed");
 }
 
+// A zone split into cells (zone/cells.h): the block is read, and each way it can be wrong is
+// named.
+TEST_F(BrokenConfig, ACellsBlockSplitsAZone) {
+  Edit("zones/field.yaml", "pvp: false",
+       "pvp: false\ncells: {columns: 2, rows: 2, nodes: [a, b, c, d], ghost_timeout_seconds: 1.5}");
+  ASSERT_EQ(Error(), "");
+  const WorldConfig w = LoadWorldConfig((dir_ / "world.yaml").string());
+  const ZoneConfig& field = *w.FindZone(2);
+  EXPECT_EQ(field.cells.count(), 4u);
+  EXPECT_EQ(field.cells.nodes, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(field.cells.ghost_distance, zone::MinGhostDistance(w, field)) << "the least, unset";
+  EXPECT_GT(field.cells.ghost_distance, field.view_radius + field.view_hysteresis);
+  EXPECT_EQ(field.cells.ghost_timeout_ticks, 30u);
+  EXPECT_FALSE(w.FindZone(1)->cells.split()) << "the town is not split";
+}
+
+TEST_F(BrokenConfig, CellsThatAreNoQuadtreeNodes) {
+  Edit("zones/field.yaml", "pvp: false",
+       "pvp: false\ncells: {columns: 3, rows: 1, nodes: [a, b, c]}");
+  ExpectError("zones/field.yaml", "cells.columns", "must be 1, 2 or 4");
+}
+
+TEST_F(BrokenConfig, OneCellIsNoSplit) {
+  Edit("zones/field.yaml", "pvp: false", "pvp: false\ncells: {columns: 1, rows: 1, nodes: [a]}");
+  ExpectError("zones/field.yaml", "cells.columns", "at least 2 cells");
+}
+
+TEST_F(BrokenConfig, CellsWithoutAnOwnerEach) {
+  Edit("zones/field.yaml", "pvp: false", "pvp: false\ncells: {columns: 2, rows: 1, nodes: [a]}");
+  ExpectError("zones/field.yaml", "cells.nodes", "needs one node per cell: 2, got 1");
+}
+
+TEST_F(BrokenConfig, OneNodeOwningTwoCells) {
+  Edit("zones/field.yaml", "pvp: false", "pvp: false\ncells: {columns: 2, rows: 1, nodes: [a, a]}");
+  ExpectError("zones/field.yaml", "cells.nodes[1]", "at most one cell");
+}
+
+TEST_F(BrokenConfig, GhostDistanceShorterThanTheLeast) {
+  Edit("zones/field.yaml", "pvp: false",
+       "pvp: false\ncells: {columns: 2, rows: 1, nodes: [a, b], ghost_distance: 10}");
+  ExpectError("zones/field.yaml", "cells.ghost_distance", "must be at least");
+}
+
+TEST_F(BrokenConfig, CellsNarrowerThanTheGhostDistance) {
+  Edit("zones/field.yaml", "pvp: false",
+       "pvp: false\ncells: {columns: 4, rows: 1, nodes: [a, b, c, d], ghost_distance: 300}");
+  ExpectError("zones/field.yaml", "cells", "at least ghost_distance (300");
+}
+
 TEST_F(BrokenConfig, OverloadShareOutOfRange) {
   Edit("world.yaml", "work_share: 0.6", "work_share: 3");
   ExpectError("world.yaml", "overload.work_share", "must be a number in 0.05..1");

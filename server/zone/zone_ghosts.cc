@@ -1,0 +1,214 @@
+// Zone: ghosts, the entities of neighbouring cells near the border (zone/cells.h).
+//
+// A neighbour's GhostBatch is checked whole when it arrives (TakeGhosts) and applied at the start
+// of the next tick (ApplyGhosts): each listed entity is added or updated as a ghost (position,
+// facing, hp and alive recorded as changes, so viewers get the same deltas as for a real
+// entity), and the neighbour's ghosts it no longer lists are removed. A neighbour silent for
+// ghost_timeout_ticks loses every ghost here. After the tick, ExportBorder lists this cell's
+// real entities near each neighbour.
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "zone/zone.h"
+
+namespace zs::zone {
+
+namespace {
+
+constexpr float kMaxGhostRadius = 1000.0f;
+constexpr size_t kMaxGhostNameBytes = 256;
+// A ghost may stand this much farther than ghost_distance from the cell it is sent to: float
+// rounding at the sender, whose test is the same distance.
+constexpr float kGhostDistanceSlack = 0.01f;
+
+GhostState GhostOf(const Entity& e) {
+  return {.id = e.id,
+          .kind = e.kind(),
+          .template_id = e.template_id,
+          .position = e.position,
+          .velocity = e.velocity,
+          .facing = e.facing,
+          .radius = e.radius,
+          .hp = e.hp,
+          .max_hp = e.max_hp,
+          .alive = e.alive,
+          .name = {}};  // the World fills in players' names
+}
+
+}  // namespace
+
+void Zone::FindNeighbours() {
+  if (cell_ == kWholeZone) return;
+  for (uint32_t c = 0; c < config_.cells.count(); ++c) {
+    if (!Neighbours(config_.cells, cell_, c)) continue;
+    Neighbour n;
+    n.cell = c;
+    n.bounds = CellBounds(config_.bounds, config_.cells, c);
+    neighbours_.push_back(std::move(n));
+  }
+}
+
+Zone::Neighbour* Zone::NeighbourOf(uint32_t cell) {
+  for (Neighbour& n : neighbours_) {
+    if (n.cell == cell) return &n;
+  }
+  return nullptr;
+}
+
+bool Zone::Plausible(const GhostState& g) const {
+  const bool finite = IsFinite(g.position) && IsFinite(g.velocity) && std::isfinite(g.facing) &&
+                      std::isfinite(g.radius);
+  if (!finite || !config_.bounds.Contains(g.position)) return false;
+  const float reach = config_.cells.ghost_distance + kGhostDistanceSlack;
+  if (RectDistanceSq(g.position, area_) > reach * reach) return false;
+  if (!(g.radius > 0 && g.radius <= kMaxGhostRadius)) return false;
+  if (g.max_hp < 1 || g.hp < 0 || g.hp > g.max_hp) return false;
+  if (g.name.size() > kMaxGhostNameBytes) return false;
+  if (g.kind == EntityKind::kMonster) return world_->FindMonster(g.template_id) != nullptr;
+  return g.kind == EntityKind::kPlayer && g.template_id == 0;
+}
+
+GhostVerdict Zone::Check(const GhostBatch& batch) {
+  const Neighbour* n = NeighbourOf(batch.from_cell);
+  if (n == nullptr || batch.zone != config_.id || batch.to_cell != cell_) {
+    return GhostVerdict::kNotANeighbour;
+  }
+  if (n->taken_any &&
+      (batch.epoch < n->epoch || (batch.epoch == n->epoch && batch.tick <= n->tick))) {
+    return GhostVerdict::kStale;
+  }
+  if (batch.ghosts.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
+  const IdRange ids = IdsOfCell(config_.cells, batch.from_cell);
+  ghost_ids_.clear();
+  for (const GhostState& g : batch.ghosts) {
+    if (!ids.Holds(g.id)) return GhostVerdict::kForeignId;
+    if (!Plausible(g)) return GhostVerdict::kBadValue;
+    ghost_ids_.push_back(ToRaw(g.id));
+  }
+  std::sort(ghost_ids_.begin(), ghost_ids_.end());
+  if (std::adjacent_find(ghost_ids_.begin(), ghost_ids_.end()) != ghost_ids_.end()) {
+    return GhostVerdict::kForeignId;  // an id twice
+  }
+  return GhostVerdict::kTaken;
+}
+
+GhostVerdict Zone::TakeGhosts(GhostBatch batch) {
+  const GhostVerdict verdict = Check(batch);
+  if (verdict != GhostVerdict::kTaken) return verdict;
+  Neighbour& n = *NeighbourOf(batch.from_cell);
+  n.taken_any = true;
+  n.epoch = batch.epoch;
+  n.tick = batch.tick;
+  n.batch = std::move(batch);
+  n.pending = true;
+  return GhostVerdict::kTaken;
+}
+
+void Zone::Haunt(const GhostState& g, uint32_t from_cell) {
+  const uint32_t index = EntityIndex(g.id);
+  if (index < slot_of_.size() && slot_of_[index] >= 0) {
+    const auto slot = static_cast<uint32_t>(slot_of_[index]);
+    Entity& e = entities_[slot];
+    // A real entity here never shares an index with another cell's (IdsOfCell); an older
+    // generation of the ghost, or one that changed kind or size, is replaced.
+    if (!e.is_ghost()) return;
+    if (e.id != g.id || e.kind() != g.kind || e.template_id != g.template_id ||
+        e.radius != g.radius) {
+      EraseSlot(slot);
+    } else {
+      e.ghost_of = from_cell;
+      e.ghost_seen = tick_;
+      Place(e, g.position);
+      e.velocity = g.velocity;
+      Face(e, g.facing);
+      if (e.hp != g.hp || e.max_hp != g.max_hp) e.changed |= kChangedHp;
+      e.hp = g.hp;
+      e.max_hp = g.max_hp;
+      SetAlive(e, g.alive);
+      return;
+    }
+  }
+  Entity e;
+  e.id = g.id;
+  e.template_id = g.template_id;
+  e.position = e.prev_position = g.position;
+  e.velocity = g.velocity;
+  e.facing = NormalizeAngle(g.facing);
+  e.radius = g.radius;
+  e.hp = g.hp;
+  e.max_hp = g.max_hp;
+  e.alive = g.alive;
+  e.ghost_of = from_cell;
+  e.ghost_seen = tick_;
+  if (g.kind == EntityKind::kPlayer) {
+    e.part = PlayerPart{};
+  } else {
+    MonsterPart m;
+    m.type = world_->FindMonster(g.template_id);
+    m.home = m.wander_goal = g.position;
+    e.part = m;
+  }
+  // New to this zone this tick: whoever sees it gets it whole, its position as a jump.
+  e.changed_at.fill(static_cast<uint32_t>(tick_));
+  e.last_move_tick = e.prev_move_tick = static_cast<uint32_t>(tick_);
+  Insert(std::move(e));
+}
+
+void Zone::ApplyGhosts(ZoneTickOutput* out) {
+  bool sweep = false;
+  for (Neighbour& n : neighbours_) {
+    if (n.pending) {
+      n.pending = false;
+      n.heard = true;
+      n.heard_at = tick_;
+      sweep = true;
+      for (const GhostState& g : n.batch.ghosts) Haunt(g, n.cell);
+      n.batch.ghosts.clear();
+    } else if (n.heard && tick_ - n.heard_at > config_.cells.ghost_timeout_ticks) {
+      n.heard = false;
+      sweep = true;
+      out->silent_cells.push_back(n.cell);
+    }
+  }
+  if (!sweep) return;
+  // Highest slot first, so erasing (swap with the last) never moves a slot still to visit.
+  for (size_t slot = entities_.size(); slot-- > 0;) {
+    const Entity& e = entities_[slot];
+    if (!e.is_ghost()) continue;
+    const Neighbour& n = *NeighbourOf(e.ghost_of);
+    const bool listed_now = n.heard && n.heard_at == tick_ && e.ghost_seen == tick_;
+    const bool kept_stale = n.heard && n.heard_at != tick_;  // no batch this tick: keep it
+    if (!listed_now && !kept_stale) EraseSlot(static_cast<uint32_t>(slot));
+  }
+}
+
+void Zone::ExportBorder(ZoneTickOutput* out) const {
+  out->border.resize(neighbours_.size());
+  for (size_t i = 0; i < neighbours_.size(); ++i) {
+    GhostBatch& b = out->border[i];
+    b.zone = config_.id;
+    b.from_cell = cell_;
+    b.to_cell = neighbours_[i].cell;
+    b.tick = tick_;
+    b.ghosts.clear();
+  }
+  if (neighbours_.empty()) return;
+  const float d = config_.cells.ghost_distance;
+  const float d2 = d * d;
+  // Farther than d from every edge of this cell: near no neighbour.
+  const auto deep_inside = [&](Vec2 p) {
+    return p.x - area_.min.x > d && area_.max.x - p.x > d && p.y - area_.min.y > d &&
+           area_.max.y - p.y > d;
+  };
+  for (const Entity& e : entities_) {
+    if (e.is_ghost() || deep_inside(e.position)) continue;
+    for (size_t i = 0; i < neighbours_.size(); ++i) {
+      if (RectDistanceSq(e.position, neighbours_[i].bounds) <= d2) {
+        out->border[i].ghosts.push_back(GhostOf(e));
+      }
+    }
+  }
+}
+
+}  // namespace zs::zone

@@ -1,0 +1,403 @@
+// A zone split into cells (zone/cells.h): each cell simulated by its own World, as on its own
+// node, the border batches carried between them by hand after every tick, exactly as the
+// cluster carries them. A player near the border sees the other side's entities as ghosts with
+// their own ids; ghosts follow their owner, leave when it walks away, are never simulated, and
+// go when their cell falls silent; a batch is checked whole.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "zone/output_hash.h"
+#include "zone/test_world.h"
+#include "zone/world.h"
+
+namespace zs::zone {
+namespace {
+
+using testing::TestWorld;
+
+constexpr uint32_t kZone = 1;
+constexpr uint32_t kTimeoutTicks = 10;
+
+// TestWorld's 100 x 100 zone in `columns` x `rows` cells; a wolf pack in each of the two
+// western cells... and eastern (groups centred in the west and east halves).
+WorldConfig SplitWorld(uint32_t columns = 2, uint32_t rows = 1) {
+  WorldConfig w = TestWorld();
+  ZoneConfig& z = w.zones[0];
+  z.spawns = {{.monster = testing::kDummy, .count = 3, .area = {{40, 40}, {45, 60}}},
+              {.monster = testing::kDummy, .count = 2, .area = {{55, 40}, {60, 60}}}};
+  z.cells.columns = columns;
+  z.cells.rows = rows;
+  for (uint32_t c = 0; c < columns * rows; ++c)
+    z.cells.nodes.push_back("node-" + std::to_string(c));
+  z.cells.ghost_distance = MinGhostDistance(w, z);
+  z.cells.ghost_timeout_ticks = kTimeoutTicks;
+  return w;
+}
+
+// One node per cell: a World simulating that cell with ids from its own range.
+struct Cell {
+  Cell(const WorldConfig& config, uint32_t cell)
+      : ids(IdsOfCell(config.zones[0].cells, cell)),
+        hosted{{.zone_id = kZone, .cell = cell}},
+        world(config, {}, &ids, hosted) {}
+  EntityIdAllocator ids;
+  std::vector<HostedCell> hosted;
+  World world;
+  [[nodiscard]] const Zone& zone() const { return world.zone(0); }
+};
+
+// Puts a player called `name` at `at` in `cell`.
+EntityId Join(Cell& cell, Vec2 at, const std::string& name) {
+  PlayerSnapshot s{.zone = kZone, .position = at, .hp = 100};
+  EntityId id = kInvalidEntity;
+  EXPECT_TRUE(cell.world.RestorePlayer(s, &id, name).ok());
+  return id;
+}
+
+// What each player knows, from its views alone.
+struct Known {
+  std::map<uint32_t, std::set<uint32_t>> of;  // by viewer raw id
+  void Apply(const ZoneTickOutput& o) {
+    for (const PlayerView& v : o.views) {
+      std::set<uint32_t>& k = of[ToRaw(v.player)];
+      for (const uint32_t slot : v.entered) k.insert(ToRaw(o.states[slot].id));
+      for (const EntityId id : v.left) k.erase(ToRaw(id));
+    }
+  }
+  [[nodiscard]] bool Knows(EntityId viewer, EntityId other) const {
+    const auto it = of.find(ToRaw(viewer));
+    return it != of.end() && it->second.count(ToRaw(other)) > 0;
+  }
+};
+
+// Ticks every cell once, then hands each batch to its addressee (unless `mute` says the sender
+// is cut off); returns the verdicts that were not kTaken.
+struct Split {
+  explicit Split(const WorldConfig& config) {
+    for (uint32_t c = 0; c < config.zones[0].cells.count(); ++c) {
+      cells.push_back(std::make_unique<Cell>(config, c));
+    }
+  }
+  void Tick(std::span<const MoveInput> moves = {}, std::set<uint32_t> mute = {}) {
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::vector<MoveInput> mine;
+      for (const MoveInput& m : moves) {
+        if (cells[c]->zone().Find(m.entity) != nullptr) mine.push_back(m);
+      }
+      cells[c]->world.Tick(mine, {});
+      known.Apply(cells[c]->world.output(0));
+    }
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (mute.count(static_cast<uint32_t>(c)) > 0) continue;
+      for (const GhostBatch& b : cells[c]->world.output(0).border) {
+        EXPECT_EQ(cells[b.to_cell]->world.TakeGhosts(b), GhostVerdict::kTaken);
+      }
+    }
+  }
+  std::vector<std::unique_ptr<Cell>> cells;
+  Known known;
+};
+
+TEST(Cells, TileTheZoneAndTouchTheirNeighbours) {
+  CellLayout l;
+  l.columns = 4;
+  l.rows = 2;
+  const Aabb bounds{{-100, 0}, {300, 100}};
+  EXPECT_EQ(CellBounds(bounds, l, 0).min, (Vec2{-100, 0}));
+  EXPECT_EQ(CellBounds(bounds, l, 0).max, (Vec2{0, 50}));
+  EXPECT_EQ(CellBounds(bounds, l, 7).max, (Vec2{300, 100}));
+  EXPECT_EQ(CellBounds(bounds, l, 5).min, (Vec2{0, 50}));
+  EXPECT_EQ(CellAt(bounds, l, {-100, 0}), 0u);
+  EXPECT_EQ(CellAt(bounds, l, {0, 0}), 1u) << "an inner edge belongs to the cell beyond it";
+  EXPECT_EQ(CellAt(bounds, l, {300, 100}), 7u) << "the outer edge to the last cell";
+  EXPECT_EQ(CellAt(bounds, l, {1e9f, -1e9f}), 3u) << "clamped";
+  EXPECT_TRUE(Neighbours(l, 0, 5)) << "by a corner";
+  EXPECT_TRUE(Neighbours(l, 1, 2));
+  EXPECT_FALSE(Neighbours(l, 0, 2));
+  EXPECT_FALSE(Neighbours(l, 3, 4)) << "row-major: the end of one row does not touch the next";
+  EXPECT_FALSE(Neighbours(l, 1, 1));
+  EXPECT_FALSE(Neighbours(l, 1, 8));
+}
+
+TEST(Cells, TheIdsOfOneCellAreNeverAnothers) {
+  CellLayout l;
+  l.columns = l.rows = 2;
+  std::vector<std::set<uint32_t>> indices(4);
+  for (uint32_t c = 0; c < 4; ++c) {
+    EntityIdAllocator ids(IdsOfCell(l, c));
+    std::vector<EntityId> taken;
+    for (int i = 0; i < 100; ++i) taken.push_back(ids.Allocate());
+    ids.Free(taken[3]);
+    const EntityId again = ids.Allocate();
+    EXPECT_EQ(EntityIndex(again), EntityIndex(taken[3])) << "a freed index comes back...";
+    EXPECT_NE(again, taken[3]) << "...with the next generation";
+    for (const EntityId id : taken) {
+      EXPECT_TRUE(IdsOfCell(l, c).Holds(id));
+      EXPECT_NE(EntityIndex(id), 0u) << "no entity is 0 on the wire";
+      indices[c].insert(EntityIndex(id));
+    }
+  }
+  for (uint32_t a = 0; a < 4; ++a) {
+    for (uint32_t b = a + 1; b < 4; ++b) {
+      for (const uint32_t i : indices[a]) EXPECT_EQ(indices[b].count(i), 0u);
+    }
+  }
+  EntityIdAllocator last(IdsOfCell(l, 3));
+  size_t n = 0;
+  while (last.Allocate() != kInvalidEntity) ++n;
+  EXPECT_EQ(n, (kMaxEntityIndex - 3) / 4) << "every index of the range, then none";
+}
+
+TEST(Cells, EachCellSpawnsTheGroupsCentredInItAndKeepsItsEntitiesIn) {
+  Split split(SplitWorld());
+  const Zone& west = split.cells[0]->zone();
+  const Zone& east = split.cells[1]->zone();
+  EXPECT_EQ(west.area().max.x, 50.0f);
+  EXPECT_EQ(east.area().min.x, 50.0f);
+  ASSERT_EQ(west.entities().size(), 3u);
+  ASSERT_EQ(east.entities().size(), 2u);
+  for (const Entity& e : west.entities()) EXPECT_EQ(EntityIndex(e.id) % 2, 0u);
+  for (const Entity& e : east.entities()) EXPECT_EQ(EntityIndex(e.id) % 2, 1u);
+
+  const EntityId p = Join(*split.cells[0], {45, 20}, "Wes");
+  const MoveInput east_ward{.entity = p, .seq = 1, .direction = {1, 0}};
+  for (int t = 0; t < 60; ++t) split.Tick({&east_ward, 1});
+  EXPECT_EQ(west.Find(p)->position.x, 50.0f) << "until migration lands, the border holds it";
+  EXPECT_FALSE(west.Find(p)->is_ghost());
+}
+
+TEST(Cells, APlayerSeesTheOtherSideAsGhostsWithTheirOwnIdsAndNames) {
+  Split split(SplitWorld());
+  const EntityId wes = Join(*split.cells[0], {45, 20}, "Wes");
+  const EntityId eve = Join(*split.cells[1], {56, 20}, "Eve");
+  split.Tick();  // each cell's border batch names its player...
+  EXPECT_FALSE(split.known.Knows(wes, eve)) << "ghosts are applied at the next tick";
+  split.Tick();  // ...and the neighbour shows it
+  EXPECT_TRUE(split.known.Knows(wes, eve));
+  EXPECT_TRUE(split.known.Knows(eve, wes));
+  const Entity* ghost = split.cells[0]->zone().Find(eve);
+  ASSERT_NE(ghost, nullptr);
+  EXPECT_TRUE(ghost->is_ghost());
+  EXPECT_EQ(ghost->ghost_of, 1u);
+  EXPECT_EQ(ghost->position, (Vec2{56, 20}));
+  EXPECT_EQ(split.cells[0]->world.NameOf(eve), "") << "a ghost is no player of this world...";
+  const ZoneTickOutput& o = split.cells[0]->world.output(0);
+  ASSERT_NE(o.names, nullptr);
+  EXPECT_EQ((*o.names)[EntityIndex(eve)], "Eve") << "...but its name is shown";
+  EXPECT_EQ(split.cells[0]->zone().player_count(), 1u) << "ghosts are not counted as players";
+  EXPECT_EQ(split.cells[0]->world.output(0).views.size(), 1u) << "nor given a view";
+  // The other side's monsters near the border too: the dummies at x 55..60 are within reach.
+  size_t monster_ghosts = 0;
+  for (const Entity& e : split.cells[0]->zone().entities()) {
+    monster_ghosts += e.is_ghost() && e.is_monster() ? 1 : 0;
+  }
+  EXPECT_EQ(monster_ghosts, 2u);
+}
+
+TEST(Cells, AGhostFollowsItsOwnerOneTickBehindAndLeavesWhenItWalksAway) {
+  Split split(SplitWorld());
+  const EntityId wes = Join(*split.cells[0], {45, 80}, "Wes");
+  const EntityId eve = Join(*split.cells[1], {52, 80}, "Eve");
+  split.Tick();
+  split.Tick();
+  ASSERT_TRUE(split.known.Knows(wes, eve));
+  const MoveInput away{.entity = eve, .seq = 1, .direction = {1, 0}};
+  const Zone& west = split.cells[0]->zone();
+  const Zone& east = split.cells[1]->zone();
+  bool left = false;
+  for (int t = 0; t < 400 && !left; ++t) {
+    const Vec2 before = east.Find(eve)->position;
+    split.Tick({&away, 1});
+    const Entity* ghost = west.Find(eve);
+    if (ghost != nullptr) {
+      EXPECT_EQ(ghost->position, before) << "one tick behind its owner";
+    }
+    left = !split.known.Knows(wes, eve);
+  }
+  ASSERT_TRUE(left) << "it left the view as it walked beyond the view radius";
+  for (int t = 0; t < 200 && west.Find(eve) != nullptr; ++t) split.Tick({&away, 1});
+  EXPECT_EQ(west.Find(eve), nullptr) << "beyond ghost_distance it is no ghost any more";
+  EXPECT_GT(east.Find(eve)->position.x - 50.0f, west.config().cells.ghost_distance);
+  EXPECT_EQ(west.ghost_count(), 2u) << "the dummies near the border stay";
+}
+
+TEST(Cells, GhostsAreNeverSimulatedAndASilentCellsGhostsGo) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns = {
+      {.monster = testing::kWolf, .count = 1, .area = {{52, 20}, {52, 20}}, .respawn_ticks = 20}};
+  Split split(config);
+  const EntityId wes = Join(*split.cells[0], {45, 20}, "Wes");
+  Join(*split.cells[1], {58, 20}, "Eve");  // the wolf's prey: it moves at home
+  split.Tick();
+  split.Tick();
+  const Zone& west = split.cells[0]->zone();
+  ASSERT_EQ(west.ghost_count(), 2u) << "the wolf and Eve";
+  Entity wolf;
+  for (const Entity& e : west.entities()) {
+    if (e.is_monster()) wolf = e;
+  }
+  ASSERT_TRUE(wolf.is_ghost());
+  ASSERT_TRUE(split.known.Knows(wes, wolf.id));
+  // The east is cut off (its last batch, already handed over, is applied at the first of these
+  // ticks): the west ticks on and its ghost stands where it was last told.
+  for (uint32_t t = 0; t <= kTimeoutTicks; ++t) {
+    split.Tick({}, /*mute=*/{1});
+    const Entity* ghost = west.Find(wolf.id);
+    ASSERT_NE(ghost, nullptr) << "kept until the timeout, tick " << t;
+    EXPECT_EQ(ghost->position, wolf.position) << "never moved here";
+    EXPECT_EQ(ghost->hp, wolf.hp);
+    EXPECT_TRUE(split.cells[0]->world.output(0).silent_cells.empty());
+  }
+  EXPECT_NE(split.cells[1]->zone().Find(wolf.id)->position, wolf.position)
+      << "meanwhile the real wolf chased Eve";
+  split.Tick({}, /*mute=*/{1});
+  EXPECT_EQ(west.Find(wolf.id), nullptr) << "gone once the east was silent for the timeout";
+  EXPECT_EQ(west.ghost_count(), 0u);
+  EXPECT_EQ(split.cells[0]->world.output(0).silent_cells, std::vector<uint32_t>{1});
+  EXPECT_FALSE(split.known.Knows(wes, wolf.id)) << "and the player saw it leave";
+  split.Tick({}, /*mute=*/{1});
+  EXPECT_TRUE(split.cells[0]->world.output(0).silent_cells.empty()) << "said once";
+  split.Tick();  // the east speaks again
+  split.Tick();
+  EXPECT_NE(west.Find(wolf.id), nullptr) << "and its ghosts come back";
+  EXPECT_TRUE(split.known.Knows(wes, wolf.id));
+}
+
+TEST(Cells, FourCellsMeetAtACornerAndEachSeesTheOtherThree) {
+  Split split(SplitWorld(2, 2));
+  std::vector<EntityId> p = {
+      Join(*split.cells[0], {48, 48}, "sw"), Join(*split.cells[1], {52, 48}, "se"),
+      Join(*split.cells[2], {48, 52}, "nw"), Join(*split.cells[3], {52, 52}, "ne")};
+  split.Tick();
+  split.Tick();
+  for (size_t a = 0; a < 4; ++a) {
+    for (size_t b = 0; b < 4; ++b) {
+      if (a != b) {
+        EXPECT_TRUE(split.known.Knows(p[a], p[b])) << a << " sees " << b;
+      }
+    }
+  }
+}
+
+// A batch with one thing wrong, and what the west cell must say of it.
+struct BadBatch {
+  const char* what;
+  void (*spoil)(GhostBatch*);
+  GhostVerdict verdict;
+};
+
+TEST(Cells, ABatchIsCheckedWholeAndARefusedOneChangesNothing) {
+  Split split(SplitWorld());
+  Join(*split.cells[1], {52, 20}, "Eve");
+  split.cells[1]->world.Tick(std::span<const MoveInput>{}, {});
+  const GhostBatch good = split.cells[1]->world.output(0).border.at(0);
+  ASSERT_EQ(good.ghosts.size(), 3u) << "Eve and the two dummies";
+  const BadBatch cases[] = {
+      {"another zone", [](GhostBatch* b) { b->zone = 2; }, GhostVerdict::kNotANeighbour},
+      {"for another cell", [](GhostBatch* b) { b->to_cell = 1; }, GhostVerdict::kNotANeighbour},
+      {"from itself", [](GhostBatch* b) { b->from_cell = 0; }, GhostVerdict::kNotANeighbour},
+      {"from no cell", [](GhostBatch* b) { b->from_cell = 7; }, GhostVerdict::kNotANeighbour},
+      {"an id of the west's range", [](GhostBatch* b) { b->ghosts[0].id = MakeEntityId(2, 0); },
+       GhostVerdict::kForeignId},
+      {"an id twice", [](GhostBatch* b) { b->ghosts[1].id = b->ghosts[0].id; },
+       GhostVerdict::kForeignId},
+      {"the invalid id", [](GhostBatch* b) { b->ghosts[0].id = kInvalidEntity; },
+       GhostVerdict::kForeignId},
+      {"a NaN position",
+       [](GhostBatch* b) { b->ghosts[0].position.x = std::numeric_limits<float>::quiet_NaN(); },
+       GhostVerdict::kBadValue},
+      {"outside the zone",
+       [](GhostBatch* b) {
+         b->ghosts[0].position = {101, 20};
+       },
+       GhostVerdict::kBadValue},
+      {"far from the border",
+       [](GhostBatch* b) {
+         b->ghosts[0].position = {99, 20};
+       },
+       GhostVerdict::kBadValue},
+      {"hp above max", [](GhostBatch* b) { b->ghosts[0].hp = b->ghosts[0].max_hp + 1; },
+       GhostVerdict::kBadValue},
+      {"no max hp", [](GhostBatch* b) { b->ghosts[0].max_hp = 0; }, GhostVerdict::kBadValue},
+      {"a huge radius", [](GhostBatch* b) { b->ghosts[0].radius = 1e6f; }, GhostVerdict::kBadValue},
+      {"an infinite velocity",
+       [](GhostBatch* b) { b->ghosts[0].velocity.y = std::numeric_limits<float>::infinity(); },
+       GhostVerdict::kBadValue},
+      {"an unknown monster",
+       [](GhostBatch* b) {
+         for (GhostState& g : b->ghosts) {
+           if (g.kind == EntityKind::kMonster) g.template_id = 99;
+         }
+       },
+       GhostVerdict::kBadValue},
+      {"a player with a template",
+       [](GhostBatch* b) {
+         for (GhostState& g : b->ghosts) {
+           if (g.kind == EntityKind::kPlayer) g.template_id = 1;
+         }
+       },
+       GhostVerdict::kBadValue},
+      {"a name of 1 KB", [](GhostBatch* b) { b->ghosts[0].name.assign(1024, 'x'); },
+       GhostVerdict::kBadValue},
+      {"too many", [](GhostBatch* b) { b->ghosts.resize(kMaxGhostsPerBatch + 1, b->ghosts[0]); },
+       GhostVerdict::kTooMany},
+  };
+  World& west = split.cells[0]->world;
+  for (const BadBatch& c : cases) {
+    GhostBatch b = good;
+    c.spoil(&b);
+    EXPECT_EQ(west.TakeGhosts(b), c.verdict) << c.what;
+  }
+  west.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_EQ(west.zone(0).ghost_count(), 0u) << "nothing of a refused batch was applied";
+
+  EXPECT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
+  EXPECT_EQ(west.TakeGhosts(good), GhostVerdict::kStale) << "a replay";
+  GhostBatch older = good;
+  older.tick -= 1;
+  EXPECT_EQ(west.TakeGhosts(older), GhostVerdict::kStale) << "late";
+  GhostBatch restarted = good;
+  restarted.epoch += 1;
+  restarted.tick = 1;
+  EXPECT_EQ(west.TakeGhosts(restarted), GhostVerdict::kTaken) << "the sender's next run";
+  west.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_EQ(west.zone(0).ghost_count(), 3u);
+
+  World whole(SplitWorld());  // the split zone run whole, as one process would
+  EXPECT_EQ(whole.TakeGhosts(good), GhostVerdict::kNotANeighbour);
+}
+
+// The split is configuration only: run whole, a split zone is the unsplit zone, bit for bit.
+TEST(Cells, ASplitZoneRunWholeIsTheUnsplitZone) {
+  WorldConfig split = SplitWorld();
+  WorldConfig plain = split;
+  plain.zones[0].cells = {};
+  const auto run = [](const WorldConfig& config) {
+    World w(config);
+    std::vector<EntityId> players;
+    for (int i = 0; i < 6; ++i) {
+      EntityId id;
+      EXPECT_TRUE(w.AddPlayer(std::nullopt, &id).ok());
+      players.push_back(id);
+    }
+    testing::Hasher h;
+    for (uint32_t t = 0; t < 200; ++t) {
+      std::vector<MoveInput> moves;
+      for (size_t i = 0; i < players.size(); ++i) {
+        const float a = static_cast<float>(t / 20 + i);
+        moves.push_back({.entity = players[i], .seq = t, .direction = {std::cos(a), std::sin(a)}});
+      }
+      w.Tick(moves, {});
+      testing::HashOutput(w.output(0), &h);
+    }
+    return h.value();
+  };
+  EXPECT_EQ(run(split), run(plain));
+}
+
+}  // namespace
+}  // namespace zs::zone
