@@ -11,6 +11,24 @@
 
 namespace zs::app {
 
+namespace {
+
+// The cell of split zone `zone` that this node owns (cells.nodes), or kWholeZone for a zone that
+// is not split. Throws config::ConfigError when the node owns none of its cells.
+uint32_t CellOf(const config::ServerConfig& config, const zone::ZoneConfig& zone) {
+  if (!zone.cells.split()) return zone::kWholeZone;
+  const std::vector<std::string>& nodes = zone.cells.nodes;
+  const auto it = std::find(nodes.begin(), nodes.end(), config.cluster.node);
+  if (it != nodes.end()) return static_cast<uint32_t>(it - nodes.begin());
+  std::string owners;
+  for (const std::string& n : nodes) owners += (owners.empty() ? "" : ", ") + n;
+  throw config::ConfigError("cluster.zones: zone '" + zone.name +
+                            "' is split into cells owned by " + owners + "; node '" +
+                            config.cluster.node + "' owns none of them");
+}
+
+}  // namespace
+
 std::vector<cluster::ZoneClaim> HostedZones(const config::ServerConfig& config,
                                             const zone::WorldConfig& world) {
   std::vector<cluster::ZoneClaim> out;
@@ -28,9 +46,33 @@ std::vector<cluster::ZoneClaim> HostedZones(const config::ServerConfig& config,
       message.append(name).append("' in the world (zones: ").append(known).append(")");
       throw config::ConfigError(message);
     }
-    out.push_back({.zone_id = it->id, .name = it->name});
+    out.push_back({.zone_id = it->id, .name = it->name, .cell = CellOf(config, *it)});
   }
   return out;
+}
+
+host::SplitZones SplitOf(const std::vector<cluster::ZoneClaim>& zones,
+                         const zone::WorldConfig& world) {
+  host::SplitZones split;
+  const zone::ZoneConfig* first = nullptr;
+  for (const cluster::ZoneClaim& z : zones) {
+    if (z.cell == zone::kWholeZone) continue;
+    const zone::ZoneConfig& config = *world.FindZone(z.zone_id);
+    const zone::IdRange ids = zone::IdsOfCell(config.cells, z.cell);
+    if (first != nullptr && (ids.offset != split.ids.offset || ids.stride != split.ids.stride)) {
+      throw config::ConfigError(
+          "cluster.zones: this node owns cell " + std::to_string(z.cell) + " of " + config.name +
+          " (" + std::to_string(config.cells.count()) + " cells) and cell " +
+          std::to_string(split.cells[0].cell) + " of " + first->name + " (" +
+          std::to_string(first->cells.count()) +
+          " cells): its entity ids cannot fit both; a node owns the same cell of zones split "
+          "alike");
+    }
+    first = &config;
+    split.ids = ids;
+    split.cells.push_back({.zone_id = z.zone_id, .cell = z.cell});
+  }
+  return split;
 }
 
 std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones) {

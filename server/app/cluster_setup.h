@@ -11,6 +11,7 @@
 #include "cluster/cluster_node.h"
 #include "cluster/standby.h"
 #include "config/server_config.h"
+#include "host/zone_runners.h"
 #include "zone/world_config.h"
 
 namespace zs::app {
@@ -19,6 +20,10 @@ namespace zs::app {
 // config::ConfigError for a name the world does not have.
 std::vector<cluster::ZoneClaim> HostedZones(const config::ServerConfig& config,
                                             const zone::WorldConfig& world);
+// The cells of split zones among `zones` (this node's: HostedZones) and the entity ids the
+// process hands out. Throws config::ConfigError when one node owns cells whose id ranges differ.
+host::SplitZones SplitOf(const std::vector<cluster::ZoneClaim>& zones,
+                         const zone::WorldConfig& world);
 // Ids of `zones`.
 std::vector<uint32_t> ZoneIds(const std::vector<cluster::ZoneClaim>& zones);
 // Checks what a cluster needs: hosted zones named, storage every node shares (PostgreSQL), and

@@ -425,7 +425,7 @@ int main(int argc, char** argv) {
                                  .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
                                  .handoff = nullptr,  // attached once listening (JoinCluster below)
                                  .tickets = &tickets},
-                                hosted_ids);
+                                hosted_ids, zs::app::SplitOf(hosted, world_config));
   zs::net::Server server(io, config.limits, &runners, &metrics, &churn, &authenticator, &tickets);
   zs::admin::AdminHttp admin(io, &metrics, config.admin_max_connections);
   // The viewer offers the zones this process hosts (on a cluster node, not the whole world's).
@@ -468,6 +468,11 @@ int main(int argc, char** argv) {
   std::unique_ptr<zs::cluster::ClusterNode> node;
   try {  // after listening: a public address with port 0 means the port just bound
     node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get());
+    if (node) {  // the cells of split zones: their neighbours' ghosts, and ours to them
+      runners.AttachBorder(node->JoinBorder(
+          world_config, metrics.border(),
+          [&runners](zs::zone::GhostBatch batch) { runners.TakeGhosts(std::move(batch)); }));
+    }
   } catch (const std::exception& e) {  // cannot reach NATS, or a zone hosted by another node
     spdlog::error("cluster: {}", e.what());
     zs::cluster::NatsBus::ShutdownLibrary();  // libnats' threads, before the process ends

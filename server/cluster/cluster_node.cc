@@ -30,7 +30,11 @@ host::HandoffAnswer Unreachable(std::string why) {
 
 ClusterNode::ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones,
                          host::TicketBook* tickets, storage::StorageWorker* storage)
-    : options_(std::move(options)), zones_(std::move(zones)), tickets_(tickets), storage_(storage) {
+    : options_(std::move(options)),
+      zones_(std::move(zones)),
+      tickets_(tickets),
+      storage_(storage),
+      started_ms_(WallMs()) {
   bus_ = std::make_unique<NatsBus>(BusOptions{.url = options_.nats_url, .name = options_.node});
   directory_ = std::make_unique<ZoneDirectory>(
       *bus_, DirectoryOptions{.ttl_seconds = options_.directory_ttl_seconds},
@@ -42,9 +46,12 @@ ClusterNode::ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones,
   const ClaimResult claim = directory_->Claim(zones_, ZoneOwner{.node = options_.node,
                                                                 .address = options_.public_address,
                                                                 .zone_id = 0,
-                                                                .started_ms = WallMs()});
+                                                                .started_ms = started_ms_});
   if (!claim.ok) throw std::runtime_error(claim.error);
   for (const ZoneClaim& z : zones_) {
+    // A cell's node takes no hand-offs yet: the zone's key is nobody's, so a portal into a split
+    // zone leaves the player where it was, with a notice (docs/seamless.md).
+    if (z.cell != zone::kWholeZone) continue;
     bus_->Serve(HandoffSubject(z.zone_id),
                 MakeHandoffHandler([this](const HandoffRequest& r) { return Decide(r); }));
   }
@@ -63,6 +70,22 @@ ClusterNode::~ClusterNode() {
   for (Job& job : jobs_) job.done(Unreachable("this server is shutting down"));
   directory_.reset();
   bus_.reset();
+}
+
+host::BorderPort* ClusterNode::JoinBorder(const zone::WorldConfig& world,
+                                          host::BorderCounters& counters,
+                                          const BorderLink::Sink& sink) {
+  for (const ZoneClaim& z : zones_) {
+    if (z.cell == zone::kWholeZone) continue;
+    if (!border_) {
+      border_ = std::make_unique<BorderLink>(
+          *bus_, world,
+          BorderLink::Options{.node = options_.node, .epoch = static_cast<uint64_t>(started_ms_)},
+          counters);
+    }
+    border_->Listen(z.zone_id, z.cell, sink);
+  }
+  return border_.get();
 }
 
 void ClusterNode::Release() {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "cluster/border_link.h"
 #include "cluster/handoff.h"
 #include "cluster/nats_bus.h"
 #include "cluster/zone_directory.h"
@@ -58,6 +59,11 @@ class ClusterNode : public host::HandoffPort {
   ClusterNode& operator=(const ClusterNode&) = delete;
 
   void Offer(host::HandoffOffer offer, std::function<void(host::HandoffAnswer)> done) override;
+  // Joins the borders of the cells this node claimed (docs/seamless.md): the neighbours' batches
+  // go to `sink` (on libnats' threads), and the port returned publishes this node's. Null when
+  // it claimed no cell. Once, after construction; throws BusError (no subscription).
+  host::BorderPort* JoinBorder(const zone::WorldConfig& world, host::BorderCounters& counters,
+                               const BorderLink::Sink& sink);
   // Graceful shutdown: no more offers; the directory entries are deleted at once.
   void Release();
 
@@ -74,6 +80,8 @@ class ClusterNode : public host::HandoffPort {
   std::vector<ZoneClaim> zones_;
   host::TicketBook* tickets_;
   storage::StorageWorker* storage_;
+  const int64_t started_ms_;
+  std::unique_ptr<BorderLink> border_;  // before bus_: its handlers run until the bus closes
   std::unique_ptr<NatsBus> bus_;
   std::unique_ptr<ZoneDirectory> directory_;
   std::mutex mu_;

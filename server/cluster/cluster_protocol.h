@@ -11,12 +11,23 @@
 namespace zs::cluster {
 
 // The version this build speaks (HandoffRequest.version, HandoffReply.version).
-inline constexpr uint32_t kClusterProtocolVersion = 1;
+inline constexpr uint32_t kClusterProtocolVersion = 2;
 
-// The JetStream key-value bucket of the zone directory (key: zone id in decimal).
+// The JetStream key-value bucket of the zone directory (key: zone id in decimal; a cell of a
+// split zone: CellKey).
 inline constexpr const char* kZoneBucket = "zs_zones";
 
 // Hand-off requests for zone `zone` go to this subject; its owner serves it.
 inline std::string HandoffSubject(uint32_t zone) { return "zs.v1.handoff." + std::to_string(zone); }
+
+// The directory key of cell `cell` of a split zone: "<zone id>.<cell>".
+inline std::string CellKey(uint32_t zone, uint32_t cell) {
+  return std::to_string(zone) + "." + std::to_string(cell);
+}
+
+// Ghost batches for cell `cell` of zone `zone` go to this subject; that cell's owner listens.
+inline std::string GhostSubject(uint32_t zone, uint32_t cell) {
+  return "zs.v1.ghosts." + std::to_string(zone) + "." + std::to_string(cell);
+}
 
 }  // namespace zs::cluster

@@ -153,6 +153,14 @@ BusReply NatsBus::Request(const std::string& subject, std::string_view bytes,
   return out;
 }
 
+BusStatus NatsBus::Publish(const std::string& subject, std::string_view bytes) {
+  if (nc_ == nullptr) return BusStatus::kDisconnected;
+  const natsStatus s =
+      natsConnection_Publish(nc_, subject.c_str(), bytes.data(), static_cast<int>(bytes.size()));
+  if (s == NATS_OK) return BusStatus::kOk;
+  return s == NATS_CONNECTION_CLOSED ? BusStatus::kDisconnected : BusStatus::kError;
+}
+
 void NatsBus::Serve(const std::string& subject, Handler handler) {
   if (nc_ == nullptr) throw BusError("Serve('" + subject + "') on a closed bus");
   auto served = std::make_unique<Served>(

@@ -93,8 +93,13 @@ class NatsBus {
                    std::chrono::milliseconds timeout);
 
   // Answers every request on `subject` with handler(request). Throws BusError when the
-  // subscription cannot be made. REQUIRES: not closed.
+  // subscription cannot be made. REQUIRES: not closed. A message without a reply subject (a
+  // Publish) is handed to the handler too; its answer goes nowhere.
   void Serve(const std::string& subject, Handler handler);
+
+  // Sends `bytes` to `subject`, no reply expected, without waiting: libnats buffers it (and,
+  // while reconnecting, up to its reconnect buffer). kOk, kDisconnected (closed) or kError.
+  BusStatus Publish(const std::string& subject, std::string_view bytes);
 
   // The JetStream context (API timeout: jetstream_timeout_ms). Owned by the bus; valid until
   // Close. REQUIRES: not closed.

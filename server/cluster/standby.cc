@@ -31,7 +31,7 @@ std::vector<ZoneClaim> WaitForOrphanedZones(const StandbyOptions& options,
     std::vector<ZoneClaim> orphaned;
     std::string state;
     for (const ZoneClaim& zone : candidates) {
-      const LookupResult r = directory.Lookup(zone.zone_id);
+      const LookupResult r = directory.Lookup(zone.zone_id, zone.cell);
       if (r.status == LookupStatus::kFound) seen_owned.insert(zone.zone_id);
       if (r.status == LookupStatus::kNone && seen_owned.contains(zone.zone_id)) {
         orphaned.push_back(zone);

@@ -18,10 +18,16 @@ constexpr int kClaimAttempts = 3;
 // The bucket keeps one revision per key: only "who owns it now" matters.
 constexpr uint8_t kHistory = 1;
 
-std::string Key(uint32_t zone_id) { return std::to_string(zone_id); }
+// The directory key of a claim: the zone id, or CellKey for a cell of a split zone.
+std::string KeyOf(uint32_t zone_id, uint32_t cell) {
+  return cell == zone::kWholeZone ? std::to_string(zone_id) : CellKey(zone_id, cell);
+}
 
-std::string ZoneLabel(uint32_t zone_id, const std::string& name) {
-  return "zone " + std::to_string(zone_id) + (name.empty() ? "" : " (" + name + ")");
+std::string ZoneLabel(const ZoneClaim& claim) {
+  std::string label = "zone " + std::to_string(claim.zone_id);
+  if (!claim.name.empty()) label += " (" + claim.name + ")";
+  if (claim.cell != zone::kWholeZone) label += " cell " + std::to_string(claim.cell);
+  return label;
 }
 
 std::string Encode(const ZoneOwner& owner) {
@@ -94,7 +100,7 @@ void ZoneDirectory::OpenBucket() {
       options_.bucket, options_.ttl_seconds, create_error);
 }
 
-ZoneDirectory::Read ZoneDirectory::ReadKey(uint32_t zone_id) const {
+ZoneDirectory::Read ZoneDirectory::ReadKey(const std::string& key) const {
   if (!bus_.connected()) {
     return Read{.found = Found::kError,
                 .owner = {},
@@ -102,30 +108,30 @@ ZoneDirectory::Read ZoneDirectory::ReadKey(uint32_t zone_id) const {
                 .error = "not connected to " + bus_.describe() + " (reconnecting)"};
   }
   kvEntry* entry = nullptr;
-  const natsStatus s = kvStore_Get(&entry, kv_, Key(zone_id).c_str());
+  const natsStatus s = kvStore_Get(&entry, kv_, key.c_str());
   if (s == NATS_NOT_FOUND)
     return Read{.found = Found::kNone, .owner = {}, .revision = 0, .error = {}};
   if (s != NATS_OK) {
     return Read{.found = Found::kError,
                 .owner = {},
                 .revision = 0,
-                .error = "reading zone " + Key(zone_id) + " from bucket '" + options_.bucket +
-                         "' on " + bus_.describe() + ": " + NatsErrorText(s)};
+                .error = "reading key " + key + " from bucket '" + options_.bucket + "' on " +
+                         bus_.describe() + ": " + NatsErrorText(s)};
   }
   Read read{.found = Found::kOwner, .owner = {}, .revision = kvEntry_Revision(entry), .error = {}};
   if (kvEntry_Operation(entry) != kvOp_Put) {
     read.found = Found::kNone;
   } else if (!Decode(kvEntry_Value(entry), kvEntry_ValueLen(entry), &read.owner)) {
     read.found = Found::kError;
-    read.error = "zone " + Key(zone_id) + ": the entry in bucket '" + options_.bucket +
-                 "' is not a ZoneOwner";
+    read.error =
+        "key " + key + ": the entry in bucket '" + options_.bucket + "' is not a ZoneOwner";
   }
   kvEntry_Destroy(entry);
   return read;
 }
 
-LookupResult ZoneDirectory::Lookup(uint32_t zone_id) const {
-  Read read = ReadKey(zone_id);
+LookupResult ZoneDirectory::Lookup(uint32_t zone_id, uint32_t cell) const {
+  Read read = ReadKey(KeyOf(zone_id, cell));
   switch (read.found) {
     case Found::kOwner:
       return LookupResult{
@@ -141,15 +147,18 @@ LookupResult ZoneDirectory::Lookup(uint32_t zone_id) const {
 ClaimResult ZoneDirectory::ClaimOne(const ZoneClaim& zone, const ZoneOwner& owner, Held* held) {
   ZoneOwner mine = owner;
   mine.zone_id = zone.zone_id;
-  *held = Held{.name = zone.name, .value = Encode(mine), .revision = 0};
-  const std::string key = Key(zone.zone_id);
-  const std::string label = ZoneLabel(zone.zone_id, zone.name);
+  *held = Held{.key = KeyOf(zone.zone_id, zone.cell),
+               .label = ZoneLabel(zone),
+               .value = Encode(mine),
+               .revision = 0};
+  const std::string& key = held->key;
+  const std::string& label = held->label;
   const int len = static_cast<int>(held->value.size());
   for (int attempt = 0; attempt < kClaimAttempts; ++attempt) {
     natsStatus s = kvStore_Create(&held->revision, kv_, key.c_str(), held->value.data(), len);
     if (s == NATS_OK) return Claimed();
     const std::string create_error = NatsErrorText(s);
-    const Read read = ReadKey(zone.zone_id);
+    const Read read = ReadKey(key);
     if (read.found == Found::kError) {
       std::string error = "cannot claim " + label + " on " + bus_.describe();
       error += ": " + create_error;
@@ -186,7 +195,7 @@ ClaimResult ZoneDirectory::Claim(const std::vector<ZoneClaim>& zones, const Zone
     ClaimResult result = ClaimOne(zone, owner, &held);
     if (!result.ok) {
       for (const uint32_t z : claimed_now) {
-        DeleteIfOurs(z, owner.node);
+        DeleteIfOurs(held_.at(z), owner.node);
         held_.erase(z);
       }
       spdlog::error("cluster: claim refused: {}", result.error);
@@ -194,8 +203,8 @@ ClaimResult ZoneDirectory::Claim(const std::vector<ZoneClaim>& zones, const Zone
     }
     held_.emplace(zone.zone_id, std::move(held));
     claimed_now.push_back(zone.zone_id);
-    spdlog::info("cluster: node '{}' hosts {} (clients: {})", owner.node,
-                 ZoneLabel(zone.zone_id, zone.name), owner.address);
+    spdlog::info("cluster: node '{}' hosts {} (clients: {})", owner.node, ZoneLabel(zone),
+                 owner.address);
   }
   node_ = owner.node;
   StartHeartbeat();
@@ -247,7 +256,7 @@ std::vector<std::pair<uint32_t, ZoneOwner>> ZoneDirectory::Beat() {
   for (auto it = held_.begin(); it != held_.end();) {
     Held& held = it->second;
     uint64_t revision = 0;  // libnats zeroes it on failure: keep held.revision until success
-    const natsStatus s = kvStore_Update(&revision, kv_, Key(it->first).c_str(), held.value.data(),
+    const natsStatus s = kvStore_Update(&revision, kv_, held.key.c_str(), held.value.data(),
                                         static_cast<int>(held.value.size()), held.revision);
     if (s == NATS_OK) {
       held.revision = revision;
@@ -255,7 +264,7 @@ std::vector<std::pair<uint32_t, ZoneOwner>> ZoneDirectory::Beat() {
       continue;
     }
     ZoneOwner other;
-    const Recovery recovery = Recover(it->first, &held, &other);
+    const Recovery recovery = Recover(&held, &other);
     if (recovery == Recovery::kLost) {
       lost.emplace_back(it->first, std::move(other));
       it = held_.erase(it);
@@ -269,11 +278,11 @@ std::vector<std::pair<uint32_t, ZoneOwner>> ZoneDirectory::Beat() {
   return lost;
 }
 
-ZoneDirectory::Recovery ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOwner* other) {
-  const std::string label = ZoneLabel(zone, held->name);
-  const std::string key = Key(zone);
+ZoneDirectory::Recovery ZoneDirectory::Recover(Held* held, ZoneOwner* other) {
+  const std::string& label = held->label;
+  const std::string& key = held->key;
   const int len = static_cast<int>(held->value.size());
-  const Read read = ReadKey(zone);
+  const Read read = ReadKey(key);
   uint64_t revision = 0;
   natsStatus s = NATS_OK;
   switch (read.found) {
@@ -304,17 +313,17 @@ ZoneDirectory::Recovery ZoneDirectory::Recover(uint32_t zone, Held* held, ZoneOw
   return Recovery::kKept;
 }
 
-bool ZoneDirectory::DeleteIfOurs(uint32_t zone, const std::string& node) {
-  const Read read = ReadKey(zone);
+bool ZoneDirectory::DeleteIfOurs(const Held& held, const std::string& node) {
+  const Read read = ReadKey(held.key);
   if (read.found == Found::kError) {
-    spdlog::warn("cluster: cannot release zone {} (it expires within {} s): {}", zone,
+    spdlog::warn("cluster: cannot release {} (it expires within {} s): {}", held.label,
                  options_.ttl_seconds, read.error);
     return false;
   }
   if (read.found == Found::kNone || read.owner.node != node) return true;
-  const natsStatus s = kvStore_Delete(kv_, Key(zone).c_str());
+  const natsStatus s = kvStore_Delete(kv_, held.key.c_str());
   if (s != NATS_OK) {
-    spdlog::warn("cluster: cannot release zone {} (it expires within {} s): {}", zone,
+    spdlog::warn("cluster: cannot release {} (it expires within {} s): {}", held.label,
                  options_.ttl_seconds, NatsErrorText(s));
   }
   return s == NATS_OK;
@@ -326,7 +335,7 @@ void ZoneDirectory::Release() {
   size_t released = 0;
   for (const auto& [zone, held] : held_) {
     // On the first NATS error the rest are left to expire: each call would wait its timeout.
-    if (!DeleteIfOurs(zone, node_)) break;
+    if (!DeleteIfOurs(held, node_)) break;
     ++released;
   }
   if (!held_.empty()) {

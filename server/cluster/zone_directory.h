@@ -47,6 +47,7 @@
 
 #include "cluster/cluster_protocol.h"
 #include "cluster/nats_bus.h"
+#include "zone/cells.h"
 
 namespace zs::cluster {
 
@@ -59,10 +60,12 @@ struct ZoneOwner {
   friend bool operator==(const ZoneOwner&, const ZoneOwner&) = default;
 };
 
-// A zone to claim; its name is only for messages ("zone 2 (field)").
+// A zone to claim, or one cell of a split zone (docs/seamless.md: key CellKey); its name is only
+// for messages ("zone 2 (field) cell 1"). A node claims at most one cell of a zone.
 struct ZoneClaim {
   uint32_t zone_id = 0;
   std::string name;
+  uint32_t cell = zone::kWholeZone;
 };
 
 enum class KvStorage : uint8_t { kFile, kMemory };
@@ -116,7 +119,8 @@ class ZoneDirectory {
 
   // The zone's owner now, read from NATS: one JetStream get, no cache (docs/cluster.md: its
   // cost, and why no cache).
-  LookupResult Lookup(uint32_t zone_id) const;
+  // `cell`: the owner of that cell of a split zone.
+  LookupResult Lookup(uint32_t zone_id, uint32_t cell = zone::kWholeZone) const;
 
   // Stops the heartbeat and deletes this node's entries (those still held by this node).
   void Release();
@@ -126,7 +130,8 @@ class ZoneDirectory {
 
  private:
   struct Held {
-    std::string name;   // for messages
+    std::string key;    // in the bucket: the zone id, or CellKey
+    std::string label;  // for messages: "zone 2 (field) cell 1"
     std::string value;  // serialized ZoneOwner
     uint64_t revision = 0;
   };
@@ -138,8 +143,8 @@ class ZoneDirectory {
     std::string error;
   };
 
-  void OpenBucket();                     // throws DirectoryError
-  Read ReadKey(uint32_t zone_id) const;  // one kvStore_Get
+  void OpenBucket();                           // throws DirectoryError
+  Read ReadKey(const std::string& key) const;  // one kvStore_Get
   ClaimResult ClaimOne(const ZoneClaim& zone, const ZoneOwner& owner, Held* held);
   void StartHeartbeat();  // REQUIRES: mu_ held
   void StopHeartbeat();
@@ -152,9 +157,9 @@ class ZoneDirectory {
     kLost,         // another node holds it: *other
     kUnreachable,  // NATS did not answer: stop this round
   };
-  Recovery Recover(uint32_t zone, Held* held, ZoneOwner* other);
+  Recovery Recover(Held* held, ZoneOwner* other);
   // false: NATS did not answer (the entry then expires by itself).
-  bool DeleteIfOurs(uint32_t zone, const std::string& node);
+  bool DeleteIfOurs(const Held& held, const std::string& node);
 
   NatsBus& bus_;
   const DirectoryOptions options_;

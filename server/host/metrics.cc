@@ -123,7 +123,42 @@ std::string Metrics::Render() const {
   RenderTickTimes(&families);
   RenderLabelled(&families);
   RenderStorage(&families);
+  RenderBorder(&families);
   return prometheus::TextSerializer().Serialize(families);
+}
+
+void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
+  using prometheus::MetricType;
+  const auto add = [out](const char* name, const char* help, MetricType type, double v) {
+    out->push_back(Family(name, help, type));
+    out->back().metric.push_back(type == MetricType::Counter ? CounterValue(v) : GaugeValue(v));
+  };
+  add("zs_ghosts", "Ghosts held: neighbouring cells' entities near the border.", MetricType::Gauge,
+      Num(border_.ghosts_held));
+  add("zs_ghosts_sent_total", "Entities listed in the border batches sent to neighbouring cells.",
+      MetricType::Counter, Num(border_.ghosts_sent));
+  add("zs_border_batches_sent_total", "Border batches published to neighbouring cells.",
+      MetricType::Counter, Num(border_.batches_sent));
+  add("zs_border_bytes_sent_total", "Bytes of border batches published.", MetricType::Counter,
+      Num(border_.bytes_sent));
+  add("zs_border_bytes_received_total", "Bytes of border batches received.", MetricType::Counter,
+      Num(border_.bytes_received));
+  add("zs_border_silent_total", "Times a silent neighbour's ghosts were dropped.",
+      MetricType::Counter, Num(border_.silent_neighbours));
+  out->push_back(Family("zs_border_batches_total",
+                        "Border batches received, by what became of them (taken, or why not).",
+                        MetricType::Counter));
+  const auto labelled = [out](const char* reason, double v) {
+    prometheus::ClientMetric m = CounterValue(v);
+    m.label.push_back({.name = "outcome", .value = reason});
+    out->back().metric.push_back(std::move(m));
+  };
+  for (size_t i = 0; i < border_.verdicts.size(); ++i) {
+    labelled(zone::GhostVerdictName(static_cast<zone::GhostVerdict>(i)), Num(border_.verdicts[i]));
+  }
+  for (size_t i = 0; i < border_.refusals.size(); ++i) {
+    labelled(BorderRefusalName(static_cast<BorderRefusal>(i)), Num(border_.refusals[i]));
+  }
 }
 
 void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "host/border_port.h"
 #include "host/close_reason.h"
+#include "zone/zone_types.h"
 
 namespace prometheus {
 struct MetricFamily;
@@ -151,6 +153,20 @@ struct ViewerCounters {
   Counter snapshot_us;
 };
 
+// A split zone's border (docs/seamless.md): ghosts held and sent by the runners, batches taken
+// and refused (by the zone: zone::GhostVerdict; before it: BorderRefusal), and the bytes the
+// cluster link moved.
+struct BorderCounters {
+  Gauge ghosts_held;
+  Counter ghosts_sent;  // entities listed in the batches sent
+  Counter batches_sent;
+  Counter bytes_sent;
+  Counter bytes_received;
+  Counter silent_neighbours;  // times a neighbour's ghosts were dropped for its silence
+  std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
+  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
+};
+
 // Counts by CloseReason (kicks, login refusals): rare events, under a mutex. Any thread.
 class ReasonCounts {
  public:
@@ -193,6 +209,7 @@ class RunnerMetrics {
   [[nodiscard]] virtual TickCounters& ticks() = 0;
   [[nodiscard]] virtual InterestCounters& interest() = 0;
   [[nodiscard]] virtual KeeperCounters keeper() = 0;
+  [[nodiscard]] virtual BorderCounters& border() = 0;
 
  protected:
   RunnerMetrics() = default;
@@ -229,6 +246,7 @@ class Metrics final : public RunnerMetrics {
   [[nodiscard]] HandoffCounters& handoffs() { return handoffs_; }
   [[nodiscard]] AdminCounters& admin() { return admin_; }
   [[nodiscard]] ViewerCounters& viewers() { return viewers_; }
+  [[nodiscard]] BorderCounters& border() override { return border_; }
   // Connections closed by the server (net::Server), by reason.
   [[nodiscard]] ReasonCounts& kicks() { return kicks_; }
   // Logins refused (net's LoginGate, the CharacterKeeper), by reason.
@@ -251,6 +269,7 @@ class Metrics final : public RunnerMetrics {
   void RenderLabelled(std::vector<prometheus::MetricFamily>* out) const;
   void RenderStorage(std::vector<prometheus::MetricFamily>* out) const;
   void RenderZones(std::vector<prometheus::MetricFamily>* out) const;
+  void RenderBorder(std::vector<prometheus::MetricFamily>* out) const;
 
   ConnectionCounters connections_;
   TrafficCounters traffic_;
@@ -261,6 +280,7 @@ class Metrics final : public RunnerMetrics {
   HandoffCounters handoffs_;
   AdminCounters admin_;
   ViewerCounters viewers_;
+  BorderCounters border_;
   ReasonCounts kicks_;
   ReasonCounts login_refusals_;
   TickHistogram ticks_all_;

@@ -11,6 +11,8 @@ namespace zs::host {
 
 class SharedIds : public zone::IdSource {
  public:
+  // Only the indices of `range` (a node of split zones: zone::IdsOfCell).
+  explicit SharedIds(zone::IdRange range = {}) : ids_(range) {}
   [[nodiscard]] EntityId Allocate() override {
     std::lock_guard lock(mu_);
     return ids_.Allocate();

@@ -41,10 +41,10 @@ zone::WorldConfig StatedForTheWire(zone::WorldConfig config) {
 
 ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t sim_threads,
                        ChurnLog* churn, Persistence persistence, std::span<const uint32_t> hosted,
-                       Siblings siblings)
+                       Siblings siblings, std::span<const zone::HostedCell> cells)
     : local_(siblings.local),
       runner_index_(siblings.index),
-      world_(StatedForTheWire(std::move(config)), hosted, siblings.ids),
+      world_(StatedForTheWire(std::move(config)), hosted, siblings.ids, cells),
       metrics_(metrics),
       churn_(churn),
       pool_(sim_threads),
@@ -302,6 +302,7 @@ void ZoneRunner::Step() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   Drain();
+  TakeBorder();
   world_.Tick({.inputs = inputs_, .results = results_, .relayed = relayed_}, governor_.level(),
               &pool_);
   const auto t1 = Clock::now();
@@ -316,6 +317,7 @@ void ZoneRunner::Step() {
   }
   const auto t2 = Clock::now();
   for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z, &pool_);
+  SendBorder();
   keeper_.AfterTick();
   if (world_.tick() % tick_rate_ == 0) PublishStorageStats();
   if (observer_ != nullptr)
@@ -326,6 +328,42 @@ void ZoneRunner::Step() {
   metrics_->ticks().world_us.Add(micros(t1 - t0));
   metrics_->ticks().encode_us.Add(micros(t2 - t1));
   metrics_->ticks().deliver_us.Add(micros(Clock::now() - t2));
+}
+
+void ZoneRunner::TakeGhosts(zone::GhostBatch batch) {
+  if (!ghosts_in_.Push(std::move(batch))) {
+    metrics_->border().refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
+  }
+}
+
+void ZoneRunner::TakeBorder() {
+  BorderCounters& counters = metrics_->border();
+  for (zone::GhostBatch& batch : ghosts_in_.Take()) {
+    counters.verdicts[static_cast<size_t>(world_.TakeGhosts(std::move(batch)))].Add(1);
+  }
+}
+
+void ZoneRunner::SendBorder() {
+  BorderCounters& counters = metrics_->border();
+  int64_t held = 0;
+  for (size_t z = 0; z < zone_count_; ++z) {
+    const zone::Zone& zone = world_.zone(z);
+    held += static_cast<int64_t>(zone.ghost_count());
+    const zone::ZoneTickOutput& out = world_.output(z);
+    for (const uint32_t cell : out.silent_cells) {
+      counters.silent_neighbours.Add(1);
+      spdlog::warn("zone {} ({}), cell {}: cell {} sent nothing for {} ticks: its ghosts dropped",
+                   zone.config().id, zone.config().name, zone.cell(), cell,
+                   zone.config().cells.ghost_timeout_ticks);
+    }
+    if (border_ == nullptr) continue;
+    for (const zone::GhostBatch& batch : out.border) {
+      border_->Send(batch);
+      counters.ghosts_sent.Add(batch.ghosts.size());
+    }
+  }
+  counters.ghosts_held.Add(held - ghosts_held_);
+  ghosts_held_ = held;
 }
 
 void ZoneRunner::PublishStorageStats() {

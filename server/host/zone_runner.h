@@ -27,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "host/border_port.h"
 #include "host/character_keeper.h"
 #include "host/churn_log.h"
 #include "host/client_input.h"
@@ -68,11 +69,13 @@ class ZoneRunner {
   using Persistence = ZoneRunnerPersistence;
   // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
   // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
-  // `hosted`: the zone ids this runner ticks (empty: all of them).
+  // `hosted`: the zone ids this runner ticks (empty: all of them). `cells`: the one cell of a
+  // split zone it ticks (none: its zones whole; zone::World).
   using Siblings = ZoneRunnerSiblings;
   ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t sim_threads = 1,
              ChurnLog* churn = nullptr, Persistence persistence = {},
-             std::span<const uint32_t> hosted = {}, Siblings siblings = {});
+             std::span<const uint32_t> hosted = {}, Siblings siblings = {},
+             std::span<const zone::HostedCell> cells = {});
   ~ZoneRunner();
 
   void Start();
@@ -80,6 +83,12 @@ class ZoneRunner {
   // Joins the loop to a cluster once this server listens (its address is then known).
   // REQUIRES: before Start.
   void AttachHandoff(HandoffPort* handoff) { keeper_.AttachHandoff(handoff); }
+  // Where the border batches of a split zone go after each tick (docs/seamless.md).
+  // REQUIRES: before Start.
+  void AttachBorder(BorderPort* border) { border_ = border; }
+  // A neighbouring cell's batch (any thread): taken at the start of the next tick; refused and
+  // counted (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
+  void TakeGhosts(zone::GhostBatch batch);
   // After Stop: applies the requests still queued (logouts) and hands every character still
   // online to storage. The caller then flushes the storage worker.
   void SaveEveryone();
@@ -142,6 +151,8 @@ class ZoneRunner {
   void ResolveWhisper(zone::ChatInput& chat, const PlayerDirectory::Player& player);
   void AdmitRelayed(std::vector<RelayedChat>& relayed);
   void ApplyAnswers();  // hand-off answers from the cluster
+  void TakeBorder();    // the neighbours' batches, before the tick
+  void SendBorder();    // this tick's batches to the neighbours, silent ones logged
   void PublishStorageStats();
   LocalZones* local_;
   const size_t runner_index_;
@@ -162,6 +173,10 @@ class ZoneRunner {
   Inbox<Loaded> loaded_;                                      // from the storage thread
   Inbox<RelayedChat> relayed_in_{kMaxPendingRequests / 100};  // whispers from other runners
   Inbox<Answer> answers_;                                     // hand-off answers
+  static constexpr size_t kMaxQueuedBatches = 64;             // 8 neighbours x 8 ticks behind
+  Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};      // from the cluster link
+  BorderPort* border_ = nullptr;
+  int64_t ghosts_held_ = 0;  // this runner's share of the zs_ghosts gauge
   std::mutex wake_mu_;
   std::condition_variable wake_;  // an answer came, or Stop (with wake_mu_)
   bool answer_waiting_ = false;   // guarded by wake_mu_

@@ -6,7 +6,8 @@ namespace zs::host {
 
 ZoneRunners::ZoneRunners(const zone::WorldConfig& config, RunnerMetrics* metrics,
                          size_t sim_threads, ChurnLog* churn, ZoneRunner::Persistence persistence,
-                         std::span<const uint32_t> hosted) {
+                         std::span<const uint32_t> hosted, const SplitZones& split)
+    : border_counters_(metrics->border()), ids_(split.ids) {
   std::vector<uint32_t> zones;
   for (const zone::ZoneConfig& z : config.zones) {
     if (hosted.empty() || std::find(hosted.begin(), hosted.end(), z.id) != hosted.end()) {
@@ -19,7 +20,8 @@ ZoneRunners::ZoneRunners(const zone::WorldConfig& config, RunnerMetrics* metrics
     runner_of_zone_[zones[i]] = i;
     runners_.push_back(std::make_unique<ZoneRunner>(
         config, metrics, sim_threads, churn, persistence, std::span<const uint32_t>(&zones[i], 1),
-        ZoneRunner::Siblings{.local = alone ? nullptr : this, .index = i, .ids = &ids_}));
+        ZoneRunner::Siblings{.local = alone ? nullptr : this, .index = i, .ids = &ids_},
+        split.cells));
   }
 }
 
@@ -27,6 +29,19 @@ ZoneRunners::~ZoneRunners() { Stop(); }
 
 void ZoneRunners::AttachHandoff(HandoffPort* handoff) {
   for (auto& r : runners_) r->AttachHandoff(handoff);
+}
+
+void ZoneRunners::AttachBorder(BorderPort* border) {
+  for (auto& r : runners_) r->AttachBorder(border);
+}
+
+void ZoneRunners::TakeGhosts(zone::GhostBatch batch) {
+  const auto it = runner_of_zone_.find(batch.zone);
+  if (it == runner_of_zone_.end()) {
+    border_counters_.refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].Add(1);
+    return;
+  }
+  runners_[it->second]->TakeGhosts(std::move(batch));
 }
 
 void ZoneRunners::SetObserver(size_t runner, TickObserver* observer) {

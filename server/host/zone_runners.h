@@ -33,18 +33,30 @@
 
 namespace zs::host {
 
+// The cells of split zones this process ticks (docs/seamless.md), and the entity ids it may hand
+// out (zone::IdsOfCell of its cells: one range for the whole process).
+struct SplitZones {
+  std::vector<zone::HostedCell> cells;
+  zone::IdRange ids;
+};
+
 class ZoneRunners final : public PlayerPort, public LocalZones {
  public:
-  // One runner per zone of `hosted` (empty: every zone of the world), in the config's order.
+  // One runner per zone of `hosted` (empty: every zone of the world), in the config's order;
+  // the zones of `split.cells` tick only their cell.
   ZoneRunners(const zone::WorldConfig& config, RunnerMetrics* metrics, size_t sim_threads,
               ChurnLog* churn, ZoneRunner::Persistence persistence,
-              std::span<const uint32_t> hosted = {});
+              std::span<const uint32_t> hosted = {}, const SplitZones& split = {});
   ~ZoneRunners() override;
   ZoneRunners(const ZoneRunners&) = delete;
   ZoneRunners& operator=(const ZoneRunners&) = delete;
 
   // REQUIRES (both): before Start.
   void AttachHandoff(HandoffPort* handoff);
+  void AttachBorder(BorderPort* border);
+  // A neighbouring cell's batch, for the runner of its zone (any thread; a zone not ticked here
+  // is counted as BorderRefusal::kNotSplit).
+  void TakeGhosts(zone::GhostBatch batch);
   void SetObserver(size_t runner, TickObserver* observer);
   void Start();
   void Stop();  // joins every runner's thread; idempotent
@@ -79,6 +91,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   // The runner with `who` (by name, else by account) online, if any. REQUIRES: mu_ held.
   [[nodiscard]] std::optional<size_t> OnlineRunner(const LoginIdentity& who) const;
 
+  BorderCounters& border_counters_;
   SharedIds ids_;  // before the runners: their worlds take ids from it
   std::vector<std::unique_ptr<ZoneRunner>> runners_;
   std::unordered_map<uint32_t, size_t> runner_of_zone_;  // by zone id; fixed after construction

@@ -5,7 +5,10 @@
 // quadtree query that already applies the exact hitbox test, nearest targets first (ties by
 // id) up to the skill's target cap, then damage, deaths and respawn timers, and a hit event.
 // Friendly fire: players hit monsters, and players only where the zone allows PvP; monsters hit
-// players only.
+// players only. In a split zone (docs/seamless.md) the same query finds ghosts: a ghost is hit
+// like any entity (same caps, same order), but its damage goes to the cell that owns it
+// (ZoneTickOutput::border), which applies it at its next tick (ApplyRemoteHits) and tells its
+// own viewers; here the hit event shows the damage and never a kill (the owner decides).
 #include <algorithm>
 #include <cmath>
 
@@ -46,8 +49,10 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
 
   spatial::QueryFilter filter;
   filter.exclude = attacker.id;
-  filter.mask = attacker.is_monster() ? kMaskPlayerAlive
-                                      : kMaskMonsterAlive | (config_.pvp ? kMaskPlayerAlive : 0u);
+  const uint32_t real = attacker.is_monster()
+                            ? kMaskPlayerAlive
+                            : kMaskMonsterAlive | (config_.pvp ? kMaskPlayerAlive : 0u);
+  filter.mask = real | (real << kGhostShift);
   const Vec2 dir = FromAngle(attacker.facing);
   Vec2 origin = attacker.position;
   switch (skill.shape) {
@@ -81,26 +86,63 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
   const size_t count = std::min<size_t>(query_.ids.size(), skill.max_targets);
   for (size_t i = 0; i < count; ++i) {
     Entity& target = entities_[static_cast<size_t>(slot_of_[EntityIndex(query_.ids[i])])];
-    const int32_t removed = std::min(target.hp, skill.damage);  // honest: never more than it had
-    target.hp -= removed;
-    target.changed |= kChangedHp;
-    const bool killed = target.hp == 0;
-    if (killed) {
-      SetAlive(target, false);
-      target.velocity = {};
-      if (target.is_player()) {
-        target.player().move_direction = {};
-        target.respawn_tick = tick + world_->player.respawn_ticks;
-      } else {
-        target.respawn_tick = tick + config_.spawns[target.monster().spawn_group].respawn_ticks;
-      }
+    if (target.is_ghost()) {
+      dealt_.push_back({.cell = target.ghost_of,
+                        .hit = {.attacker = attacker.id,
+                                .target = target.id,
+                                .skill = skill.id,
+                                .damage = skill.damage}});
+      out->targets.push_back(HitTarget{
+          .target = target.id, .damage = std::min(target.hp, skill.damage), .killed = false});
+      continue;
     }
-    out->targets.push_back(HitTarget{.target = target.id, .damage = removed, .killed = killed});
+    out->targets.push_back(Damage(target, skill.damage, tick));
   }
   event.num_targets = static_cast<uint32_t>(count);
   if (count > 0 && attacker.is_player()) attacker.player().last_target = query_.ids[0];
   out->events.push_back(event);
   return Outcome::kAccepted;
+}
+
+HitTarget Zone::Damage(Entity& target, int32_t damage, uint64_t tick) {
+  const int32_t removed = std::min(target.hp, damage);  // honest: never more than it had
+  target.hp -= removed;
+  target.changed |= kChangedHp;
+  const bool killed = target.hp == 0;
+  if (killed) {
+    SetAlive(target, false);
+    target.velocity = {};
+    if (target.is_player()) {
+      target.player().move_direction = {};
+      target.respawn_tick = tick + world_->player.respawn_ticks;
+    } else {
+      target.respawn_tick = tick + config_.spawns[target.monster().spawn_group].respawn_ticks;
+    }
+  }
+  return HitTarget{.target = target.id, .damage = removed, .killed = killed};
+}
+
+void Zone::ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out) {
+  for (Neighbour& n : neighbours_) {
+    for (const RemoteHit& hit : n.hits) {
+      Entity* target = FindMutable(hit.target);
+      const Entity* attacker = Find(hit.attacker);
+      // Gone, dead or no longer here since the swing (or its attacker's ghost already gone):
+      // the hit is lost, as a swing at an entity that just died is.
+      if (target == nullptr || target->is_ghost() || !target->alive || attacker == nullptr) {
+        continue;
+      }
+      const auto first = static_cast<uint32_t>(out->targets.size());
+      out->targets.push_back(Damage(*target, hit.damage, tick));
+      out->events.push_back(HitEvent{.attacker = hit.attacker,
+                                     .skill = hit.skill,
+                                     .origin = attacker->position,
+                                     .facing = attacker->facing,
+                                     .first_target = first,
+                                     .num_targets = 1});
+    }
+    n.hits.clear();
+  }
 }
 
 }  // namespace zs::zone

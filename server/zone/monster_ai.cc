@@ -41,7 +41,9 @@ void Zone::ThinkMonsters(uint64_t tick) {
 
     if (mp.ai == MonsterState::kIdle && tick >= mp.next_think && t.aggro_radius > 0) {
       mp.next_think = tick + kThinkInterval;
-      tree_.QueryNearest(m.position, 1, t.aggro_radius, {.mask = kMaskPlayerAlive}, &query_);
+      // Players across a cell border too (their ghosts): the hits go to their cell.
+      tree_.QueryNearest(m.position, 1, t.aggro_radius,
+                         {.mask = kMaskPlayerAlive | (kMaskPlayerAlive << kGhostShift)}, &query_);
       if (!query_.ids.empty()) {
         mp.ai = MonsterState::kChase;
         mp.target = query_.ids[0];

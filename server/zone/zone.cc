@@ -286,6 +286,7 @@ void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t
   ApplyInputs(inputs, out);
   MovePlayers();
   ThinkMonsters(tick);
+  ApplyRemoteHits(tick, out);
   ResolveAttacks(tick, out);
   // A player killed this tick after stepping into a portal stays here (and respawns here).
   std::erase_if(portal_slots_, [this](uint32_t slot) {

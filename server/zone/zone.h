@@ -191,14 +191,17 @@ class Zone {
   void NearestSurfaceFirst(Vec2 origin);
   Outcome ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
   void LeaveForPortals(ZoneTickOutput* out);
+  // `damage` to a real `target` (never more than it has): deaths and respawn timers.
+  HitTarget Damage(Entity& target, int32_t damage, uint64_t tick);
 
   // Ghosts (zone_ghosts.cc).
   struct Neighbour {
     uint32_t cell = 0;
     Aabb bounds;
-    bool pending = false;  // `batch` is to be applied at the coming tick
+    bool pending = false;  // `batch` (its ghosts and hits) is to be applied at the coming tick
     GhostBatch batch;
-    bool taken_any = false;  // a batch was ever taken: (epoch, tick) below are its
+    std::vector<RemoteHit> hits;  // taken with the batch, applied by ApplyRemoteHits
+    bool taken_any = false;       // a batch was ever taken: (epoch, tick) below are its
     uint64_t epoch = 0;
     uint64_t tick = 0;
     bool heard = false;     // its last batch came within the timeout: its ghosts are kept
@@ -208,9 +211,12 @@ class Zone {
   Neighbour* NeighbourOf(uint32_t cell);
   [[nodiscard]] GhostVerdict Check(const GhostBatch& batch);
   [[nodiscard]] bool Plausible(const GhostState& g) const;
-  void ApplyGhosts(ZoneTickOutput* out);                // the batches taken since the last tick
+  void ApplyGhosts(ZoneTickOutput* out);  // the batches taken since the last tick
+  [[nodiscard]] bool MayDeal(const GhostBatch& batch, const RemoteHit& hit) const;
+  // The neighbours' hits on this cell's entities, before this tick's own attacks.
+  void ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out);
   void Haunt(const GhostState& g, uint32_t from_cell);  // adds or updates one ghost
-  void ExportBorder(ZoneTickOutput* out) const;
+  void ExportBorder(ZoneTickOutput* out);               // also hands dealt_ to the batches
 
   const WorldConfig* world_;
   ZoneConfig config_;
@@ -219,6 +225,11 @@ class Zone {
   std::vector<Neighbour> neighbours_;  // split zones: the cells touching this one
   size_t ghost_count_ = 0;
   std::vector<uint32_t> ghost_ids_;  // scratch: one batch's ids, sorted
+  struct Dealt {
+    uint32_t cell;  // the target's owner
+    RemoteHit hit;
+  };
+  std::vector<Dealt> dealt_;  // this tick's hits on ghosts, for their owners' batches
   Rng rng_;
   spatial::Quadtree tree_;
   std::vector<Entity> entities_;

@@ -90,7 +90,28 @@ GhostVerdict Zone::Check(const GhostBatch& batch) {
   if (std::adjacent_find(ghost_ids_.begin(), ghost_ids_.end()) != ghost_ids_.end()) {
     return GhostVerdict::kForeignId;  // an id twice
   }
+  if (batch.hits.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
+  const IdRange mine = IdsOfCell(config_.cells, cell_);
+  for (const RemoteHit& hit : batch.hits) {
+    const bool listed =
+        std::binary_search(ghost_ids_.begin(), ghost_ids_.end(), ToRaw(hit.attacker));
+    if (!listed || !mine.Holds(hit.target)) return GhostVerdict::kForeignId;
+    if (!MayDeal(batch, hit)) return GhostVerdict::kBadValue;
+  }
   return GhostVerdict::kTaken;
+}
+
+// The attacker (listed in the batch) has the skill, and the hit is that skill's damage.
+bool Zone::MayDeal(const GhostBatch& batch, const RemoteHit& hit) const {
+  const SkillDef* skill = world_->FindSkill(hit.skill);
+  if (skill == nullptr || hit.damage != skill->damage) return false;
+  const auto attacker = std::find_if(batch.ghosts.begin(), batch.ghosts.end(),
+                                     [&](const GhostState& g) { return g.id == hit.attacker; });
+  if (attacker->kind == EntityKind::kMonster) {
+    return world_->FindMonster(attacker->template_id)->skill == hit.skill;
+  }
+  const std::vector<uint32_t>& skills = world_->player.skills;
+  return std::find(skills.begin(), skills.end(), hit.skill) != skills.end();
 }
 
 GhostVerdict Zone::TakeGhosts(GhostBatch batch) {
@@ -100,6 +121,7 @@ GhostVerdict Zone::TakeGhosts(GhostBatch batch) {
   n.taken_any = true;
   n.epoch = batch.epoch;
   n.tick = batch.tick;
+  n.hits.insert(n.hits.end(), batch.hits.begin(), batch.hits.end());
   n.batch = std::move(batch);
   n.pending = true;
   return GhostVerdict::kTaken;
@@ -183,7 +205,7 @@ void Zone::ApplyGhosts(ZoneTickOutput* out) {
   }
 }
 
-void Zone::ExportBorder(ZoneTickOutput* out) const {
+void Zone::ExportBorder(ZoneTickOutput* out) {
   out->border.resize(neighbours_.size());
   for (size_t i = 0; i < neighbours_.size(); ++i) {
     GhostBatch& b = out->border[i];
@@ -192,7 +214,12 @@ void Zone::ExportBorder(ZoneTickOutput* out) const {
     b.to_cell = neighbours_[i].cell;
     b.tick = tick_;
     b.ghosts.clear();
+    b.hits.clear();
+    for (const Dealt& d : dealt_) {
+      if (d.cell == b.to_cell) b.hits.push_back(d.hit);
+    }
   }
+  dealt_.clear();
   if (neighbours_.empty()) return;
   const float d = config_.cells.ghost_distance;
   const float d2 = d * d;

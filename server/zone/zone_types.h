@@ -246,10 +246,21 @@ struct GhostState {
   std::string name;  // players: what other players are told
 };
 
+// A hit dealt in the sender's tick by one of its real entities (`attacker`, listed among the
+// batch's ghosts) to an entity real in the receiving cell (a ghost at the sender): the owner
+// applies it at its next tick (docs/seamless.md).
+struct RemoteHit {
+  EntityId attacker = kInvalidEntity;
+  EntityId target = kInvalidEntity;
+  uint32_t skill = 0;
+  int32_t damage = 0;  // the skill's damage
+};
+
 // Every real entity of cell `from_cell` within ghost_distance of cell `to_cell` at the end of the
 // sender's tick `tick`: the whole set, so a receiver replaces what it held of that cell (an
-// entity missing from the batch is no longer a ghost there). `epoch` tells one run of the
-// sending node from the next (its ticks start again from 1).
+// entity missing from the batch is no longer a ghost there), and the hits its entities dealt to
+// the receiver's. `epoch` tells one run of the sending node from the next (its ticks start
+// again from 1).
 struct GhostBatch {
   uint32_t zone = 0;
   uint32_t from_cell = 0;
@@ -257,6 +268,7 @@ struct GhostBatch {
   uint64_t epoch = 0;
   uint64_t tick = 0;
   std::vector<GhostState> ghosts;
+  std::vector<RemoteHit> hits;
 };
 
 // At most this many ghosts in one batch: more is a broken or hostile sender.
@@ -270,9 +282,11 @@ enum class GhostVerdict : uint8_t {
                    // from a cell that does not touch this one
   kStale,          // not newer than the last batch taken from that cell (a replay, or late)
   kTooMany,        // more than kMaxGhostsPerBatch ghosts
-  kForeignId,      // an id the sending cell cannot hand out (cells.h: IdsOfCell), or twice
+  kForeignId,      // an id the sending cell cannot hand out (cells.h: IdsOfCell), or twice;
+                   // a hit by an entity the batch does not list, or on one not of this cell
   kBadValue,       // NaN/inf, a position outside the zone or far from this cell, hp beyond
-                   // max_hp, a radius out of range, a name too long, an unknown template
+                   // max_hp, a radius out of range, a name too long, an unknown template; a
+                   // hit with a skill its attacker does not have, or not that skill's damage
   kCount
 };
 [[nodiscard]] constexpr const char* GhostVerdictName(GhostVerdict v) {

@@ -69,6 +69,28 @@ TEST_F(ZoneDirectoryTest, ASecondNodeIsRefusedWithAClearMessage) {
   EXPECT_EQ(a.Lookup(2).owner.node, "field-a");
 }
 
+// A split zone's cells (docs/seamless.md): each its own key, one owner each.
+TEST_F(ZoneDirectoryTest, EachCellOfASplitZoneHasOneOwner) {
+  ZoneDirectory a(bus_a_, Short());
+  ZoneDirectory b(bus_b_, Short());
+  const ZoneClaim east{.zone_id = 2, .name = "field", .cell = 1};
+  const ClaimResult claimed = a.Claim({east}, Owner("field-a", "10.0.0.5:7777"));
+  ASSERT_TRUE(claimed.ok) << claimed.error;
+  const ClaimResult refused = b.Claim({east}, Owner("field-b", "10.0.0.6:7777"));
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("zone 2 (field) cell 1 is already hosted by node 'field-a'"),
+            std::string::npos)
+      << refused.error;
+  const ClaimResult west =
+      b.Claim({{.zone_id = 2, .name = "field", .cell = 0}}, Owner("field-b", "10.0.0.6:7777"));
+  ASSERT_TRUE(west.ok) << west.error << " (another cell of the same zone)";
+  EXPECT_EQ(a.Lookup(2, 1).owner.node, "field-a");
+  EXPECT_EQ(a.Lookup(2, 0).owner.node, "field-b");
+  EXPECT_EQ(a.Lookup(2).status, LookupStatus::kNone) << "the zone's own key is nobody's";
+  a.Release();
+  EXPECT_EQ(b.Lookup(2, 1).status, LookupStatus::kNone) << "released at once";
+}
+
 TEST_F(ZoneDirectoryTest, TheSameNodeRestartingWithinTheTtlTakesItsZonesBack) {
   {
     ZoneDirectory crashed(bus_a_, Short());

@@ -82,13 +82,22 @@ struct Split {
       cells.push_back(std::make_unique<Cell>(config, c));
     }
   }
-  void Tick(std::span<const MoveInput> moves = {}, std::set<uint32_t> mute = {}) {
+  void Tick(std::span<const MoveInput> moves = {}, std::set<uint32_t> mute = {},
+            std::span<const SkillInput> skills = {}) {
     for (size_t c = 0; c < cells.size(); ++c) {
-      std::vector<MoveInput> mine;
+      const Zone& zone = cells[c]->zone();
+      const auto real = [&](EntityId id) {
+        return zone.Find(id) != nullptr && !zone.Find(id)->is_ghost();
+      };
+      std::vector<MoveInput> my_moves;
       for (const MoveInput& m : moves) {
-        if (cells[c]->zone().Find(m.entity) != nullptr) mine.push_back(m);
+        if (real(m.entity)) my_moves.push_back(m);
       }
-      cells[c]->world.Tick(mine, {});
+      std::vector<SkillInput> my_skills;
+      for (const SkillInput& s : skills) {
+        if (real(s.entity)) my_skills.push_back(s);
+      }
+      cells[c]->world.Tick(my_moves, my_skills);
       known.Apply(cells[c]->world.output(0));
     }
     for (size_t c = 0; c < cells.size(); ++c) {
@@ -369,6 +378,120 @@ TEST(Cells, ABatchIsCheckedWholeAndARefusedOneChangesNothing) {
 
   World whole(SplitWorld());  // the split zone run whole, as one process would
   EXPECT_EQ(whole.TakeGhosts(good), GhostVerdict::kNotANeighbour);
+}
+
+// The hit events of `o` with `attacker`, and what each did to `target`.
+std::vector<HitTarget> HitsOn(const ZoneTickOutput& o, EntityId attacker, EntityId target) {
+  std::vector<HitTarget> out;
+  for (const HitEvent& ev : o.events) {
+    if (ev.attacker != attacker) continue;
+    for (uint32_t t = 0; t < ev.num_targets; ++t) {
+      if (o.targets[ev.first_target + t].target == target) {
+        out.push_back(o.targets[ev.first_target + t]);
+      }
+    }
+  }
+  return out;
+}
+
+// A swing across the border hits the ghost (same shapes, caps and order as any target); the
+// damage is the owner's to apply, a tick later, and the kill is counted there, once.
+TEST(Cells, ASwingAcrossTheBorderIsAppliedByTheTargetsOwnerAndKillsOnce) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns = {{.monster = testing::kDummy, .count = 1, .area = {{51, 20}, {51, 20}}}};
+  Split split(config);
+  const EntityId wes = Join(*split.cells[0], {49.5f, 20}, "Wes");
+  split.Tick();
+  split.Tick();
+  const Zone& east = split.cells[1]->zone();
+  const EntityId dummy = east.entities()[0].id;
+  ASSERT_TRUE(east.entities()[0].is_monster());
+  ASSERT_NE(split.cells[0]->zone().Find(dummy), nullptr) << "a ghost at the west";
+
+  const int32_t max_hp = east.Find(dummy)->max_hp;  // 50: a sword deals 12
+  int west_hits = 0, east_hits = 0, kills = 0, ticks = 0;
+  int32_t dealt = 0;
+  for (uint32_t seq = 1; east.Find(dummy)->alive && ticks < 200; ++ticks) {
+    const SkillInput swing{
+        .entity = wes, .seq = seq++, .skill = testing::kSword, .facing = 0, .target = {}};
+    split.Tick({}, {}, {&swing, 1});
+    for (const HitTarget& h : HitsOn(split.cells[0]->world.output(0), wes, dummy)) {
+      ++west_hits;
+      EXPECT_FALSE(h.killed) << "the west never decides a kill of the east's";
+    }
+    for (const HitTarget& h : HitsOn(split.cells[1]->world.output(0), wes, dummy)) {
+      ++east_hits;
+      dealt += h.damage;
+      kills += h.killed ? 1 : 0;
+    }
+  }
+  EXPECT_FALSE(east.Find(dummy)->alive) << "killed by swings from the other side";
+  EXPECT_EQ(kills, 1);
+  EXPECT_EQ(dealt, max_hp) << "never more than it had";
+  EXPECT_EQ(east_hits, west_hits) << "each swing that landed was applied once by the owner";
+  EXPECT_EQ(east_hits, (max_hp + 11) / 12);
+  split.Tick();
+  EXPECT_FALSE(split.cells[0]->zone().Find(dummy)->alive) << "the ghost shows it a tick later";
+}
+
+TEST(Cells, AMonsterAggroesOnAPlayerAcrossTheBorderAndBitesIt) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns = {{.monster = testing::kWolf, .count = 1, .area = {{53, 20}, {53, 20}}}};
+  Split split(config);
+  const EntityId wes = Join(*split.cells[0], {49.2f, 20}, "Wes");
+  const EntityId wolf = split.cells[1]->zone().entities()[0].id;
+  int bites = 0;
+  for (int t = 0; t < 200 && bites == 0; ++t) {
+    split.Tick();
+    bites += static_cast<int>(HitsOn(split.cells[0]->world.output(0), wolf, wes).size());
+  }
+  EXPECT_GT(bites, 0) << "the wolf chased Wes to the border and its bite landed at the west";
+  EXPECT_LT(split.cells[0]->zone().Find(wes)->hp, 100);
+  const Entity* w = split.cells[1]->zone().Find(wolf);
+  EXPECT_EQ(w->monster().ai, MonsterState::kChase);
+  EXPECT_EQ(w->monster().target, wes) << "it hunts Wes by Wes's own id";
+  EXPECT_GE(w->position.x, 50.0f) << "from its own side of the border";
+}
+
+TEST(Cells, AHitIsCheckedWithItsBatch) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns = {{.monster = testing::kDummy, .count = 1, .area = {{48, 20}, {48, 20}}}};
+  Split split(config);
+  const EntityId eve = Join(*split.cells[1], {51, 20}, "Eve");
+  const EntityId dummy = split.cells[0]->zone().entities()[0].id;
+  split.cells[1]->world.Tick(std::span<const MoveInput>{}, {});
+  GhostBatch good = split.cells[1]->world.output(0).border.at(0);
+  good.hits = {{.attacker = eve, .target = dummy, .skill = testing::kSword, .damage = 12}};
+  World& west = split.cells[0]->world;
+  const auto verdict = [&](void (*spoil)(GhostBatch*, EntityId)) {
+    GhostBatch b = good;
+    spoil(&b, eve);
+    return west.TakeGhosts(b);
+  };
+  EXPECT_EQ(verdict([](GhostBatch* b, EntityId) { b->hits[0].attacker = MakeEntityId(9, 0); }),
+            GhostVerdict::kForeignId)
+      << "an attacker the batch does not list";
+  EXPECT_EQ(verdict([](GhostBatch* b, EntityId e) { b->hits[0].target = e; }),
+            GhostVerdict::kForeignId)
+      << "a target that is not the receiver's";
+  EXPECT_EQ(verdict([](GhostBatch* b, EntityId) { b->hits[0].damage = 1000; }),
+            GhostVerdict::kBadValue)
+      << "more than the skill deals";
+  EXPECT_EQ(verdict([](GhostBatch* b, EntityId) {
+              b->hits[0].skill = testing::kBite;
+              b->hits[0].damage = 5;
+            }),
+            GhostVerdict::kBadValue)
+      << "a skill players do not have";
+  EXPECT_EQ(verdict([](GhostBatch* b, EntityId) { b->hits[0].skill = 99; }),
+            GhostVerdict::kBadValue);
+  west.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_EQ(west.zone(0).Find(dummy)->hp, west.zone(0).Find(dummy)->max_hp)
+      << "no refused hit was applied";
+  EXPECT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
+  west.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_EQ(west.zone(0).Find(dummy)->hp, west.zone(0).Find(dummy)->max_hp - 12);
+  EXPECT_EQ(HitsOn(west.output(0), eve, dummy).size(), 1u) << "told to the west's viewers";
 }
 
 // The split is configuration only: run whole, a split zone is the unsplit zone, bit for bit.

@@ -1,0 +1,65 @@
+// BorderLink: a split zone's border batches between the nodes of its cells, over NATS
+// (docs/seamless.md; proto/cluster.proto, GhostBatch).
+//
+// Send (host::BorderPort) serialises a runner's batch for one neighbouring cell and publishes it
+// on that cell's subject (GhostSubject); Listen subscribes to this node's own cells' subjects and
+// hands each batch that decodes to the sink (the zone runners), where the zone checks the rest
+// (zone::GhostVerdict). Bytes that are no batch, of another version, for a zone or cell the world
+// does not split that way, or from a node that is not the configured owner of the sending cell are
+// counted (host::BorderRefusal) and dropped here.
+//
+// Ownership: borrows the bus, the world config and the counters (all outlive the link).
+// Threads: Send from any thread (each runner's); the sink runs on libnats' delivery thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cluster.pb.h"
+#include "cluster/nats_bus.h"
+#include "host/border_port.h"
+#include "host/metrics.h"
+#include "zone/world_config.h"
+#include "zone/zone_types.h"
+
+namespace zs::cluster {
+
+// `batch` as node `node` of process start `epoch` sends it (the batch's own epoch is ignored),
+// into *out; `scratch` is reused between calls.
+void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
+                      v1::GhostBatch* scratch, std::string* out);
+
+// A batch from another node, or why it is none (nullopt: *out is the batch).
+[[nodiscard]] std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
+                                                                  const zone::WorldConfig& world,
+                                                                  zone::GhostBatch* out);
+
+class BorderLink final : public host::BorderPort {
+ public:
+  using Sink = std::function<void(zone::GhostBatch)>;
+  struct Options {
+    std::string node;    // this node's name (cells.nodes)
+    uint64_t epoch = 0;  // this process's start, wall clock ms
+  };
+  BorderLink(NatsBus& bus, const zone::WorldConfig& world, Options options,
+             host::BorderCounters& counters);
+
+  // Receives the batches sent to `cell` of `zone`. Throws BusError (no subscription).
+  void Listen(uint32_t zone, uint32_t cell, Sink sink);
+  void Send(const zone::GhostBatch& batch) override;
+
+ private:
+  NatsBus& bus_;
+  const zone::WorldConfig& world_;
+  const Options options_;
+  host::BorderCounters& counters_;
+  std::mutex mu_;  // Send's scratch
+  v1::GhostBatch scratch_;
+  std::string bytes_;
+};
+
+}  // namespace zs::cluster

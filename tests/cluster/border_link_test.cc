@@ -1,0 +1,206 @@
+// Ghost batches on the cluster wire (cluster/border_link.h): a lossless round trip, each refusal
+// named, and two links on a real nats-server carrying batches between the cells' nodes.
+#include "cluster/border_link.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <vector>
+
+#include "cluster/cluster_protocol.h"
+#include "cluster/nats_test_env.h"
+#include "support/nats_server.h"
+#include "zone/test_world.h"
+
+namespace zs::cluster {
+namespace {
+
+using host::BorderRefusal;
+using std::chrono::milliseconds;
+
+// TestWorld's zone split in two: "west" owns cell 0, "east" cell 1.
+zone::WorldConfig SplitWorld() {
+  zone::WorldConfig w = zone::testing::TestWorld();
+  w.zones[0].cells.columns = 2;
+  w.zones[0].cells.nodes = {"west", "east"};
+  w.zones[0].cells.ghost_distance = zone::MinGhostDistance(w, w.zones[0]);
+  w.zones[0].cells.ghost_timeout_ticks = 20;
+  return w;
+}
+
+zone::GhostBatch EastBatch() {
+  zone::GhostBatch b{
+      .zone = 1, .from_cell = 1, .to_cell = 0, .epoch = 0, .tick = 77, .ghosts = {}, .hits = {}};
+  b.ghosts.push_back({.id = MakeEntityId(3, 2),
+                      .kind = zone::EntityKind::kPlayer,
+                      .template_id = 0,
+                      .position = {52.5f, 20.25f},
+                      .velocity = {0.25f, -0.125f},
+                      .facing = 1.5f,
+                      .radius = 0.5f,
+                      .hp = 80,
+                      .max_hp = 100,
+                      .alive = true,
+                      .name = "Eve"});
+  b.ghosts.push_back({.id = MakeEntityId(5, 0),
+                      .kind = zone::EntityKind::kMonster,
+                      .template_id = zone::testing::kWolf,
+                      .position = {60, 30},
+                      .velocity = {},
+                      .facing = -2,
+                      .radius = 0.5f,
+                      .hp = 0,
+                      .max_hp = 30,
+                      .alive = false,
+                      .name = {}});
+  b.hits.push_back(
+      {.attacker = MakeEntityId(3, 2), .target = MakeEntityId(4, 1), .skill = 1, .damage = 12});
+  return b;
+}
+
+std::string Encoded(const zone::GhostBatch& b, const std::string& node, uint64_t epoch) {
+  v1::GhostBatch scratch;
+  std::string bytes;
+  EncodeGhostBatch(b, node, epoch, &scratch, &bytes);
+  return bytes;
+}
+
+void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
+  EXPECT_EQ(a.zone, b.zone);
+  EXPECT_EQ(a.from_cell, b.from_cell);
+  EXPECT_EQ(a.to_cell, b.to_cell);
+  EXPECT_EQ(a.tick, b.tick);
+  ASSERT_EQ(a.ghosts.size(), b.ghosts.size());
+  for (size_t i = 0; i < a.ghosts.size(); ++i) {
+    const zone::GhostState& x = a.ghosts[i];
+    const zone::GhostState& y = b.ghosts[i];
+    EXPECT_EQ(x.id, y.id);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.template_id, y.template_id);
+    EXPECT_EQ(x.position, y.position);
+    EXPECT_EQ(x.velocity, y.velocity);
+    EXPECT_EQ(x.facing, y.facing);
+    EXPECT_EQ(x.radius, y.radius);
+    EXPECT_EQ(x.hp, y.hp);
+    EXPECT_EQ(x.max_hp, y.max_hp);
+    EXPECT_EQ(x.alive, y.alive);
+    EXPECT_EQ(x.name, y.name);
+  }
+  ASSERT_EQ(a.hits.size(), b.hits.size());
+  for (size_t i = 0; i < a.hits.size(); ++i) {
+    EXPECT_EQ(a.hits[i].attacker, b.hits[i].attacker);
+    EXPECT_EQ(a.hits[i].target, b.hits[i].target);
+    EXPECT_EQ(a.hits[i].skill, b.hits[i].skill);
+    EXPECT_EQ(a.hits[i].damage, b.hits[i].damage);
+  }
+}
+
+TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
+  const zone::WorldConfig world = SplitWorld();
+  const zone::GhostBatch sent = EastBatch();
+  zone::GhostBatch got;
+  ASSERT_FALSE(DecodeGhostBatch(Encoded(sent, "east", 1234), world, &got).has_value());
+  ExpectSame(sent, got);
+  EXPECT_EQ(got.epoch, 1234u) << "the sender's epoch, not the batch's";
+  // The scratch message is reused: a shorter batch after a longer one leaves nothing behind.
+  v1::GhostBatch scratch;
+  std::string bytes;
+  EncodeGhostBatch(sent, "east", 1, &scratch, &bytes);
+  zone::GhostBatch shorter = sent;
+  shorter.ghosts.pop_back();
+  shorter.hits.clear();
+  EncodeGhostBatch(shorter, "east", 1, &scratch, &bytes);
+  ASSERT_FALSE(DecodeGhostBatch(bytes, world, &got).has_value());
+  ExpectSame(shorter, got);
+}
+
+TEST(GhostCodec, EachRefusalIsNamed) {
+  const zone::WorldConfig world = SplitWorld();
+  zone::GhostBatch got;
+  const auto refusal = [&](const std::string& bytes) {
+    return DecodeGhostBatch(bytes, world, &got);
+  };
+  EXPECT_EQ(refusal("\xff\xff\xff not protobuf"), BorderRefusal::kUnparsable);
+  EXPECT_EQ(refusal(Encoded(EastBatch(), "mallory", 1)), BorderRefusal::kWrongSender);
+  EXPECT_EQ(refusal(Encoded(EastBatch(), "west", 1)), BorderRefusal::kWrongSender)
+      << "a node speaking for a cell it does not own";
+  zone::GhostBatch other = EastBatch();
+  other.zone = 9;
+  EXPECT_EQ(refusal(Encoded(other, "east", 1)), BorderRefusal::kNotSplit);
+  other = EastBatch();
+  other.from_cell = 2;
+  EXPECT_EQ(refusal(Encoded(other, "east", 1)), BorderRefusal::kNotSplit);
+  zone::WorldConfig whole = world;
+  whole.zones[0].cells = {};
+  EXPECT_EQ(DecodeGhostBatch(Encoded(EastBatch(), "east", 1), whole, &got),
+            BorderRefusal::kNotSplit);
+
+  v1::GhostBatch m;
+  ASSERT_TRUE(m.ParseFromString(Encoded(EastBatch(), "east", 1)));
+  m.set_version(kClusterProtocolVersion + 1);
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kVersion);
+  m.set_version(kClusterProtocolVersion);
+  m.mutable_ghosts(0)->set_kind(v1::GHOST_KIND_UNSPECIFIED);
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable);
+  m.mutable_ghosts(0)->set_kind(static_cast<v1::GhostKind>(7));
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable);
+}
+
+// What a node's runners would get: the batches, in order, on libnats' thread.
+struct Received {
+  std::mutex mu;
+  std::vector<zone::GhostBatch> batches;
+  void Take(zone::GhostBatch b) {
+    const std::lock_guard lock(mu);
+    batches.push_back(std::move(b));
+  }
+  size_t size() {
+    const std::lock_guard lock(mu);
+    return batches.size();
+  }
+};
+
+TEST(BorderLink, CarriesBatchesBetweenTheCellsNodesAndCountsWhatItRefuses) {
+  test::NatsServer server;
+  const zone::WorldConfig world = SplitWorld();
+  NatsBus west_bus(test::FastBusOptions(server, "west"));
+  NatsBus east_bus(test::FastBusOptions(server, "east"));
+  host::BorderCounters west_counters, east_counters;
+  BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
+  BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
+  Received at_west;
+  west.Listen(1, 0, [&](zone::GhostBatch b) { at_west.Take(std::move(b)); });
+
+  const zone::GhostBatch sent = EastBatch();
+  east.Send(sent);
+  zone::GhostBatch to_nowhere = sent;  // cell 1's own subject: nobody listens there here
+  to_nowhere.to_cell = 1;
+  east.Send(to_nowhere);
+  ASSERT_TRUE(test::WaitFor([&] { return at_west.size() == 1; }, milliseconds(5000)));
+  {
+    const std::lock_guard lock(at_west.mu);
+    ExpectSame(sent, at_west.batches[0]);
+    EXPECT_EQ(at_west.batches[0].epoch, 20u);
+  }
+  EXPECT_EQ(east_counters.batches_sent.value(), 2u);
+  EXPECT_GT(east_counters.bytes_sent.value(), 0u);
+
+  // Bytes from a node that does not own cell 1, and bytes that are no batch.
+  NatsBus mallory(test::FastBusOptions(server, "mallory"));
+  ASSERT_EQ(mallory.Publish(GhostSubject(1, 0), Encoded(sent, "mallory", 30)), BusStatus::kOk);
+  ASSERT_EQ(mallory.Publish(GhostSubject(1, 0), "garbage"), BusStatus::kOk);
+  const auto refused = [&](BorderRefusal r) {
+    return west_counters.refusals[static_cast<size_t>(r)].value();
+  };
+  ASSERT_TRUE(test::WaitFor(
+      [&] {
+        return refused(BorderRefusal::kWrongSender) == 1 &&
+               refused(BorderRefusal::kUnparsable) == 1;
+      },
+      milliseconds(5000)));
+  EXPECT_EQ(at_west.size(), 1u) << "neither reached the runners";
+  EXPECT_GT(west_counters.bytes_received.value(), 0u);
+}
+
+}  // namespace
+}  // namespace zs::cluster
