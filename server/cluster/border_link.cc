@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cluster/cluster_protocol.h"
+#include "wire/chat_text.h"
 
 namespace zs::cluster {
 
@@ -88,6 +89,14 @@ void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, ui
     p->set_skill(hit.skill);
     p->set_damage(hit.damage);
   }
+  const int n_says = static_cast<int>(batch.says.size());
+  while (m.says_size() > n_says) m.mutable_says()->RemoveLast();
+  for (int i = 0; i < n_says; ++i) {
+    const zone::BorderSay& say = batch.says[static_cast<size_t>(i)];
+    v1::BorderSay* p = i < m.says_size() ? m.mutable_says(i) : m.add_says();
+    p->set_speaker(ToRaw(say.speaker));
+    p->set_text(say.text);
+  }
   m.SerializeToString(out);
 }
 
@@ -108,7 +117,8 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
   }
   if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
   if (static_cast<size_t>(m.ghosts_size()) > zone::kMaxGhostsPerBatch ||
-      static_cast<size_t>(m.hits_size()) > zone::kMaxGhostsPerBatch) {
+      static_cast<size_t>(m.hits_size()) > zone::kMaxGhostsPerBatch ||
+      static_cast<size_t>(m.says_size()) > zone::kMaxGhostsPerBatch) {
     return BorderRefusal::kUnparsable;  // the zone would refuse it too; do not copy it first
   }
   out->zone = m.zone_id();
@@ -129,6 +139,16 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
                                          .target = static_cast<EntityId>(hit.target()),
                                          .skill = hit.skill(),
                                          .damage = hit.damage()};
+  }
+  // What reaches clients as protobuf strings must be text: names and says are checked here.
+  for (const zone::GhostState& g : out->ghosts) {
+    if (!g.name.empty() && !wire::IsChatText(g.name)) return BorderRefusal::kUnparsable;
+  }
+  out->says.resize(static_cast<size_t>(m.says_size()));
+  for (int i = 0; i < m.says_size(); ++i) {
+    if (!wire::IsChatText(m.says(i).text())) return BorderRefusal::kUnparsable;
+    out->says[static_cast<size_t>(i)] = {.speaker = static_cast<EntityId>(m.says(i).speaker()),
+                                         .text = m.says(i).text()};
   }
   return std::nullopt;
 }

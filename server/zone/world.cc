@@ -198,6 +198,7 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
     zones_[z].Simulate(tick_, zone_inputs_[z], overload_level, r.workers(), &outputs_[z]);
   });
   DeliverChat(inputs.inputs);
+  for (size_t z = 0; z < zones_.size(); ++z) DeliverHeard(z);
   DeliverRelayed(inputs.relayed);
   AddResults(inputs.results);
   ShareNames();

@@ -27,6 +27,7 @@ void World::DeliverSay(size_t z, const ChatInput& c) {
   if (c.channel == ChatChannel::kSay) {
     const Entity* speaker = zones_[z].Find(c.entity);
     zones_[z].PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
+    zones_[z].SayAcross(c.entity, c.text);  // and the players across a cell border
   } else {
     zones_[z].AllPlayers(&near_);
   }
@@ -50,6 +51,19 @@ void World::DeliverChat(std::span<const PlayerInput> inputs) {
       continue;
     }
     DeliverWhisper(*z, c);
+  }
+}
+
+void World::DeliverHeard(size_t z) {
+  for (const BorderSay& say : zones_[z].heard()) {
+    const Entity* speaker = zones_[z].Find(say.speaker);  // its ghost, applied this tick
+    if (speaker == nullptr) continue;
+    ZoneTickOutput& out = outputs_[z];
+    const auto line = static_cast<uint32_t>(out.chat_lines.size());
+    out.chat_lines.push_back(
+        ChatLine{.from = say.speaker, .channel = ChatChannel::kSay, .text = say.text});
+    zones_[z].PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
+    for (const EntityId to : near_) DeliverTo(z, line, to);
   }
 }
 

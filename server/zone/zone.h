@@ -114,6 +114,12 @@ class Zone {
   // verdict says why (GhostVerdict). Each tick's own batches for the neighbours are in
   // ZoneTickOutput::border; a neighbour silent for ghost_timeout_ticks loses its ghosts here.
   GhostVerdict TakeGhosts(GhostBatch batch);
+  // A `say` by real player `speaker` this tick, for the neighbouring cells whose players may
+  // hear it (within chat_radius of the speaker, and the speaker within ghost_distance of them):
+  // it goes with this tick's batches (the World calls this as it delivers chat).
+  void SayAcross(EntityId speaker, std::string_view text);
+  // The neighbours' says applied this tick (their speakers are ghosts here), until the next.
+  [[nodiscard]] const std::vector<BorderSay>& heard() const { return heard_; }
   [[nodiscard]] size_t ghost_count() const { return ghost_count_; }
   [[nodiscard]] const Entity* Find(EntityId id) const;
   // Players (alive or dead) whose hitbox overlaps `circle`, ascending id (chat `say`).
@@ -201,6 +207,7 @@ class Zone {
     bool pending = false;  // `batch` (its ghosts and hits) is to be applied at the coming tick
     GhostBatch batch;
     std::vector<RemoteHit> hits;  // taken with the batch, applied by ApplyRemoteHits
+    std::vector<BorderSay> says;  // taken with the batch, heard at the coming tick
     bool taken_any = false;       // a batch was ever taken: (epoch, tick) below are its
     uint64_t epoch = 0;
     uint64_t tick = 0;
@@ -230,6 +237,12 @@ class Zone {
     RemoteHit hit;
   };
   std::vector<Dealt> dealt_;  // this tick's hits on ghosts, for their owners' batches
+  struct Said {
+    uint32_t cell;  // the neighbour that hears it
+    BorderSay say;
+  };
+  std::vector<Said> said_;        // this tick's says near the border, for the batches
+  std::vector<BorderSay> heard_;  // the neighbours' says applied this tick
   Rng rng_;
   spatial::Quadtree tree_;
   std::vector<Entity> entities_;

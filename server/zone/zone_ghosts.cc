@@ -17,7 +17,7 @@ namespace zs::zone {
 namespace {
 
 constexpr float kMaxGhostRadius = 1000.0f;
-constexpr size_t kMaxGhostNameBytes = 256;
+constexpr size_t kMaxBorderTextBytes = 256;  // a ghost's name, a say across the border
 // A ghost may stand this much farther than ghost_distance from the cell it is sent to: float
 // rounding at the sender, whose test is the same distance.
 constexpr float kGhostDistanceSlack = 0.01f;
@@ -64,7 +64,7 @@ bool Zone::Plausible(const GhostState& g) const {
   if (RectDistanceSq(g.position, area_) > reach * reach) return false;
   if (!(g.radius > 0 && g.radius <= kMaxGhostRadius)) return false;
   if (g.max_hp < 1 || g.hp < 0 || g.hp > g.max_hp) return false;
-  if (g.name.size() > kMaxGhostNameBytes) return false;
+  if (g.name.size() > kMaxBorderTextBytes) return false;
   if (g.kind == EntityKind::kMonster) return world_->FindMonster(g.template_id) != nullptr;
   return g.kind == EntityKind::kPlayer && g.template_id == 0;
 }
@@ -98,7 +98,29 @@ GhostVerdict Zone::Check(const GhostBatch& batch) {
     if (!listed || !mine.Holds(hit.target)) return GhostVerdict::kForeignId;
     if (!MayDeal(batch, hit)) return GhostVerdict::kBadValue;
   }
+  if (batch.says.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
+  for (const BorderSay& say : batch.says) {
+    const auto speaker = std::find_if(batch.ghosts.begin(), batch.ghosts.end(),
+                                      [&](const GhostState& g) { return g.id == say.speaker; });
+    if (speaker == batch.ghosts.end() || speaker->kind != EntityKind::kPlayer) {
+      return GhostVerdict::kForeignId;
+    }
+    if (say.text.empty() || say.text.size() > kMaxBorderTextBytes) return GhostVerdict::kBadValue;
+  }
   return GhostVerdict::kTaken;
+}
+
+void Zone::SayAcross(EntityId speaker, std::string_view text) {
+  const Entity* e = Find(speaker);
+  if (e == nullptr || !e->is_real_player()) return;
+  const float hear = config_.chat_radius + world_->player.radius;
+  const float d = config_.cells.ghost_distance;
+  for (const Neighbour& n : neighbours_) {
+    const float away = RectDistanceSq(e->position, n.bounds);
+    if (away <= hear * hear && away <= d * d) {
+      said_.push_back({.cell = n.cell, .say = {.speaker = speaker, .text = std::string(text)}});
+    }
+  }
 }
 
 // The attacker (listed in the batch) has the skill, and the hit is that skill's damage.
@@ -122,6 +144,7 @@ GhostVerdict Zone::TakeGhosts(GhostBatch batch) {
   n.epoch = batch.epoch;
   n.tick = batch.tick;
   n.hits.insert(n.hits.end(), batch.hits.begin(), batch.hits.end());
+  for (BorderSay& say : batch.says) n.says.push_back(std::move(say));
   n.batch = std::move(batch);
   n.pending = true;
   return GhostVerdict::kTaken;
@@ -178,6 +201,7 @@ void Zone::Haunt(const GhostState& g, uint32_t from_cell) {
 }
 
 void Zone::ApplyGhosts(ZoneTickOutput* out) {
+  heard_.clear();
   bool sweep = false;
   for (Neighbour& n : neighbours_) {
     if (n.pending) {
@@ -187,6 +211,8 @@ void Zone::ApplyGhosts(ZoneTickOutput* out) {
       sweep = true;
       for (const GhostState& g : n.batch.ghosts) Haunt(g, n.cell);
       n.batch.ghosts.clear();
+      for (BorderSay& say : n.says) heard_.push_back(std::move(say));
+      n.says.clear();
     } else if (n.heard && tick_ - n.heard_at > config_.cells.ghost_timeout_ticks) {
       n.heard = false;
       sweep = true;
@@ -218,8 +244,13 @@ void Zone::ExportBorder(ZoneTickOutput* out) {
     for (const Dealt& d : dealt_) {
       if (d.cell == b.to_cell) b.hits.push_back(d.hit);
     }
+    b.says.clear();
+    for (const Said& s : said_) {
+      if (s.cell == b.to_cell) b.says.push_back(s.say);
+    }
   }
   dealt_.clear();
+  said_.clear();
   if (neighbours_.empty()) return;
   const float d = config_.cells.ghost_distance;
   const float d2 = d * d;

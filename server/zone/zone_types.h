@@ -256,6 +256,13 @@ struct RemoteHit {
   int32_t damage = 0;  // the skill's damage
 };
 
+// A `say` by a player near the border (one of the batch's ghosts): the receiving cell's players
+// within the zone's chat_radius of the speaker hear it too (docs/seamless.md).
+struct BorderSay {
+  EntityId speaker = kInvalidEntity;
+  std::string text;  // chat text (the speaker's node checked it; the link checks it again)
+};
+
 // Every real entity of cell `from_cell` within ghost_distance of cell `to_cell` at the end of the
 // sender's tick `tick`: the whole set, so a receiver replaces what it held of that cell (an
 // entity missing from the batch is no longer a ghost there), and the hits its entities dealt to
@@ -269,6 +276,7 @@ struct GhostBatch {
   uint64_t tick = 0;
   std::vector<GhostState> ghosts;
   std::vector<RemoteHit> hits;
+  std::vector<BorderSay> says;
 };
 
 // At most this many ghosts in one batch: more is a broken or hostile sender.

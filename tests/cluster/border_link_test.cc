@@ -29,8 +29,14 @@ zone::WorldConfig SplitWorld() {
 }
 
 zone::GhostBatch EastBatch() {
-  zone::GhostBatch b{
-      .zone = 1, .from_cell = 1, .to_cell = 0, .epoch = 0, .tick = 77, .ghosts = {}, .hits = {}};
+  zone::GhostBatch b{.zone = 1,
+                     .from_cell = 1,
+                     .to_cell = 0,
+                     .epoch = 0,
+                     .tick = 77,
+                     .ghosts = {},
+                     .hits = {},
+                     .says = {}};
   b.ghosts.push_back({.id = MakeEntityId(3, 2),
                       .kind = zone::EntityKind::kPlayer,
                       .template_id = 0,
@@ -55,6 +61,7 @@ zone::GhostBatch EastBatch() {
                       .name = {}});
   b.hits.push_back(
       {.attacker = MakeEntityId(3, 2), .target = MakeEntityId(4, 1), .skill = 1, .damage = 12});
+  b.says.push_back({.speaker = MakeEntityId(3, 2), .text = "héllo across"});
   return b;
 }
 
@@ -93,6 +100,11 @@ void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
     EXPECT_EQ(a.hits[i].skill, b.hits[i].skill);
     EXPECT_EQ(a.hits[i].damage, b.hits[i].damage);
   }
+  ASSERT_EQ(a.says.size(), b.says.size());
+  for (size_t i = 0; i < a.says.size(); ++i) {
+    EXPECT_EQ(a.says[i].speaker, b.says[i].speaker);
+    EXPECT_EQ(a.says[i].text, b.says[i].text);
+  }
 }
 
 TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
@@ -109,6 +121,7 @@ TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
   zone::GhostBatch shorter = sent;
   shorter.ghosts.pop_back();
   shorter.hits.clear();
+  shorter.says.clear();
   EncodeGhostBatch(shorter, "east", 1, &scratch, &bytes);
   ASSERT_FALSE(DecodeGhostBatch(bytes, world, &got).has_value());
   ExpectSame(shorter, got);
@@ -144,6 +157,15 @@ TEST(GhostCodec, EachRefusalIsNamed) {
   EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable);
   m.mutable_ghosts(0)->set_kind(static_cast<v1::GhostKind>(7));
   EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable);
+  // Text a client would choke on (protobuf strings are UTF-8) never gets through.
+  ASSERT_TRUE(m.ParseFromString(Encoded(EastBatch(), "east", 1)));
+  m.mutable_ghosts(0)->set_name("Ev\xff");
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "a name not UTF-8";
+  ASSERT_TRUE(m.ParseFromString(Encoded(EastBatch(), "east", 1)));
+  m.mutable_says(0)->set_text("line\nbreak");
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "a control character";
+  m.mutable_says(0)->set_text("\xc3");
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "a say not UTF-8";
 }
 
 // What a node's runners would get: the batches, in order, on libnats' thread.

@@ -102,6 +102,27 @@ TEST_F(SplitZone, EachSideSeesTheOtherAcrossTheBorderWithTheirOwnIdsAndNames) {
   EXPECT_GT(MetricValue(metrics, "zs_border_batches_sent_total"), 0);
   EXPECT_EQ(MetricValue(metrics, "zs_players"), 1) << "a ghost is not a player here";
 
+  pb::ClientMessage say;  // Eve stands within chat_radius, on the other node
+  say.mutable_chat()->set_seq(1);
+  say.mutable_chat()->set_channel(pb::CHAT_CHANNEL_SAY);
+  say.mutable_chat()->set_text("hello across");
+  wes.Send(say);
+  const auto heard = eve.ReadUntil(
+      [&](const pb::ServerMessage& m) {
+        if (!m.has_tick()) return false;
+        for (const auto& line : m.tick().chat()) {
+          if (line.from_id() == ww->entity_id() && line.text() == "hello across") return true;
+        }
+        return false;
+      },
+      10);
+  ASSERT_TRUE(heard) << "Eve hears Wes's say across the border" << east->Log();
+  for (const auto& line : heard->tick().chat()) {
+    if (line.from_id() == ww->entity_id()) {
+      EXPECT_EQ(line.from_name(), "Wes");
+    }
+  }
+
   eve.Move(1, 0, 1);  // 40 m/s east: beyond view radius + hysteresis of Wes within a second
   EXPECT_TRUE(AwaitLeft(wes, we->entity_id(), 10)) << "and leaves it when she walks away";
 }

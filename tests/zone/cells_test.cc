@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "zone/output_hash.h"
@@ -492,6 +494,51 @@ TEST(Cells, AHitIsCheckedWithItsBatch) {
   west.Tick(std::span<const MoveInput>{}, {});
   EXPECT_EQ(west.zone(0).Find(dummy)->hp, west.zone(0).Find(dummy)->max_hp - 12);
   EXPECT_EQ(HitsOn(west.output(0), eve, dummy).size(), 1u) << "told to the west's viewers";
+}
+
+// Who heard what this tick in `o`: (recipient raw id, speaker raw id, text).
+std::set<std::tuple<uint32_t, uint32_t, std::string>> Heard(const ZoneTickOutput& o) {
+  std::set<std::tuple<uint32_t, uint32_t, std::string>> out;
+  for (const ChatDelivery& d : o.chat_deliveries) {
+    const ChatLine& line = o.chat_lines[d.line];
+    out.emplace(ToRaw(d.recipient), ToRaw(line.from), std::string(line.text));
+  }
+  return out;
+}
+
+TEST(Cells, ASayNearTheBorderIsHeardAcrossItByThoseInRange) {
+  Split split(SplitWorld());
+  const EntityId wes = Join(*split.cells[0], {45, 20}, "Wes");
+  const EntityId eve = Join(*split.cells[1], {60, 20}, "Eve");     // 15 m from Wes: in range
+  const EntityId fay = Join(*split.cells[1], {80, 20}, "Fay");     // 35 m: beyond chat_radius 30
+  const EntityId far = Join(*split.cells[0], {5, 80}, "Faraway");  // far from the border
+  split.Tick();
+  split.Tick();
+  World& west = split.cells[0]->world;
+  World& east = split.cells[1]->world;
+  const ChatInput hello{.entity = wes, .seq = 1, .channel = ChatChannel::kSay, .text = "hello"};
+  const ChatInput alone{.entity = far, .seq = 1, .channel = ChatChannel::kSay, .text = "anyone?"};
+  const std::vector<PlayerInput> says = {hello, alone};
+  west.Tick({.inputs = says});
+  east.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_TRUE(Heard(east.output(0)).empty()) << "across the border a tick later";
+  const GhostBatch& batch = west.output(0).border.at(0);
+  ASSERT_EQ(batch.says.size(), 1u) << "only the say near the border goes";
+  EXPECT_EQ(batch.says[0].speaker, wes);
+  ASSERT_EQ(east.TakeGhosts(batch), GhostVerdict::kTaken);
+  east.Tick(std::span<const MoveInput>{}, {});
+  const auto heard = Heard(east.output(0));
+  EXPECT_EQ(heard.count({ToRaw(eve), ToRaw(wes), "hello"}), 1u) << "Eve hears Wes";
+  for (const auto& [to, from, text] : heard) EXPECT_NE(to, ToRaw(fay)) << "Fay is too far";
+  EXPECT_EQ(heard.size(), 1u);
+
+  GhostBatch forged = batch;
+  forged.tick += 100;
+  forged.says[0].speaker = MakeEntityId(7, 0);
+  EXPECT_EQ(east.TakeGhosts(forged), GhostVerdict::kForeignId) << "a speaker the batch lacks";
+  forged.says[0].speaker = wes;
+  forged.says[0].text.clear();
+  EXPECT_EQ(east.TakeGhosts(forged), GhostVerdict::kBadValue) << "nothing said";
 }
 
 // The split is configuration only: run whole, a split zone is the unsplit zone, bit for bit.
