@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "cluster.pb.h"
+#include "cluster/ghost_codec.h"
 #include "cluster/nats_bus.h"
 #include "host/border_port.h"
 #include "host/metrics.h"
@@ -27,16 +28,6 @@
 #include "zone/zone_types.h"
 
 namespace zs::cluster {
-
-// `batch` as node `node` of process start `epoch` sends it (the batch's own epoch is ignored),
-// into *out; `scratch` is reused between calls.
-void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
-                      v1::GhostBatch* scratch, std::string* out);
-
-// A batch from another node, or why it is none (nullopt: *out is the batch).
-[[nodiscard]] std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
-                                                                  const zone::WorldConfig& world,
-                                                                  zone::GhostBatch* out);
 
 class BorderLink final : public host::BorderPort {
  public:

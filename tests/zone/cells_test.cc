@@ -84,7 +84,7 @@ struct Split {
       cells.push_back(std::make_unique<Cell>(config, c));
     }
   }
-  void Tick(std::span<const MoveInput> moves = {}, std::set<uint32_t> mute = {},
+  void Tick(std::span<const MoveInput> moves = {}, const std::set<uint32_t>& mute = {},
             std::span<const SkillInput> skills = {}) {
     for (size_t c = 0; c < cells.size(); ++c) {
       const Zone& zone = cells[c]->zone();
@@ -558,7 +558,8 @@ TEST(Cells, ASplitZoneRunWholeIsTheUnsplitZone) {
     for (uint32_t t = 0; t < 200; ++t) {
       std::vector<MoveInput> moves;
       for (size_t i = 0; i < players.size(); ++i) {
-        const float a = static_cast<float>(t / 20 + i);
+        const uint32_t second = t / 20;  // a new heading every second
+        const float a = static_cast<float>(second + i);
         moves.push_back({.entity = players[i], .seq = t, .direction = {std::cos(a), std::sin(a)}});
       }
       w.Tick(moves, {});

@@ -1,0 +1,153 @@
+#include "cluster/ghost_codec.h"
+
+#include <limits>
+
+#include "cluster/cluster_protocol.h"
+#include "wire/chat_text.h"
+
+namespace zs::cluster {
+
+namespace {
+
+bool KindFromProto(v1::GhostKind kind, zone::EntityKind* out) {
+  switch (kind) {
+    case v1::GHOST_KIND_PLAYER:
+      *out = zone::EntityKind::kPlayer;
+      return true;
+    case v1::GHOST_KIND_MONSTER:
+      *out = zone::EntityKind::kMonster;
+      return true;
+    default:
+      return false;
+  }
+}
+
+v1::GhostKind KindToProto(zone::EntityKind kind) {
+  return kind == zone::EntityKind::kPlayer ? v1::GHOST_KIND_PLAYER : v1::GHOST_KIND_MONSTER;
+}
+
+void ToProto(const zone::GhostState& g, v1::Ghost* out) {
+  out->set_id(ToRaw(g.id));
+  out->set_kind(KindToProto(g.kind));
+  out->set_template_id(g.template_id);
+  out->set_x(g.position.x);
+  out->set_y(g.position.y);
+  out->set_vx(g.velocity.x);
+  out->set_vy(g.velocity.y);
+  out->set_facing(g.facing);
+  out->set_radius(g.radius);
+  out->set_hp(g.hp);
+  out->set_max_hp(g.max_hp);
+  out->set_alive(g.alive);
+  out->set_name(g.name);
+}
+
+bool FromProto(const v1::Ghost& g, zone::GhostState* out) {
+  if (!KindFromProto(g.kind(), &out->kind)) return false;
+  out->id = static_cast<EntityId>(g.id());
+  out->template_id = g.template_id();
+  out->position = {g.x(), g.y()};
+  out->velocity = {g.vx(), g.vy()};
+  out->facing = g.facing();
+  out->radius = g.radius();
+  out->hp = g.hp();
+  out->max_hp = g.max_hp();
+  out->alive = g.alive();
+  out->name = g.name();
+  return true;
+}
+
+}  // namespace
+
+void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
+                      v1::GhostBatch* scratch, std::string* out) {
+  v1::GhostBatch& m = *scratch;
+  m.set_version(kClusterProtocolVersion);
+  m.set_from_node(node);
+  m.set_zone_id(batch.zone);
+  m.set_from_cell(batch.from_cell);
+  m.set_to_cell(batch.to_cell);
+  m.set_epoch(epoch);
+  m.set_tick(batch.tick);
+  // Reuse the repeated field's elements: no allocation once warm.
+  const int n = static_cast<int>(batch.ghosts.size());
+  while (m.ghosts_size() > n) m.mutable_ghosts()->RemoveLast();
+  for (int i = 0; i < n; ++i) {
+    ToProto(batch.ghosts[static_cast<size_t>(i)],
+            i < m.ghosts_size() ? m.mutable_ghosts(i) : m.add_ghosts());
+  }
+  const int h = static_cast<int>(batch.hits.size());
+  while (m.hits_size() > h) m.mutable_hits()->RemoveLast();
+  for (int i = 0; i < h; ++i) {
+    const zone::RemoteHit& hit = batch.hits[static_cast<size_t>(i)];
+    v1::RemoteHit* p = i < m.hits_size() ? m.mutable_hits(i) : m.add_hits();
+    p->set_attacker(ToRaw(hit.attacker));
+    p->set_target(ToRaw(hit.target));
+    p->set_skill(hit.skill);
+    p->set_damage(hit.damage);
+  }
+  const int n_says = static_cast<int>(batch.says.size());
+  while (m.says_size() > n_says) m.mutable_says()->RemoveLast();
+  for (int i = 0; i < n_says; ++i) {
+    const zone::BorderSay& say = batch.says[static_cast<size_t>(i)];
+    v1::BorderSay* p = i < m.says_size() ? m.mutable_says(i) : m.add_says();
+    p->set_speaker(ToRaw(say.speaker));
+    p->set_text(say.text);
+  }
+  m.SerializeToString(out);
+}
+
+std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
+                                                    const zone::WorldConfig& world,
+                                                    zone::GhostBatch* out) {
+  using host::BorderRefusal;
+  v1::GhostBatch m;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return BorderRefusal::kUnparsable;
+  }
+  if (m.version() != kClusterProtocolVersion) return BorderRefusal::kVersion;
+  const zone::ZoneConfig* z = world.FindZone(m.zone_id());
+  if (z == nullptr || !z->cells.split() || m.from_cell() >= z->cells.count() ||
+      m.to_cell() >= z->cells.count()) {
+    return BorderRefusal::kNotSplit;
+  }
+  if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
+  if (static_cast<size_t>(m.ghosts_size()) > zone::kMaxGhostsPerBatch ||
+      static_cast<size_t>(m.hits_size()) > zone::kMaxGhostsPerBatch ||
+      static_cast<size_t>(m.says_size()) > zone::kMaxGhostsPerBatch) {
+    return BorderRefusal::kUnparsable;  // the zone would refuse it too; do not copy it first
+  }
+  out->zone = m.zone_id();
+  out->from_cell = m.from_cell();
+  out->to_cell = m.to_cell();
+  out->epoch = m.epoch();
+  out->tick = m.tick();
+  out->ghosts.resize(static_cast<size_t>(m.ghosts_size()));
+  for (int i = 0; i < m.ghosts_size(); ++i) {
+    if (!FromProto(m.ghosts(i), &out->ghosts[static_cast<size_t>(i)])) {
+      return BorderRefusal::kUnparsable;
+    }
+  }
+  out->hits.resize(static_cast<size_t>(m.hits_size()));
+  for (int i = 0; i < m.hits_size(); ++i) {
+    const v1::RemoteHit& hit = m.hits(i);
+    out->hits[static_cast<size_t>(i)] = {.attacker = static_cast<EntityId>(hit.attacker()),
+                                         .target = static_cast<EntityId>(hit.target()),
+                                         .skill = hit.skill(),
+                                         .damage = hit.damage()};
+  }
+  // What reaches clients as protobuf strings must be text: names and says are checked here.
+  for (const zone::GhostState& g : out->ghosts) {
+    if (!g.name.empty() && !wire::IsChatText(g.name)) return BorderRefusal::kUnparsable;
+  }
+  out->says.resize(static_cast<size_t>(m.says_size()));
+  for (int i = 0; i < m.says_size(); ++i) {
+    if (!wire::IsChatText(m.says(i).text())) return BorderRefusal::kUnparsable;
+    out->says[static_cast<size_t>(i)] = {.speaker = static_cast<EntityId>(m.says(i).speaker()),
+                                         .text = m.says(i).text()};
+  }
+  return std::nullopt;
+}
+
+}  // namespace zs::cluster

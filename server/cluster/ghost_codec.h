@@ -1,0 +1,35 @@
+// Ghost batches on the cluster wire: zone::GhostBatch <-> zs.cluster.v1.GhostBatch
+// (docs/seamless.md; proto/cluster.proto). Its own library (cluster_codec: protobuf, zone, wire,
+// no NATS), so the fuzz targets build it too (tests/fuzz/ghost_fuzz.cc).
+//
+// Errors: the bytes come from another process: DecodeGhostBatch refuses what is not a batch, of
+// another version, for a zone or cell the world does not split that way, from a node that is not
+// the configured owner of the sending cell, or with a name or a say that is not text
+// (host::BorderRefusal); the zone checks the rest (zone::GhostVerdict).
+//
+// Threads: pure functions, no state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cluster.pb.h"
+#include "host/border_port.h"
+#include "zone/world_config.h"
+#include "zone/zone_types.h"
+
+namespace zs::cluster {
+
+// `batch` as node `node` of process start `epoch` sends it (the batch's own epoch is ignored),
+// into *out; `scratch` is reused between calls (no allocation once warm).
+void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
+                      v1::GhostBatch* scratch, std::string* out);
+
+// A batch from another node, or why it is none (nullopt: *out is the batch).
+[[nodiscard]] std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
+                                                                  const zone::WorldConfig& world,
+                                                                  zone::GhostBatch* out);
+
+}  // namespace zs::cluster
