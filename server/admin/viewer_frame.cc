@@ -127,6 +127,7 @@ void CaptureZone(const zone::World& world, size_t zone, ViewerSnapshot* out) {
   out->entities.resize(states.size());
   for (size_t i = 0; i < states.size(); ++i) {
     const zone::EntityState& e = states[i];
+    const zone::Entity* entity = z.Find(e.id);
     out->entities[i] = {.id = ToRaw(e.id),
                         .x = e.position.x,
                         .y = e.position.y,
@@ -134,7 +135,8 @@ void CaptureZone(const zone::World& world, size_t zone, ViewerSnapshot* out) {
                         .hp = e.hp,
                         .max_hp = e.max_hp,
                         .kind = e.kind,
-                        .alive = e.alive};
+                        .alive = e.alive,
+                        .ghost = entity != nullptr && entity->is_ghost()};
   }
   z.tree().ExportNodes(&out->nodes);
 }
@@ -167,7 +169,7 @@ std::string EncodeViewerFrame(const ViewerSnapshot& s) {
     w.I32(e.hp);
     w.I32(e.max_hp);
     w.U8(static_cast<uint8_t>(e.kind));
-    w.U8(e.alive ? 1 : 0);
+    w.U8(static_cast<uint8_t>((e.alive ? 1 : 0) | (e.ghost ? 2 : 0)));
     w.U16(0);
   }
   for (const spatial::NodeInfo& n : s.nodes) {

@@ -18,7 +18,8 @@
 //            f64 bytes out (total since start), u32 counts of entities, nodes, swings, hits,
 //            selections                                                         (64 bytes)
 //   entity   u32 id, f32 x, f32 y, f32 radius, i32 hp, i32 max_hp, u8 kind (0 player,
-//            1 monster), u8 flags (bit 0: alive), u16 0                         (28 bytes)
+//            1 monster), u8 flags (bit 0: alive; bit 1: a ghost, real in a neighbouring cell
+//            on another node: docs/seamless.md), u16 0                          (28 bytes)
 //   node     f32 min x, min y, max x, max y, u16 depth, u16 flags (bit 0: leaf), u32 count
 //                                                                               (24 bytes)
 //   swing    u32 attacker, u8 shape (0 arc, 1 circle, 2 line), u8 0, u16 age in ticks,
@@ -54,6 +55,7 @@ struct ViewerEntity {
   int32_t max_hp = 0;
   zone::EntityKind kind = zone::EntityKind::kPlayer;
   bool alive = false;
+  bool ghost = false;  // real in a neighbouring cell, on another node (docs/seamless.md)
 };
 
 // A skill's shape as drawn (on the wire as a u8: DO NOT RENUMBER).

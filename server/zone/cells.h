@@ -56,12 +56,13 @@ struct CellLayout {
            edge(bounds.min.y, h, row + 1, layout.rows, bounds.max.y)}};
 }
 
-// The cell holding point `p` (clamped into the bounds first; a point on an inner edge belongs to
-// the cell above / to the right of it).
+// The cell holding point `p` (clamped into the bounds first, NaN to the minimum corner; a point on
+// an inner edge belongs to the cell above / to the right of it).
 [[nodiscard]] inline uint32_t CellAt(const Aabb& bounds, const CellLayout& layout, Vec2 p) {
   const auto index = [](float v, float lo, float size, uint32_t n) {
     const float t = std::floor((v - lo) / size * static_cast<float>(n));
-    return static_cast<uint32_t>(std::clamp(t, 0.0f, static_cast<float>(n - 1)));
+    if (!(t > 0)) return 0u;  // below the bounds, or NaN
+    return static_cast<uint32_t>(std::min(t, static_cast<float>(n - 1)));
   };
   const uint32_t column = index(p.x, bounds.min.x, bounds.Width(), layout.columns);
   const uint32_t row = index(p.y, bounds.min.y, bounds.Height(), layout.rows);

@@ -9,6 +9,8 @@
 #include "admin/viewer_command.h"
 #include "admin/viewer_frame.h"
 #include "admin/web_assets.h"
+#include "zone/test_world.h"
+#include "zone/world.h"
 
 namespace zs::admin {
 namespace {
@@ -72,7 +74,8 @@ TEST(ViewerFrame, LayoutMatchesTheHeaderComment) {
                         .hp = 90,
                         .max_hp = 100,
                         .kind = zone::EntityKind::kMonster,
-                        .alive = true});
+                        .alive = true,
+                        .ghost = true});
   s.nodes.push_back({.rect = {{0, 0}, {8, 8}}, .depth = 3, .count = 5, .leaf = true});
   ViewerSwing sw;
   sw.attacker = 42;
@@ -98,7 +101,7 @@ TEST(ViewerFrame, LayoutMatchesTheHeaderComment) {
   EXPECT_EQ(At<uint32_t>(b, 64), 42u);
   EXPECT_EQ(At<float>(b, 68), 1.5f);
   EXPECT_EQ(At<uint8_t>(b, 88), 1);        // monster
-  EXPECT_EQ(At<uint8_t>(b, 89), 1);        // alive
+  EXPECT_EQ(At<uint8_t>(b, 89), 1 | 2);    // alive, a ghost
   EXPECT_EQ(At<uint16_t>(b, 92 + 16), 3);  // node depth
   const size_t swing = 92 + 24;
   EXPECT_EQ(At<uint8_t>(b, swing + 4), 2);     // line
@@ -108,6 +111,50 @@ TEST(ViewerFrame, LayoutMatchesTheHeaderComment) {
   const size_t sel = swing + 44 + 12;
   EXPECT_EQ(At<uint32_t>(b, sel + 12), 2u);
   EXPECT_EQ(At<uint32_t>(b, sel + 20), 2u);
+}
+
+// In a zone split into cells, the neighbouring node's entities near the border are drawn as
+// ghosts: the capture marks them, and only them.
+TEST(ViewerFrame, TheNeighbouringCellsGhostsAreMarked) {
+  zone::WorldConfig config = zone::testing::TestWorld();
+  zone::ZoneConfig& z = config.zones[0];
+  z.cells.columns = 2;
+  z.cells.nodes = {"west", "east"};
+  z.cells.ghost_distance = zone::MinGhostDistance(config, z);
+  z.cells.ghost_timeout_ticks = 20;
+  zone::EntityIdAllocator ids(zone::IdsOfCell(z.cells, 0));
+  const std::vector<zone::HostedCell> cells = {{.zone_id = 1, .cell = 0}};
+  zone::World world(config, {}, &ids, cells);
+  EntityId wes = kInvalidEntity;
+  ASSERT_TRUE(world.RestorePlayer({.zone = 1, .position = {45, 20}, .hp = 100}, &wes, "Wes").ok());
+  const EntityId eve = MakeEntityId(1, 0);  // cell 1 of 2 hands out odd indices
+  zone::GhostBatch batch{.zone = 1,
+                         .from_cell = 1,
+                         .to_cell = 0,
+                         .epoch = 1,
+                         .tick = 1,
+                         .ghosts = {},
+                         .hits = {},
+                         .says = {}};
+  batch.ghosts.push_back({.id = eve,
+                          .kind = zone::EntityKind::kPlayer,
+                          .template_id = 0,
+                          .position = {51, 20},
+                          .velocity = {},
+                          .facing = 0,
+                          .radius = 0.5f,
+                          .hp = 100,
+                          .max_hp = 100,
+                          .alive = true,
+                          .name = "Eve"});
+  ASSERT_EQ(world.TakeGhosts(batch), zone::GhostVerdict::kTaken);
+  world.Tick(std::span<const zone::MoveInput>{}, {});
+  ViewerSnapshot s;
+  CaptureZone(world, 0, &s);
+  ASSERT_EQ(s.entities.size(), 2u);
+  for (const ViewerEntity& e : s.entities) {
+    EXPECT_EQ(e.ghost, e.id == ToRaw(eve)) << e.id;
+  }
 }
 
 TEST(WebAssets, ServesTheFixedListFromTheFirstCompleteDirectory) {

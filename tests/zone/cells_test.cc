@@ -126,6 +126,7 @@ TEST(Cells, TileTheZoneAndTouchTheirNeighbours) {
   EXPECT_EQ(CellAt(bounds, l, {0, 0}), 1u) << "an inner edge belongs to the cell beyond it";
   EXPECT_EQ(CellAt(bounds, l, {300, 100}), 7u) << "the outer edge to the last cell";
   EXPECT_EQ(CellAt(bounds, l, {1e9f, -1e9f}), 3u) << "clamped";
+  EXPECT_EQ(CellAt(bounds, l, {std::numeric_limits<float>::quiet_NaN(), 60}), 4u) << "NaN: min";
   EXPECT_TRUE(Neighbours(l, 0, 5)) << "by a corner";
   EXPECT_TRUE(Neighbours(l, 1, 2));
   EXPECT_FALSE(Neighbours(l, 0, 2));

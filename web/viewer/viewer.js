@@ -109,7 +109,9 @@ function decode(buffer) {
   for (let i = 0; i < counts.entities; i++) {
     const e = { id: u32(), x: f32(), y: f32(), r: f32(), hp: i32(), maxHp: i32() };
     e.kind = u8() === 0 ? 'player' : 'monster';
-    e.alive = (u8() & 1) !== 0;
+    const flags = u8();
+    e.alive = (flags & 1) !== 0;
+    e.ghost = (flags & 2) !== 0;  // real in a neighbouring cell, on another node
     u16();
     f.entities.push(e);
   }
@@ -204,7 +206,8 @@ function updateSelection(f) {
   if (!e) return;
   const sel = f.selections.find((s) => s.entity === e.id);
   $('sel-id').textContent = e.id;
-  $('sel-kind').textContent = e.kind + (e.alive ? '' : ' (dead)');
+  $('sel-kind').textContent =
+    e.kind + (e.alive ? '' : ' (dead)') + (e.ghost ? ' (ghost: real on the neighbouring node)' : '');
   $('sel-hp').textContent = `${e.hp} / ${e.maxHp}`;
   $('sel-pos').textContent = `${e.x.toFixed(1)}, ${e.y.toFixed(1)}`;
   for (const row of document.querySelectorAll('.player-only')) row.hidden = e.kind !== 'player';
@@ -374,7 +377,13 @@ function drawEntities(f, sel) {
     ctx.fillStyle = colour;
     ctx.beginPath();
     ctx.arc(x, y, zoomed ? r : 2.2, 0, 2 * Math.PI);
-    if (zoomed) {
+    if (e.ghost) {  // another node's: an outline only, dashed
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = 1;
+      ctx.setLineDash([2, 2]);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    } else if (zoomed) {
       ctx.globalAlpha = 0.35;
       ctx.fill();
       ctx.globalAlpha = 1;
