@@ -45,6 +45,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   zs::sim::BotOptions bot;
   uint32_t bots = 100;
+  uint32_t first_bot = 0;  // bot i is "bot<first_bot + i>" (several client_sims, one world)
   double ramp = 100;
   double duration = 30;
   std::string scenario = "wander";
@@ -101,6 +102,10 @@ const char* SignalName(int signal) {
 void AddOptions(CLI::App* cli, Options* o) {
   cli->add_option("--host", o->bot.host, "Server address")->capture_default_str();
   cli->add_option("-p,--port", o->bot.port, "Server game port")->capture_default_str();
+  cli->add_option("--first-bot", o->first_bot,
+                  "Bot i logs in as bot<first-bot + i> (several client_sims against one world)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1000000000u));
   cli->add_option("-n,--bots", o->bots, "Number of bots")
       ->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
@@ -226,9 +231,9 @@ double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& st
     const auto want =
         static_cast<uint32_t>(std::min<double>(o.bots, std::floor(elapsed * o.ramp) + 1));
     while (all->size() < want) {
-      all->push_back(std::make_shared<zs::sim::Bot>(io, o.bot, &stats,
-                                                    static_cast<uint32_t>(all->size()),
-                                                    o.seed * 1000003 + all->size(), chat));
+      all->push_back(std::make_shared<zs::sim::Bot>(
+          io, o.bot, &stats, o.first_bot + static_cast<uint32_t>(all->size()),
+          o.seed * 1000003 + all->size(), chat));
       all->back()->Start();
     }
     if (Clock::now() >= next_print) {

@@ -32,6 +32,8 @@ source scripts/common.sh
 source scripts/lib/server.sh
 # shellcheck source=scripts/lib/metrics.sh
 source scripts/lib/metrics.sh
+# shellcheck source=scripts/lib/cluster.sh
+source scripts/lib/cluster.sh
 
 bots_list="100 200 400"
 duration=20
@@ -56,58 +58,26 @@ if [[ -z "$build_dir" ]]; then
 fi
 server_bin="$build_dir/server/app/zone_server"
 sim_bin="$build_dir/client_sim/client_sim"
-nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
-pg_bin=$(find /usr/lib/postgresql -maxdepth 3 -name pg_ctl -path '*/bin/*' 2>/dev/null |
-  sort -V | tail -1 | xargs -r dirname)
-for bin in "$server_bin" "$sim_bin" "$nats_bin" "$pg_bin/initdb"; do
-  [[ -x "$bin" ]] || { echo "handoffs: $bin not found (scripts/install-deps.sh)" >&2; exit 1; }
+for bin in "$server_bin" "$sim_bin"; do
+  [[ -x "$bin" ]] || { echo "handoffs: $bin not found" >&2; exit 1; }
 done
 
 work=$(mktemp -d)
-chmod 755 "$work"
-as_pg=()  # PostgreSQL's commands run as user postgres under root
-if (( EUID == 0 )); then as_pg=(runuser -u postgres --); fi
-mkdir -p "$work/pg"
-if (( EUID == 0 )); then chown postgres: "$work/pg"; fi
-node_pids=() nats_pid="" sim_pid=""
+node_pids=() sim_pid=""
 cleanup() {
   local pid
   for pid in "$sim_pid" "${node_pids[@]}"; do
     if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; fi
   done
   for pid in "${node_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [[ -n "$nats_pid" ]]; then kill "$nats_pid" 2>/dev/null || true; fi
-  if [[ -f "$work/pg/data/postmaster.pid" ]]; then
-    "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
-  fi
+  zs_cluster_stop "$work"
   wait 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-
-# PostgreSQL: its own cluster, listening only on a unix socket in $work/pg.
-"${as_pg[@]}" "$pg_bin/initdb" -D "$work/pg/data" -A trust -U postgres -E UTF8 --no-sync \
-  >"$work/pg/initdb.log" 2>&1 || { cat "$work/pg/initdb.log" >&2; exit 1; }
-"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/server.log" \
-  -o "-k $work/pg -c listen_addresses='' -c fsync=$pg_fsync" -w start >/dev/null ||
-  { cat "$work/pg/server.log" >&2; exit 1; }
-"${as_pg[@]}" "$pg_bin/createdb" -h "$work/pg" -U postgres zone
-pg_pid=$(head -1 "$work/pg/data/postmaster.pid")
-
-# NATS with JetStream on a free loopback port (-p -1), which it writes to a ports file.
-mkdir -p "$work/nats"
-"$nats_bin" -js -a 127.0.0.1 -p -1 -sd "$work/nats/store" --ports_file_dir "$work/nats" \
-  -l "$work/nats/server.log" &
-nats_pid=$!
-nats_url=""
-for _ in $(seq 100); do
-  nats_url=$(jq -r '.nats[0] // empty' "$work/nats/nats-server_${nats_pid}.ports" 2>/dev/null ||
-    true)
-  [[ -n "$nats_url" ]] && break
-  sleep 0.1
-done
-[[ -n "$nats_url" ]] || { echo "handoffs: nats-server did not start" >&2; cat "$work/nats/server.log" >&2; exit 1; }
+zs_cluster_start "$work" "$pg_fsync" || { echo "handoffs: cannot start NATS and PostgreSQL" >&2; exit 1; }
+nats_pid=$ZS_NATS_PID nats_url=$ZS_NATS_URL
 
 # The two nodes: `ping` (zone 1, where the bots log in) and `pong` (zone 2).
 world=$(pwd)/config/worlds/handoffs/world.yaml
@@ -121,7 +91,7 @@ io_threads: 2
 log_level: info
 stats_interval_seconds: 10
 limits: {max_connections: 20000, max_connections_per_ip: 20000}
-storage: {backend: postgres, postgres: "host=$work/pg dbname=zone user=postgres"}
+storage: {backend: postgres, postgres: "$ZS_PG_CONNINFO"}
 cluster: {nats_url: "$nats_url", node: $1-a, public_address: "127.0.0.1:0", zones: [$1]}
 EOF
   zs_start_server "$work/$1.ports" "$work/$1.log" "$server_bin" --config "$work/$1.yaml"
@@ -145,23 +115,10 @@ both() {
 }
 # CPU clock ticks (utime + stime) process $1 has used so far; 0 when it is gone.
 cpu_ticks() { zs_cpu_ticks "$1" 0; }
-# ... of PostgreSQL: the postmaster and its children (backends, writers).
-pg_ticks() {
-  local total pid
-  total=$(cpu_ticks "$pg_pid")
-  for pid in $(pgrep -P "$pg_pid"); do total=$(( total + $(cpu_ticks "$pid") )); done
-  echo "$total"
-}
-# ... of the whole machine, every core (/proc/stat: all but idle and iowait).
-machine_ticks() {
-  local -a f
-  read -r -a f </proc/stat
-  echo $(( f[1] + f[2] + f[3] + f[6] + f[7] + f[8] ))
-}
 # "ping pong nats postgres client_sim machine" CPU ticks, now.
 all_ticks() {
   echo "$(cpu_ticks "${node_pids[0]}") $(cpu_ticks "${node_pids[1]}") $(cpu_ticks "$nats_pid")" \
-    "$(pg_ticks) $(cpu_ticks "$sim_pid") $(machine_ticks)"
+    "$(zs_pg_ticks) $(cpu_ticks "$sim_pid") $(zs_machine_ticks)"
 }
 
 echo "== $(nproc) cores; load average at the start:$(uptime | sed 's/.*load average://');" \

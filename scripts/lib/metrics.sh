@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Shared by the scripts that read a zone_server's admin endpoints (scripts/loadtest.sh,
-# logins.sh, soak.sh, handoffs.sh, viewer-cost.sh, docker-smoke.sh, cluster-compose-smoke.sh):
+# logins.sh, soak.sh, handoffs.sh, border.sh, viewer-cost.sh, docker-smoke.sh,
+# cluster-compose-smoke.sh):
 # GET a page with bash's /dev/tcp (no curl needed) and read values and histograms out of
 # /metrics (Prometheus text). Source it from the repository root, after `set -euo pipefail`:
 #

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Shared by the scripts that run a zone_server of their own (scripts/loadtest.sh, logins.sh,
-# soak.sh, handoffs.sh, viewer-cost.sh, check-k8s.sh): start it, wait for the ports it writes,
-# and read a process's CPU time. Source it from the repository root, after `set -euo pipefail`:
+# soak.sh, handoffs.sh, border.sh, viewer-cost.sh, check-k8s.sh): start it, wait for the ports
+# it writes, and read a process's CPU time. Source it from the repository root, after
+# `set -euo pipefail`:
 #
 #   # shellcheck source=scripts/lib/server.sh
 #   source scripts/lib/server.sh
