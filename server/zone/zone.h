@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/entity_id.h"
@@ -219,7 +220,7 @@ class Zone {
   [[nodiscard]] GhostVerdict Check(const GhostBatch& batch);
   [[nodiscard]] bool Plausible(const GhostState& g) const;
   void ApplyGhosts(ZoneTickOutput* out);  // the batches taken since the last tick
-  [[nodiscard]] bool MayDeal(const GhostBatch& batch, const RemoteHit& hit) const;
+  [[nodiscard]] bool MayDeal(const GhostState& attacker, const RemoteHit& hit) const;
   // The neighbours' hits on this cell's entities, before this tick's own attacks.
   void ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out);
   void Haunt(const GhostState& g, uint32_t from_cell);  // adds or updates one ghost
@@ -231,7 +232,10 @@ class Zone {
   Aabb area_;
   std::vector<Neighbour> neighbours_;  // split zones: the cells touching this one
   size_t ghost_count_ = 0;
-  std::vector<uint32_t> ghost_ids_;  // scratch: one batch's ids, sorted
+  // Scratch: one batch's ghosts as (raw id, index in the batch), sorted by id.
+  std::vector<std::pair<uint32_t, uint32_t>> ghost_ids_;
+  // The ghost of the batch being checked with id `id` (after Check sorted ghost_ids_), or null.
+  [[nodiscard]] const GhostState* Listed(const GhostBatch& batch, EntityId id) const;
   struct Dealt {
     uint32_t cell;  // the target's owner
     RemoteHit hit;

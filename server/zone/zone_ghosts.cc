@@ -81,28 +81,28 @@ GhostVerdict Zone::Check(const GhostBatch& batch) {
   if (batch.ghosts.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
   const IdRange ids = IdsOfCell(config_.cells, batch.from_cell);
   ghost_ids_.clear();
-  for (const GhostState& g : batch.ghosts) {
+  for (uint32_t i = 0; i < batch.ghosts.size(); ++i) {
+    const GhostState& g = batch.ghosts[i];
     if (!ids.Holds(g.id)) return GhostVerdict::kForeignId;
     if (!Plausible(g)) return GhostVerdict::kBadValue;
-    ghost_ids_.push_back(ToRaw(g.id));
+    ghost_ids_.emplace_back(ToRaw(g.id), i);
   }
   std::sort(ghost_ids_.begin(), ghost_ids_.end());
-  if (std::adjacent_find(ghost_ids_.begin(), ghost_ids_.end()) != ghost_ids_.end()) {
+  const auto same_id = [](const auto& a, const auto& b) { return a.first == b.first; };
+  if (std::adjacent_find(ghost_ids_.begin(), ghost_ids_.end(), same_id) != ghost_ids_.end()) {
     return GhostVerdict::kForeignId;  // an id twice
   }
   if (batch.hits.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
   const IdRange mine = IdsOfCell(config_.cells, cell_);
   for (const RemoteHit& hit : batch.hits) {
-    const bool listed =
-        std::binary_search(ghost_ids_.begin(), ghost_ids_.end(), ToRaw(hit.attacker));
-    if (!listed || !mine.Holds(hit.target)) return GhostVerdict::kForeignId;
-    if (!MayDeal(batch, hit)) return GhostVerdict::kBadValue;
+    const GhostState* attacker = Listed(batch, hit.attacker);
+    if (attacker == nullptr || !mine.Holds(hit.target)) return GhostVerdict::kForeignId;
+    if (!MayDeal(*attacker, hit)) return GhostVerdict::kBadValue;
   }
   if (batch.says.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
   for (const BorderSay& say : batch.says) {
-    const auto speaker = std::find_if(batch.ghosts.begin(), batch.ghosts.end(),
-                                      [&](const GhostState& g) { return g.id == say.speaker; });
-    if (speaker == batch.ghosts.end() || speaker->kind != EntityKind::kPlayer) {
+    const GhostState* speaker = Listed(batch, say.speaker);
+    if (speaker == nullptr || speaker->kind != EntityKind::kPlayer) {
       return GhostVerdict::kForeignId;
     }
     if (say.text.empty() || say.text.size() > kMaxBorderTextBytes) return GhostVerdict::kBadValue;
@@ -123,14 +123,19 @@ void Zone::SayAcross(EntityId speaker, std::string_view text) {
   }
 }
 
-// The attacker (listed in the batch) has the skill, and the hit is that skill's damage.
-bool Zone::MayDeal(const GhostBatch& batch, const RemoteHit& hit) const {
+const GhostState* Zone::Listed(const GhostBatch& batch, EntityId id) const {
+  const auto it = std::lower_bound(ghost_ids_.begin(), ghost_ids_.end(),
+                                   std::pair<uint32_t, uint32_t>(ToRaw(id), 0));
+  if (it == ghost_ids_.end() || it->first != ToRaw(id)) return nullptr;
+  return &batch.ghosts[it->second];
+}
+
+// The attacker (one of the batch's ghosts) has the skill, and the hit is that skill's damage.
+bool Zone::MayDeal(const GhostState& attacker, const RemoteHit& hit) const {
   const SkillDef* skill = world_->FindSkill(hit.skill);
   if (skill == nullptr || hit.damage != skill->damage) return false;
-  const auto attacker = std::find_if(batch.ghosts.begin(), batch.ghosts.end(),
-                                     [&](const GhostState& g) { return g.id == hit.attacker; });
-  if (attacker->kind == EntityKind::kMonster) {
-    return world_->FindMonster(attacker->template_id)->skill == hit.skill;
+  if (attacker.kind == EntityKind::kMonster) {
+    return world_->FindMonster(attacker.template_id)->skill == hit.skill;
   }
   const std::vector<uint32_t>& skills = world_->player.skills;
   return std::find(skills.begin(), skills.end(), hit.skill) != skills.end();
