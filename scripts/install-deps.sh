@@ -52,6 +52,7 @@ PACKAGES=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  stress-ng             # a busy machine beside the integration tests (they must still pass)
 )
 # zone viewer (issue 11): the browser test opens /viewer in headless Chromium (driven through
 # its DevTools protocol), and scripts/loadtest.sh draws its chart (SVG) with gnuplot (the build

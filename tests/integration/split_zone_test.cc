@@ -6,6 +6,7 @@
 // and counted. (One owner per cell in the directory: zone_directory_test.)
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -57,6 +58,14 @@ bool AwaitLeft(TestClient& c, uint32_t id, double seconds) {
       .has_value();
 }
 
+// Reads (and drops) what `c` is sent until `done()` holds or `seconds` pass; returns done().
+// For what a server sets after the frame that shows it went out (a gauge, a log line).
+bool PollUntil(TestClient& c, const std::function<bool()>& done, double seconds) {
+  const double end = NowS() + seconds;
+  while (!done() && NowS() < end) c.Read(0.1);
+  return done();
+}
+
 class SplitZone : public test::PostgresSuite {
  protected:
   // The node `node` (west or east) owning its cell of the field.
@@ -70,7 +79,25 @@ class SplitZone : public test::PostgresSuite {
         "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, ZS_CELLS_WORLD);
   }
 
+  // Both nodes running, Wes logged in at the west and Eve at the east, on the border, each
+  // told of the other (false when that does not come about in time).
+  bool Meet() {
+    west_ = Node("west");
+    east_ = Node("east");
+    wes_ = std::make_unique<TestClient>(west_->port());
+    eve_ = std::make_unique<TestClient>(east_->port());
+    const auto ww = wes_->Login("Wes");
+    const auto we = eve_->Login("Eve");
+    if (!ww || !we) return false;
+    wes_id_ = ww->entity_id();
+    eve_id_ = we->entity_id();
+    return AwaitEntered(*wes_, eve_id_, 10) && AwaitEntered(*eve_, wes_id_, 10);
+  }
+
   test::NatsServer nats_;
+  std::unique_ptr<ServerProcess> west_, east_;  // set by Meet
+  std::unique_ptr<TestClient> wes_, eve_;
+  uint32_t wes_id_ = 0, eve_id_ = 0;
 };
 
 TEST_F(SplitZone, EachSideSeesTheOtherAcrossTheBorderWithTheirOwnIdsAndNames) {
@@ -91,13 +118,15 @@ TEST_F(SplitZone, EachSideSeesTheOtherAcrossTheBorderWithTheirOwnIdsAndNames) {
   ASSERT_TRUE(wes_there) << east->Log();
   EXPECT_EQ(wes_there->name(), "Wes");
 
-  std::string metrics = west->HttpGet("/metrics");
-  const double end = NowS() + 10;  // the gauge is set after the tick's frames went out
-  while (MetricValue(metrics, "zs_ghosts") < 3 && NowS() < end) {
-    wes.Read(0.1);
-    metrics = west->HttpGet("/metrics");
-  }
-  EXPECT_GE(MetricValue(metrics, "zs_ghosts"), 3) << "Eve and the east's dummies";
+  std::string metrics;
+  EXPECT_TRUE(PollUntil(
+      wes,
+      [&] {
+        metrics = west->HttpGet("/metrics");
+        return MetricValue(metrics, "zs_ghosts") >= 3;
+      },
+      10))
+      << "Eve and the east's dummies: " << metrics;
   EXPECT_GT(Outcome(metrics, "zs_border_batches_total", "taken"), 0);
   EXPECT_GT(MetricValue(metrics, "zs_border_batches_sent_total"), 0);
   EXPECT_EQ(MetricValue(metrics, "zs_players"), 1) << "a ghost is not a player here";
@@ -140,14 +169,9 @@ std::optional<pb::HitTarget> HitBy(const pb::ServerMessage& m, uint32_t attacker
 }
 
 TEST_F(SplitZone, ASwingAcrossTheBorderIsToldOnBothSidesAndAppliedByTheTargetsNode) {
-  auto west = Node("west");
-  auto east = Node("east");
-  TestClient wes(west->port()), eve(east->port());
-  const auto ww = wes.Login("Wes");
-  const auto we = eve.Login("Eve");
-  ASSERT_TRUE(ww && we);
-  ASSERT_TRUE(AwaitEntered(wes, we->entity_id(), 10));
-  ASSERT_TRUE(AwaitEntered(eve, ww->entity_id(), 10));
+  ASSERT_TRUE(Meet());
+  TestClient& wes = *wes_;
+  TestClient& eve = *eve_;
   pb::ClientMessage whirl;  // a circle around Wes: Eve stands on the same spot, across the border
   whirl.mutable_skill()->set_seq(1);
   whirl.mutable_skill()->set_skill_id(2);
@@ -155,18 +179,18 @@ TEST_F(SplitZone, ASwingAcrossTheBorderIsToldOnBothSidesAndAppliedByTheTargetsNo
   std::optional<pb::HitTarget> at_west, at_east;
   wes.ReadUntil(
       [&](const pb::ServerMessage& m) {
-        at_west = HitBy(m, ww->entity_id(), we->entity_id());
+        at_west = HitBy(m, wes_id_, eve_id_);
         return at_west.has_value();
       },
       10);
   eve.ReadUntil(
       [&](const pb::ServerMessage& m) {
-        at_east = HitBy(m, ww->entity_id(), we->entity_id());
+        at_east = HitBy(m, wes_id_, eve_id_);
         return at_east.has_value();
       },
       10);
-  ASSERT_TRUE(at_west) << "Wes sees his whirlwind land on Eve's ghost" << west->Log();
-  ASSERT_TRUE(at_east) << "Eve is told by her own node, with Wes's own id" << east->Log();
+  ASSERT_TRUE(at_west) << "Wes sees his whirlwind land on Eve's ghost" << west_->Log();
+  ASSERT_TRUE(at_east) << "Eve is told by her own node, with Wes's own id" << east_->Log();
   EXPECT_EQ(at_west->damage(), 20);
   EXPECT_EQ(at_east->damage(), 20);
   EXPECT_FALSE(at_east->killed());
@@ -175,7 +199,7 @@ TEST_F(SplitZone, ASwingAcrossTheBorderIsToldOnBothSidesAndAppliedByTheTargetsNo
       [&](const pb::ServerMessage& m) {
         if (!m.has_tick()) return false;
         for (const auto& u : m.tick().updated()) {
-          if (u.id() == we->entity_id() && u.has_hp() && u.hp() == 80) return true;
+          if (u.id() == eve_id_ && u.has_hp() && u.hp() == 80) return true;
         }
         return false;
       },
@@ -184,24 +208,22 @@ TEST_F(SplitZone, ASwingAcrossTheBorderIsToldOnBothSidesAndAppliedByTheTargetsNo
 }
 
 TEST_F(SplitZone, AKilledNodesGhostsGoWithinTheTimeout) {
-  auto west = Node("west");
-  auto east = Node("east");
-  TestClient wes(west->port()), eve(east->port());
-  const auto ww = wes.Login("Wes");
-  const auto we = eve.Login("Eve");
-  ASSERT_TRUE(ww && we);
-  ASSERT_TRUE(AwaitEntered(wes, we->entity_id(), 10));
-  east->Signal(SIGKILL);
-  ASSERT_TRUE(east->Wait(10).has_value());
-  EXPECT_TRUE(AwaitLeft(wes, we->entity_id(), 10)) << west->Log();
+  ASSERT_TRUE(Meet());
+  TestClient& wes = *wes_;
+  ServerProcess& west = *west_;
+  east_->Signal(SIGKILL);
+  ASSERT_TRUE(east_->Wait(10).has_value());
+  EXPECT_TRUE(AwaitLeft(wes, eve_id_, 10)) << west.Log();
   // Logged and counted by the west's runner right after that tick's frames went out.
-  const auto told = [&] {
-    return west->Log().find("sent nothing for 20 ticks: its ghosts dropped") != std::string::npos &&
-           MetricValue(west->HttpGet("/metrics"), "zs_ghosts") == 0;
-  };
-  const double end = NowS() + 10;
-  while (!told() && NowS() < end) wes.Read(0.1);
-  EXPECT_TRUE(told()) << west->Log();
+  EXPECT_TRUE(PollUntil(
+      wes,
+      [&] {
+        return west.Log().find("sent nothing for 20 ticks: its ghosts dropped") !=
+                   std::string::npos &&
+               MetricValue(west.HttpGet("/metrics"), "zs_ghosts") == 0;
+      },
+      10))
+      << west.Log();
   EXPECT_TRUE(wes.ReadUntil([](const pb::ServerMessage& m) { return m.has_tick(); }, 2))
       << "the west ticks on";
 }
@@ -217,12 +239,9 @@ TEST_F(SplitZone, ANodeOwningNoCellOfASplitZoneRefusesToStart) {
 }
 
 TEST_F(SplitZone, ForgedAndReplayedBatchesAreRefusedAndCounted) {
-  auto west = Node("west");
-  auto east = Node("east");
-  TestClient wes(west->port()), eve(east->port());
-  const auto we = eve.Login("Eve");
-  ASSERT_TRUE(wes.Login("Wes") && we);
-  ASSERT_TRUE(AwaitEntered(wes, we->entity_id(), 10));
+  ASSERT_TRUE(Meet());
+  TestClient& wes = *wes_;
+  ServerProcess& west = *west_;
 
   cluster::NatsBus mallory({.url = nats_.url(), .name = "mallory"});
   cluster::v1::GhostBatch forged;
@@ -242,25 +261,23 @@ TEST_F(SplitZone, ForgedAndReplayedBatchesAreRefusedAndCounted) {
   ASSERT_EQ(mallory.Publish(subject, "not a batch"), cluster::BusStatus::kOk);
 
   const auto counted = [&] {
-    const std::string m = west->HttpGet("/metrics");
+    const std::string m = west.HttpGet("/metrics");
     return Outcome(m, "zs_border_batches_total", "wrong_sender") >= 1 &&
            Outcome(m, "zs_border_batches_total", "stale") >= 1 &&
            Outcome(m, "zs_border_batches_total", "version") >= 1 &&
            Outcome(m, "zs_border_batches_total", "unparsable") >= 1;
   };
-  const double end = NowS() + 10;
-  while (!counted() && NowS() < end) wes.Read(0.1);
-  EXPECT_TRUE(counted()) << west->HttpGet("/metrics");
+  EXPECT_TRUE(PollUntil(wes, counted, 10)) << west.HttpGet("/metrics");
   // Eve is still there: nothing of the refused batches was applied.
-  eve.Move(0, 1, 1);
+  eve_->Move(0, 1, 1);
   EXPECT_TRUE(wes.ReadUntil(
       [&](const pb::ServerMessage& m) {
         if (!m.has_tick()) return false;
         for (const uint32_t moved : m.tick().moved_ids()) {
-          if (moved == we->entity_id()) return true;
+          if (moved == eve_id_) return true;
         }
         for (const auto& u : m.tick().updated()) {
-          if (u.id() == we->entity_id()) return true;
+          if (u.id() == eve_id_) return true;
         }
         return false;
       },
