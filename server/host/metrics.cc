@@ -44,6 +44,14 @@ double Num(const std::atomic<uint64_t>& v) { return static_cast<double>(v.load()
 double Num(const Counter& c) { return static_cast<double>(c.value()); }
 double Num(const Gauge& g) { return static_cast<double>(g.value()); }
 
+// One unlabelled counter or gauge family with its value.
+void AddScalar(std::vector<prometheus::MetricFamily>* out, const char* name, const char* help,
+               prometheus::MetricType type, double v) {
+  out->push_back(Family(name, help, type));
+  out->back().metric.push_back(type == prometheus::MetricType::Counter ? CounterValue(v)
+                                                                       : GaugeValue(v));
+}
+
 }  // namespace
 
 void TickHistogram::Observe(double seconds) {
@@ -130,8 +138,7 @@ std::string Metrics::Render() const {
 void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
   using prometheus::MetricType;
   const auto add = [out](const char* name, const char* help, MetricType type, double v) {
-    out->push_back(Family(name, help, type));
-    out->back().metric.push_back(type == MetricType::Counter ? CounterValue(v) : GaugeValue(v));
+    AddScalar(out, name, help, type, v);
   };
   add("zs_ghosts", "Ghosts held: neighbouring cells' entities near the border.", MetricType::Gauge,
       Num(border_.ghosts_held));
@@ -308,11 +315,7 @@ void Metrics::RenderZones(std::vector<prometheus::MetricFamily>* out) const {
 void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
   std::vector<prometheus::MetricFamily>& families = *out;
   const auto add = [&families](const char* name, const char* help, prometheus::MetricType type,
-                               double v) {
-    families.push_back(Family(name, help, type));
-    families.back().metric.push_back(type == prometheus::MetricType::Counter ? CounterValue(v)
-                                                                             : GaugeValue(v));
-  };
+                               double v) { AddScalar(&families, name, help, type, v); };
   using prometheus::MetricType;
   add("zs_logins_total", "Logins admitted (loaded, new or taken over).", MetricType::Counter,
       Num(players_.logins));
