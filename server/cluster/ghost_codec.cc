@@ -57,6 +57,64 @@ bool FromProto(const v1::Ghost& g, zone::GhostState* out) {
   return true;
 }
 
+bool AiFromProto(v1::MonsterAi ai, zone::MonsterState* out) {
+  switch (ai) {
+    case v1::MONSTER_AI_IDLE:
+      *out = zone::MonsterState::kIdle;
+      return true;
+    case v1::MONSTER_AI_CHASE:
+      *out = zone::MonsterState::kChase;
+      return true;
+    case v1::MONSTER_AI_RETURN:
+      *out = zone::MonsterState::kReturn;
+      return true;
+    default:
+      return false;
+  }
+}
+
+v1::MonsterAi AiToProto(zone::MonsterState ai) {
+  switch (ai) {
+    case zone::MonsterState::kChase:
+      return v1::MONSTER_AI_CHASE;
+    case zone::MonsterState::kReturn:
+      return v1::MONSTER_AI_RETURN;
+    case zone::MonsterState::kIdle:
+      break;
+  }
+  return v1::MONSTER_AI_IDLE;
+}
+
+void ToProto(const zone::Migrant& m, v1::Migrant* out) {
+  ToProto(m.body, out->mutable_body());
+  out->set_spawn_group(m.spawn_group);
+  out->set_ai(AiToProto(m.ai));
+  out->set_target(ToRaw(m.target));
+  out->set_home_x(m.home.x);
+  out->set_home_y(m.home.y);
+  out->set_wander_x(m.wander_goal.x);
+  out->set_wander_y(m.wander_goal.y);
+  out->set_think_in(m.think_in);
+  out->set_respawn_in(m.respawn_in);
+  out->clear_ready_in();
+  for (const uint32_t ticks : m.ready_in) out->add_ready_in(ticks);
+}
+
+bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
+  if (!m.has_body() || !FromProto(m.body(), &out->body)) return false;
+  if (!AiFromProto(m.ai(), &out->ai)) return false;
+  if (static_cast<size_t>(m.ready_in_size()) > zone::kMaxSkills) return false;
+  out->spawn_group = m.spawn_group();
+  out->target = static_cast<EntityId>(m.target());
+  out->home = {m.home_x(), m.home_y()};
+  out->wander_goal = {m.wander_x(), m.wander_y()};
+  out->think_in = m.think_in();
+  out->respawn_in = m.respawn_in();
+  out->ready_in = {};
+  for (int i = 0; i < m.ready_in_size(); ++i) out->ready_in[static_cast<size_t>(i)] = m.ready_in(i);
+  return true;
+}
+
 }  // namespace
 
 void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
@@ -94,6 +152,12 @@ void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, ui
     p->set_speaker(ToRaw(say.speaker));
     p->set_text(say.text);
   }
+  const int n_migrants = static_cast<int>(batch.migrants.size());
+  while (m.migrants_size() > n_migrants) m.mutable_migrants()->RemoveLast();
+  for (int i = 0; i < n_migrants; ++i) {
+    ToProto(batch.migrants[static_cast<size_t>(i)],
+            i < m.migrants_size() ? m.mutable_migrants(i) : m.add_migrants());
+  }
   m.SerializeToString(out);
 }
 
@@ -115,7 +179,8 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
   if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
   if (static_cast<size_t>(m.ghosts_size()) > zone::kMaxGhostsPerBatch ||
       static_cast<size_t>(m.hits_size()) > zone::kMaxGhostsPerBatch ||
-      static_cast<size_t>(m.says_size()) > zone::kMaxGhostsPerBatch) {
+      static_cast<size_t>(m.says_size()) > zone::kMaxGhostsPerBatch ||
+      static_cast<size_t>(m.migrants_size()) > zone::kMaxGhostsPerBatch) {
     return BorderRefusal::kUnparsable;  // the zone would refuse it too; do not copy it first
   }
   out->zone = m.zone_id();
@@ -146,6 +211,12 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
     if (!wire::IsChatText(m.says(i).text())) return BorderRefusal::kUnparsable;
     out->says[static_cast<size_t>(i)] = {.speaker = static_cast<EntityId>(m.says(i).speaker()),
                                          .text = m.says(i).text()};
+  }
+  out->migrants.resize(static_cast<size_t>(m.migrants_size()));
+  for (int i = 0; i < m.migrants_size(); ++i) {
+    if (!FromProto(m.migrants(i), &out->migrants[static_cast<size_t>(i)])) {
+      return BorderRefusal::kUnparsable;
+    }
   }
   return std::nullopt;
 }

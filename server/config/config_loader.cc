@@ -179,7 +179,8 @@ uint32_t CellsAlong(const YamlNode& n) {
 // A zone's `cells:` block (zone/cells.h), read after the rest of the zone.
 zone::CellLayout LoadCells(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w,
                            const ZoneConfig& z) {
-  n.AllowOnly({"columns", "rows", "nodes", "ghost_distance", "ghost_timeout_seconds"});
+  n.AllowOnly(
+      {"columns", "rows", "nodes", "ghost_distance", "ghost_timeout_seconds", "migration_margin"});
   zone::CellLayout c;
   c.columns = CellsAlong(n["columns"]);
   c.rows = CellsAlong(n["rows"]);
@@ -214,6 +215,12 @@ zone::CellLayout LoadCells(const YamlNode& n, uint32_t tick_rate, const WorldCon
   c.ghost_timeout_ticks = 2 * tick_rate;
   if (n.Has("ghost_timeout_seconds")) {
     c.ghost_timeout_ticks = std::max<uint32_t>(1, Ticks(n["ghost_timeout_seconds"], tick_rate));
+  }
+  // A migrant is at most the margin and one step inside its new cell, so the cell it left
+  // still holds it as a ghost (ghost_distance covers one step already).
+  c.migration_margin = std::min(zone::kDefaultMigrationMargin, c.ghost_distance / 2);
+  if (n.Has("migration_margin")) {
+    c.migration_margin = n["migration_margin"].Float(0, c.ghost_distance / 2);
   }
   return c;
 }

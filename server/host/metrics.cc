@@ -152,6 +152,15 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
       Num(border_.bytes_received));
   add("zs_border_silent_total", "Times a silent neighbour's ghosts were dropped.",
       MetricType::Counter, Num(border_.silent_neighbours));
+  out->push_back(Family("zs_migrations_total",
+                        "Monsters whose authority moved across a cell border, by direction.",
+                        MetricType::Counter));
+  for (const auto& [direction, counter] :
+       {std::pair{"out", &border_.emigrants}, std::pair{"in", &border_.immigrants}}) {
+    prometheus::ClientMetric m = CounterValue(Num(*counter));
+    m.label.push_back({.name = "direction", .value = direction});
+    out->back().metric.push_back(std::move(m));
+  }
   out->push_back(Family("zs_border_batches_total",
                         "Border batches received, by what became of them (taken, or why not).",
                         MetricType::Counter));

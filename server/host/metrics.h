@@ -163,6 +163,8 @@ struct BorderCounters {
   Counter bytes_sent;
   Counter bytes_received;
   Counter silent_neighbours;  // times a neighbour's ghosts were dropped for its silence
+  Counter emigrants;          // monsters handed to a neighbouring cell
+  Counter immigrants;         // monsters taken from one (in the batches taken)
   std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
   std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
 };

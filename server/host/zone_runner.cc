@@ -339,7 +339,10 @@ void ZoneRunner::TakeGhosts(zone::GhostBatch batch) {
 void ZoneRunner::TakeBorder() {
   BorderCounters& counters = metrics_->border();
   for (zone::GhostBatch& batch : ghosts_in_.Take()) {
-    counters.verdicts[static_cast<size_t>(world_.TakeGhosts(std::move(batch)))].Add(1);
+    const size_t migrants = batch.migrants.size();
+    const zone::GhostVerdict verdict = world_.TakeGhosts(std::move(batch));
+    counters.verdicts[static_cast<size_t>(verdict)].Add(1);
+    if (verdict == zone::GhostVerdict::kTaken) counters.immigrants.Add(migrants);
   }
 }
 
@@ -360,6 +363,7 @@ void ZoneRunner::SendBorder() {
     for (const zone::GhostBatch& batch : out.border) {
       border_->Send(batch);
       counters.ghosts_sent.Add(batch.ghosts.size());
+      counters.emigrants.Add(batch.migrants.size());
     }
   }
   counters.ghosts_held.Add(held - ghosts_held_);

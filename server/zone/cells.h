@@ -5,7 +5,9 @@
 // each owned by one node. The node owning a cell simulates the *real* entities whose centre is
 // in it; every tick it tells each neighbouring cell (the eight around it) the state of its real
 // entities within `ghost_distance` of that cell (a GhostBatch). The receiver keeps them as
-// *ghosts*: in its quadtree, seen by its players, never simulated.
+// *ghosts*: in its quadtree, seen by its players, never simulated. A monster whose centre
+// crosses into a neighbour's cell (past migration_margin) *migrates*: the neighbour makes its
+// ghost real with the monster's whole state, and the sender keeps it as a ghost.
 //
 // Entity ids stay unique across the whole zone: cell k's node hands out only indices congruent
 // to k modulo the cell count (IdsOfCell), so a ghost keeps the id its owner gave it.
@@ -25,8 +27,9 @@
 
 namespace zs::zone {
 
-inline constexpr uint32_t kMaxCellsPerAxis = 4;      // 4 x 4: at most 16 cells per zone
-inline constexpr uint32_t kWholeZone = 0xFFFFFFFFu;  // a Zone that simulates all of its bounds
+inline constexpr uint32_t kMaxCellsPerAxis = 4;         // 4 x 4: at most 16 cells per zone
+inline constexpr uint32_t kWholeZone = 0xFFFFFFFFu;     // a Zone that simulates all of its bounds
+inline constexpr float kDefaultMigrationMargin = 2.0f;  // metres (CellLayout::migration_margin)
 
 struct CellLayout {
   uint32_t columns = 1;  // cells along x: 1, 2 or 4
@@ -36,6 +39,9 @@ struct CellLayout {
   std::vector<std::string> nodes;
   float ghost_distance = 0;          // metres; validated by the loader (MinGhostDistance)
   uint32_t ghost_timeout_ticks = 0;  // a neighbour silent this long: its ghosts are dropped
+  // A real monster moves to the cell its centre is in once it is farther than this past its
+  // own cell's border (so one walking along the border does not bounce between nodes).
+  float migration_margin = kDefaultMigrationMargin;
 
   [[nodiscard]] uint32_t count() const { return columns * rows; }
   [[nodiscard]] bool split() const { return count() > 1; }

@@ -27,8 +27,6 @@ enum EntityMask : uint32_t {
 };
 inline constexpr uint32_t kGhostShift = 4;
 
-enum class MonsterState : uint8_t { kIdle, kChase, kReturn };
-
 // What only a player has.
 struct PlayerPart {
   Vec2 move_direction;  // unit vector or zero

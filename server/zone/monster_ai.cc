@@ -12,7 +12,6 @@ namespace zs::zone {
 
 namespace {
 
-constexpr uint64_t kThinkInterval = 10;  // ticks between aggro scans of an idle monster
 constexpr float kHomeTolerance = 0.5f;
 
 }  // namespace
@@ -25,7 +24,8 @@ void Zone::StepToward(Entity& e, Vec2 goal, float speed, float stop_distance) {
     return;
   }
   const float step = std::min(speed, dist - stop_distance);
-  Place(e, Confine(e.position + to * (step / dist)));
+  // Anywhere in the zone: a monster that crosses into another cell migrates there.
+  Place(e, Clamp(e.position + to * (step / dist)));
   Face(e, std::atan2(to.y, to.x));
 }
 
@@ -98,7 +98,7 @@ void Zone::ThinkMonsters(uint64_t tick) {
         if (rng_.Below(40) == 0) {
           const float a = rng_.Range(-kPi, kPi);
           const float d = rng_.Range(0.0f, t.wander_radius);
-          mp.wander_goal = Confine(mp.home + FromAngle(a) * d);
+          mp.wander_goal = Clamp(mp.home + FromAngle(a) * d);
         } else {
           m.velocity = {};
         }

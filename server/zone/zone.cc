@@ -137,7 +137,7 @@ Vec2 Zone::Confine(Vec2 p) const {
 Vec2 Zone::RandomPointIn(const Aabb& area) {
   const float x = rng_.Range(area.min.x, area.max.x);
   const float y = rng_.Range(area.min.y, area.max.y);
-  return Confine({x, y});
+  return Clamp({x, y});
 }
 
 bool Zone::Spawns(const SpawnGroup& group) const {
@@ -180,7 +180,8 @@ void Zone::SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group) {
   m.radius = t.radius;
   m.speed = t.walk_speed / static_cast<float>(world_->tick_rate);
   m.hp = m.max_hp = t.max_hp;
-  m.position = RandomPointIn(config_.spawns[group].area);
+  // The first spawn stays in this cell (its neighbours may not run yet); a respawn may not.
+  m.position = Confine(RandomPointIn(config_.spawns[group].area));
   m.facing = NormalizeAngle(rng_.Range(-kPi, kPi));
   m.skills[0] = t.skill;
   m.num_skills = world_->FindSkill(t.skill) != nullptr ? 1 : 0;
@@ -287,6 +288,7 @@ void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t
   MovePlayers();
   ThinkMonsters(tick);
   ApplyRemoteHits(tick, out);
+  ApplyHitsOnImmigrants(tick, out);
   ResolveAttacks(tick, out);
   // A player killed this tick after stepping into a portal stays here (and respawns here).
   std::erase_if(portal_slots_, [this](uint32_t slot) {
@@ -306,6 +308,7 @@ void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t
 void Zone::FinishTick(ZoneTickOutput* out) {
   views_.Finish();  // the views have seen every change so far
   LeaveForPortals(out);
+  Emigrate();
   ExportBorder(out);
   out->SortByPlayer();  // the encoder finds each player's results and chat by binary search
 }
@@ -317,7 +320,13 @@ void Zone::Respawn(uint64_t tick) {
       Place(e, Confine(config_.player_spawn));
     } else {
       MonsterPart& m = e.monster();
+      // Its group's area, in whichever cell (it migrates there at the end of the tick), but
+      // never beyond the cells next to this one: only those take migrants from here.
       m.home = RandomPointIn(config_.spawns[m.spawn_group].area);
+      const uint32_t cell = CellAt(config_.bounds, config_.cells, m.home);
+      if (cell_ != kWholeZone && cell != cell_ && NeighbourOf(cell) == nullptr) {
+        m.home = Confine(m.home);
+      }
       m.wander_goal = m.home;
       m.ai = MonsterState::kIdle;
       m.target = kInvalidEntity;

@@ -145,6 +145,7 @@ class Zone {
 
  private:
   Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell);
+  static constexpr uint64_t kThinkInterval = 10;  // ticks between aggro scans of an idle monster
   [[nodiscard]] Entity NewPlayer(EntityId id) const;  // a fresh player from the template
 
   struct Attack {
@@ -172,7 +173,7 @@ class Zone {
   void EraseSlot(uint32_t slot);
   Vec2 Clamp(Vec2 p) const;              // into the zone's bounds
   Vec2 Confine(Vec2 p) const;            // into area_: where a real entity may be
-  Vec2 RandomPointIn(const Aabb& area);  // confined
+  Vec2 RandomPointIn(const Aabb& area);  // clamped into the zone
   [[nodiscard]] bool Spawns(const SpawnGroup& group) const;  // this cell spawns the group
   // Moves an entity (quadtree included) and records what changed.
   void Place(Entity& e, Vec2 position);
@@ -207,9 +208,10 @@ class Zone {
     Aabb bounds;
     bool pending = false;  // `batch` (its ghosts and hits) is to be applied at the coming tick
     GhostBatch batch;
-    std::vector<RemoteHit> hits;  // taken with the batch, applied by ApplyRemoteHits
-    std::vector<BorderSay> says;  // taken with the batch, heard at the coming tick
-    bool taken_any = false;       // a batch was ever taken: (epoch, tick) below are its
+    std::vector<RemoteHit> hits;    // taken with the batch, applied by ApplyRemoteHits
+    std::vector<BorderSay> says;    // taken with the batch, heard at the coming tick
+    std::vector<Migrant> migrants;  // taken with the batch, made real at the coming tick
+    bool taken_any = false;         // a batch was ever taken: (epoch, tick) below are its
     uint64_t epoch = 0;
     uint64_t tick = 0;
     bool heard = false;     // its last batch came within the timeout: its ghosts are kept
@@ -218,13 +220,25 @@ class Zone {
   void FindNeighbours();
   Neighbour* NeighbourOf(uint32_t cell);
   [[nodiscard]] GhostVerdict Check(const GhostBatch& batch);
+  [[nodiscard]] GhostVerdict CheckMigrants(const GhostBatch& batch) const;
   [[nodiscard]] bool Plausible(const GhostState& g) const;
+  [[nodiscard]] bool Plausible(const Migrant& m) const;
+  // Some generation of `id`'s index is simulated here: no batch may list it.
+  [[nodiscard]] bool RealHere(EntityId id) const;
   void ApplyGhosts(ZoneTickOutput* out);  // the batches taken since the last tick
   [[nodiscard]] bool MayDeal(const GhostState& attacker, const RemoteHit& hit) const;
   // The neighbours' hits on this cell's entities, before this tick's own attacks.
   void ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out);
   void Haunt(const GhostState& g, uint32_t from_cell);  // adds or updates one ghost
-  void ExportBorder(ZoneTickOutput* out);               // also hands dealt_ to the batches
+  // Migration (zone_migration.cc): real monsters past migration_margin outside this cell become
+  // ghosts of the cell they are in, and go to it whole; a neighbour's migrants become real here.
+  void Emigrate();
+  void Immigrate(const Migrant& m, uint32_t from_cell);
+  [[nodiscard]] Migrant MigrantOf(const Entity& e) const;
+  // This cell's own hits of the last tick on entities that were ghosts then and have migrated
+  // here since: their owner could not apply them (it let them go first).
+  void ApplyHitsOnImmigrants(uint64_t tick, ZoneTickOutput* out);
+  void ExportBorder(ZoneTickOutput* out);  // also hands dealt_ and emigrants_ to the batches
 
   const WorldConfig* world_;
   ZoneConfig config_;
@@ -240,7 +254,14 @@ class Zone {
     uint32_t cell;  // the target's owner
     RemoteHit hit;
   };
-  std::vector<Dealt> dealt_;  // this tick's hits on ghosts, for their owners' batches
+  std::vector<Dealt> dealt_;       // this tick's hits on ghosts, for their owners' batches
+  std::vector<Dealt> dealt_last_;  // ... the last tick's (ApplyHitsOnImmigrants)
+  struct Emigrant {
+    uint32_t cell;  // where it went
+    Migrant migrant;
+  };
+  std::vector<Emigrant> emigrants_;   // this tick's, for the batches
+  std::vector<EntityId> immigrants_;  // made real here this tick
   struct Said {
     uint32_t cell;  // the neighbour that hears it
     BorderSay say;

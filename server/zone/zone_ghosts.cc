@@ -79,13 +79,18 @@ GhostVerdict Zone::Check(const GhostBatch& batch) {
     return GhostVerdict::kStale;
   }
   if (batch.ghosts.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
-  const IdRange ids = IdsOfCell(config_.cells, batch.from_cell);
+  // An entity's id stays its own wherever it migrates, so any cell may list any id; never one
+  // real here (that would be a second real copy).
   ghost_ids_.clear();
   for (uint32_t i = 0; i < batch.ghosts.size(); ++i) {
     const GhostState& g = batch.ghosts[i];
-    if (!ids.Holds(g.id)) return GhostVerdict::kForeignId;
+    if (g.id == kInvalidEntity || RealHere(g.id)) return GhostVerdict::kForeignId;
     if (!Plausible(g)) return GhostVerdict::kBadValue;
     ghost_ids_.emplace_back(ToRaw(g.id), i);
+  }
+  if (const GhostVerdict v = CheckMigrants(batch); v != GhostVerdict::kTaken) return v;
+  for (uint32_t i = 0; i < batch.migrants.size(); ++i) {  // listed like the ghosts (Listed)
+    ghost_ids_.emplace_back(ToRaw(batch.migrants[i].body.id), batch.ghosts.size() + i);
   }
   std::sort(ghost_ids_.begin(), ghost_ids_.end());
   const auto same_id = [](const auto& a, const auto& b) { return a.first == b.first; };
@@ -93,10 +98,9 @@ GhostVerdict Zone::Check(const GhostBatch& batch) {
     return GhostVerdict::kForeignId;  // an id twice
   }
   if (batch.hits.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
-  const IdRange mine = IdsOfCell(config_.cells, cell_);
   for (const RemoteHit& hit : batch.hits) {
     const GhostState* attacker = Listed(batch, hit.attacker);
-    if (attacker == nullptr || !mine.Holds(hit.target)) return GhostVerdict::kForeignId;
+    if (attacker == nullptr || hit.target == kInvalidEntity) return GhostVerdict::kForeignId;
     if (!MayDeal(*attacker, hit)) return GhostVerdict::kBadValue;
   }
   if (batch.says.size() > kMaxGhostsPerBatch) return GhostVerdict::kTooMany;
@@ -127,7 +131,8 @@ const GhostState* Zone::Listed(const GhostBatch& batch, EntityId id) const {
   const auto it = std::lower_bound(ghost_ids_.begin(), ghost_ids_.end(),
                                    std::pair<uint32_t, uint32_t>(ToRaw(id), 0));
   if (it == ghost_ids_.end() || it->first != ToRaw(id)) return nullptr;
-  return &batch.ghosts[it->second];
+  const size_t i = it->second;
+  return i < batch.ghosts.size() ? &batch.ghosts[i] : &batch.migrants[i - batch.ghosts.size()].body;
 }
 
 // The attacker (one of the batch's ghosts) has the skill, and the hit is that skill's damage.
@@ -150,6 +155,8 @@ GhostVerdict Zone::TakeGhosts(GhostBatch batch) {
   n.tick = batch.tick;
   n.hits.insert(n.hits.end(), batch.hits.begin(), batch.hits.end());
   for (BorderSay& say : batch.says) n.says.push_back(std::move(say));
+  // Migrants are never dropped for a newer batch: each is the only copy of its entity.
+  for (Migrant& m : batch.migrants) n.migrants.push_back(std::move(m));
   n.batch = std::move(batch);
   n.pending = true;
   return GhostVerdict::kTaken;
@@ -216,6 +223,8 @@ void Zone::ApplyGhosts(ZoneTickOutput* out) {
       sweep = true;
       for (const GhostState& g : n.batch.ghosts) Haunt(g, n.cell);
       n.batch.ghosts.clear();
+      for (const Migrant& m : n.migrants) Immigrate(m, n.cell);
+      n.migrants.clear();
       for (BorderSay& say : n.says) heard_.push_back(std::move(say));
       n.says.clear();
     } else if (n.heard && tick_ - n.heard_at > config_.cells.ghost_timeout_ticks) {
@@ -230,7 +239,8 @@ void Zone::ApplyGhosts(ZoneTickOutput* out) {
     const Entity& e = entities_[slot];
     if (!e.is_ghost()) continue;
     const Neighbour& n = *NeighbourOf(e.ghost_of);
-    const bool listed_now = n.heard && n.heard_at == tick_ && e.ghost_seen == tick_;
+    // An emigrant of the last tick is listed by its new cell from that cell's next batch on.
+    const bool listed_now = n.heard && n.heard_at == tick_ && e.ghost_seen >= tick_;
     const bool kept_stale = n.heard && n.heard_at != tick_;  // no batch this tick: keep it
     if (!listed_now && !kept_stale) EraseSlot(static_cast<uint32_t>(slot));
   }
@@ -253,7 +263,12 @@ void Zone::ExportBorder(ZoneTickOutput* out) {
     for (const Said& s : said_) {
       if (s.cell == b.to_cell) b.says.push_back(s.say);
     }
+    b.migrants.clear();
+    for (const Emigrant& m : emigrants_) {
+      if (m.cell == b.to_cell) b.migrants.push_back(m.migrant);
+    }
   }
+  std::swap(dealt_, dealt_last_);
   dealt_.clear();
   said_.clear();
   if (neighbours_.empty()) return;
@@ -265,8 +280,12 @@ void Zone::ExportBorder(ZoneTickOutput* out) {
            area_.max.y - p.y > d;
   };
   for (const Entity& e : entities_) {
-    if (e.is_ghost() || deep_inside(e.position)) continue;
+    // This tick's emigrants too (ghost_seen ahead), to the cells other than their new one,
+    // which list them only from their next batch on: no leave and enter in between.
+    const bool emigrant = e.is_ghost() && e.ghost_seen > tick_;
+    if ((e.is_ghost() && !emigrant) || deep_inside(e.position)) continue;
     for (size_t i = 0; i < neighbours_.size(); ++i) {
+      if (emigrant && neighbours_[i].cell == e.ghost_of) continue;
       if (RectDistanceSq(e.position, neighbours_[i].bounds) <= d2) {
         out->border[i].ghosts.push_back(GhostOf(e));
       }

@@ -25,6 +25,9 @@ enum class EntityKind : uint8_t { kPlayer = 0, kMonster = 1 };
 
 inline constexpr size_t kMaxSkills = 4;  // skills per entity
 
+// What a monster is doing (Zone's AI: monster_ai.cc).
+enum class MonsterState : uint8_t { kIdle, kChase, kReturn };
+
 // ---- a player's lasting state ----
 
 // What it takes to put a player back exactly as they were (persistence, zone hand-off): where,
@@ -263,11 +266,28 @@ struct BorderSay {
   std::string text;  // chat text (the speaker's node checked it; the link checks it again)
 };
 
+// A real monster whose centre crossed into the receiving cell (farther than the zone's
+// cells.migration_margin past the sender's border) at the end of the sender's tick: the
+// receiver makes it real at its next tick, with the same id and state, and the sender keeps it
+// as a ghost (docs/seamless.md "Migration"). Timers are counted from the end of that tick, in
+// ticks, since the cells' tick counters differ.
+struct Migrant {
+  GhostState body;           // kind kMonster; never also one of the batch's ghosts
+  uint32_t spawn_group = 0;  // index into the zone's spawn groups: home and respawn area
+  MonsterState ai = MonsterState::kIdle;
+  EntityId target = kInvalidEntity;  // kChase: the player hunted (real or a ghost anywhere)
+  Vec2 home;                         // where it leashes back to (may be in another cell)
+  Vec2 wander_goal;
+  uint32_t think_in = 0;                        // ticks until its next aggro scan
+  uint32_t respawn_in = 0;                      // dead: ticks until it respawns
+  std::array<uint32_t, kMaxSkills> ready_in{};  // per skill: ticks until it may be used again
+};
+
 // Every real entity of cell `from_cell` within ghost_distance of cell `to_cell` at the end of the
 // sender's tick `tick`: the whole set, so a receiver replaces what it held of that cell (an
-// entity missing from the batch is no longer a ghost there), and the hits its entities dealt to
-// the receiver's. `epoch` tells one run of the sending node from the next (its ticks start
-// again from 1).
+// entity missing from the batch is no longer a ghost there), the hits its entities dealt to
+// the receiver's, and the monsters that crossed into the receiver's cell (`migrants`).
+// `epoch` tells one run of the sending node from the next (its ticks start again from 1).
 struct GhostBatch {
   uint32_t zone = 0;
   uint32_t from_cell = 0;
@@ -277,6 +297,7 @@ struct GhostBatch {
   std::vector<GhostState> ghosts;
   std::vector<RemoteHit> hits;
   std::vector<BorderSay> says;
+  std::vector<Migrant> migrants;
 };
 
 // At most this many ghosts in one batch: more is a broken or hostile sender.
@@ -290,11 +311,13 @@ enum class GhostVerdict : uint8_t {
                    // from a cell that does not touch this one
   kStale,          // not newer than the last batch taken from that cell (a replay, or late)
   kTooMany,        // more than kMaxGhostsPerBatch ghosts
-  kForeignId,      // an id the sending cell cannot hand out (cells.h: IdsOfCell), or twice;
-                   // a hit by an entity the batch does not list, or on one not of this cell
+  kForeignId,      // an id real in the receiving cell, or listed twice; a hit by an entity
+                   // the batch does not list; a say by one that is not a listed player
   kBadValue,       // NaN/inf, a position outside the zone or far from this cell, hp beyond
                    // max_hp, a radius out of range, a name too long, an unknown template; a
-                   // hit with a skill its attacker does not have, or not that skill's damage
+                   // hit with a skill its attacker does not have, or not that skill's damage;
+                   // a migrant outside the receiving cell, of a spawn group of another
+                   // monster, or with timers beyond its template's
   kCount
 };
 [[nodiscard]] constexpr const char* GhostVerdictName(GhostVerdict v) {

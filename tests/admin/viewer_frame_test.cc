@@ -135,7 +135,8 @@ TEST(ViewerFrame, TheNeighbouringCellsGhostsAreMarked) {
                          .tick = 1,
                          .ghosts = {},
                          .hits = {},
-                         .says = {}};
+                         .says = {},
+                         .migrants = {}};
   batch.ghosts.push_back({.id = eve,
                           .kind = zone::EntityKind::kPlayer,
                           .template_id = 0,

@@ -36,7 +36,8 @@ zone::GhostBatch EastBatch() {
                      .tick = 77,
                      .ghosts = {},
                      .hits = {},
-                     .says = {}};
+                     .says = {},
+                     .migrants = {}};
   b.ghosts.push_back({.id = MakeEntityId(3, 2),
                       .kind = zone::EntityKind::kPlayer,
                       .template_id = 0,
@@ -62,6 +63,25 @@ zone::GhostBatch EastBatch() {
   b.hits.push_back(
       {.attacker = MakeEntityId(3, 2), .target = MakeEntityId(4, 1), .skill = 1, .damage = 12});
   b.says.push_back({.speaker = MakeEntityId(3, 2), .text = "héllo across"});
+  b.migrants.push_back({.body = {.id = MakeEntityId(6, 3),
+                                 .kind = zone::EntityKind::kMonster,
+                                 .template_id = zone::testing::kWolf,
+                                 .position = {49.25f, 20},
+                                 .velocity = {-0.2f, 0},
+                                 .facing = 3,
+                                 .radius = 0.5f,
+                                 .hp = 18,
+                                 .max_hp = 30,
+                                 .alive = true,
+                                 .name = {}},
+                        .spawn_group = 1,
+                        .ai = zone::MonsterState::kChase,
+                        .target = MakeEntityId(3, 2),
+                        .home = {53, 20},
+                        .wander_goal = {54.5f, 21},
+                        .think_in = 4,
+                        .respawn_in = 0,
+                        .ready_in = {9, 0, 0, 1}});
   return b;
 }
 
@@ -105,6 +125,22 @@ void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
     EXPECT_EQ(a.says[i].speaker, b.says[i].speaker);
     EXPECT_EQ(a.says[i].text, b.says[i].text);
   }
+  ASSERT_EQ(a.migrants.size(), b.migrants.size());
+  for (size_t i = 0; i < a.migrants.size(); ++i) {
+    const zone::Migrant& x = a.migrants[i];
+    const zone::Migrant& y = b.migrants[i];
+    EXPECT_EQ(x.body.id, y.body.id);
+    EXPECT_EQ(x.body.position, y.body.position);
+    EXPECT_EQ(x.body.hp, y.body.hp);
+    EXPECT_EQ(x.spawn_group, y.spawn_group);
+    EXPECT_EQ(x.ai, y.ai);
+    EXPECT_EQ(x.target, y.target);
+    EXPECT_EQ(x.home, y.home);
+    EXPECT_EQ(x.wander_goal, y.wander_goal);
+    EXPECT_EQ(x.think_in, y.think_in);
+    EXPECT_EQ(x.respawn_in, y.respawn_in);
+    EXPECT_EQ(x.ready_in, y.ready_in);
+  }
 }
 
 TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
@@ -122,6 +158,7 @@ TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
   shorter.ghosts.pop_back();
   shorter.hits.clear();
   shorter.says.clear();
+  shorter.migrants.front().target = kInvalidEntity;  // a monster hunting no one
   EncodeGhostBatch(shorter, "east", 1, &scratch, &bytes);
   ASSERT_FALSE(DecodeGhostBatch(bytes, world, &got).has_value());
   ExpectSame(shorter, got);
@@ -166,6 +203,14 @@ TEST(GhostCodec, EachRefusalIsNamed) {
   EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "a control character";
   m.mutable_says(0)->set_text("\xc3");
   EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "a say not UTF-8";
+  ASSERT_TRUE(m.ParseFromString(Encoded(EastBatch(), "east", 1)));
+  m.mutable_migrants(0)->set_ai(static_cast<v1::MonsterAi>(9));
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "no such AI state";
+  m.mutable_migrants(0)->set_ai(v1::MONSTER_AI_IDLE);
+  m.mutable_migrants(0)->add_ready_in(0);
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "five skill slots";
+  m.mutable_migrants(0)->clear_body();
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "no body";
 }
 
 // What a node's runners would get: the batches, in order, on libnats' thread.

@@ -238,7 +238,18 @@ TEST_F(BrokenConfig, ACellsBlockSplitsAZone) {
   EXPECT_EQ(field.cells.ghost_distance, zone::MinGhostDistance(w, field)) << "the least, unset";
   EXPECT_GT(field.cells.ghost_distance, field.view_radius + field.view_hysteresis);
   EXPECT_EQ(field.cells.ghost_timeout_ticks, 30u);
+  EXPECT_EQ(field.cells.migration_margin, zone::kDefaultMigrationMargin);
   EXPECT_FALSE(w.FindZone(1)->cells.split()) << "the town is not split";
+}
+
+TEST_F(BrokenConfig, AMigrationMarginBeyondHalfTheGhostDistance) {
+  Edit("zones/field.yaml", "pvp: false",
+       "pvp: false\ncells: {columns: 2, rows: 1, nodes: [a, b], migration_margin: 5}");
+  ASSERT_EQ(Error(), "");
+  EXPECT_EQ(LoadWorldConfig((dir_ / "world.yaml").string()).FindZone(2)->cells.migration_margin,
+            5.0f);
+  Edit("zones/field.yaml", "migration_margin: 5", "migration_margin: 1000");
+  ExpectError("zones/field.yaml", "cells.migration_margin", "must be a number in 0..");
 }
 
 TEST_F(BrokenConfig, CellsThatAreNoQuadtreeNodes) {

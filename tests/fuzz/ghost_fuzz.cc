@@ -7,8 +7,9 @@
 //   - the link refuses the bytes or hands over a batch: no exception, no crash;
 //   - the zone takes the batch whole or refuses it whole: a refused batch leaves no ghost;
 //   - after ticks with a taken batch, every ghost stands inside the zone within ghost_distance
-//     of the cell, with 0 <= hp <= max_hp, and no real entity was replaced or moved out of its
-//     cell; the zone's player and entity counts add up.
+//     of the cell, with 0 <= hp <= max_hp; no real entity was replaced; every real one is within
+//     migration_margin of the cell (beyond, it is a migrant, a ghost here); the real entities
+//     are the zone's own plus at most the batch's migrants, and the player is still real.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -51,22 +52,24 @@ void Run(std::string_view bytes) {
   EntityId player = kInvalidEntity;
   Require(west.RestorePlayer({.zone = 1, .position = {49, 20}, .hp = 100}, &player, "Wes").ok());
   const size_t reals = west.zone(0).entities().size();
+  const size_t migrants = batch.migrants.size();
   const GhostVerdict verdict = west.TakeGhosts(batch);
   for (int t = 0; t < 2; ++t) west.Tick(std::span<const MoveInput>{}, {});
   const Zone& zone = west.zone(0);
   if (verdict != GhostVerdict::kTaken) Require(zone.ghost_count() == 0);
+  const float margin = zone.config().cells.migration_margin;
   size_t real = 0;
   for (const Entity& e : zone.entities()) {
     if (!e.is_ghost()) {
       ++real;
-      Require(zone.area().Contains(e.position));
+      Require(RectDistanceSq(e.position, zone.area()) <= margin * margin);
       continue;
     }
     Require(e.ghost_of == 1);
     Require(zone.config().bounds.Contains(e.position));
     Require(e.hp >= 0 && e.hp <= e.max_hp);
   }
-  Require(real == reals);
+  Require(real >= reals && real <= reals + (verdict == GhostVerdict::kTaken ? migrants : 0));
   Require(zone.player_count() == 1);
   Require(zone.Find(player) != nullptr && !zone.Find(player)->is_ghost());
 }

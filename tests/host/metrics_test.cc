@@ -254,6 +254,7 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_border_bytes_sent_total", "counter"},
       {"zs_border_bytes_received_total", "counter"},
       {"zs_border_silent_total", "counter"},
+      {"zs_migrations_total", "counter"},
       {"zs_border_batches_total", "counter"},
       {"zs_viewers", "gauge"},
       {"zs_viewer_frames_total", "counter"},

@@ -14,6 +14,7 @@
 #include "cluster.pb.h"
 #include "cluster/cluster_protocol.h"
 #include "cluster/nats_bus.h"
+#include "core/vec2.h"
 #include "integration/harness.h"
 #include "support/nats_server.h"
 #include "support/postgres_suite.h"
@@ -91,6 +92,7 @@ class SplitZone : public test::PostgresSuite {
     if (!ww || !we) return false;
     wes_id_ = ww->entity_id();
     eve_id_ = we->entity_id();
+    wes_at_ = {static_cast<float>(ww->x()) / 100, static_cast<float>(ww->y()) / 100};
     return AwaitEntered(*wes_, eve_id_, 10) && AwaitEntered(*eve_, wes_id_, 10);
   }
 
@@ -98,6 +100,29 @@ class SplitZone : public test::PostgresSuite {
   std::unique_ptr<ServerProcess> west_, east_;  // set by Meet
   std::unique_ptr<TestClient> wes_, eve_;
   uint32_t wes_id_ = 0, eve_id_ = 0;
+  Vec2 wes_at_;  // where Wes is, as his frames tell (WalkWes)
+
+  // Walks Wes to within a step of `to`, steering by the position his frames tell; every frame
+  // read goes to `seen`. False when he is not there in time.
+  bool WalkWes(Vec2 to, const std::function<void(const pb::ServerMessage&)>& seen) {
+    constexpr float kNear = 2.5f;  // one step at 40 m/s and 20 ticks a second, and a margin
+    const double end = NowS() + 20;
+    while (Length(to - wes_at_) > kNear && NowS() < end) {
+      const Vec2 d = to - wes_at_;
+      wes_->Move(d.x, d.y, ++wes_seq_);
+      const auto m = wes_->Read(0.5);
+      if (!m) continue;
+      seen(*m);
+      if (m->has_tick() && m->tick().has_self()) {
+        const pb::EntityUpdate& self = m->tick().self();
+        if (self.has_x()) wes_at_.x = static_cast<float>(self.x()) / 100;
+        if (self.has_y()) wes_at_.y = static_cast<float>(self.y()) / 100;
+      }
+    }
+    wes_->Move(0, 0, ++wes_seq_);
+    return Length(to - wes_at_) <= kNear;
+  }
+  uint32_t wes_seq_ = 100;
 };
 
 TEST_F(SplitZone, EachSideSeesTheOtherAcrossTheBorderWithTheirOwnIdsAndNames) {
@@ -282,6 +307,51 @@ TEST_F(SplitZone, ForgedAndReplayedBatchesAreRefusedAndCounted) {
         return false;
       },
       5));
+}
+
+// A wolf of the east chases Wes across the border: its node hands it to the west's (same id;
+// Wes is told of it once and never told it left), and when Wes runs beyond its leash it goes
+// home and migrates back. Both nodes count each migration, out and in.
+TEST_F(SplitZone, AMonsterChasingAcrossTheBorderMigratesAndComesBack) {
+  ASSERT_TRUE(Meet());
+  constexpr uint32_t kWolfTemplate = 2;
+  uint32_t wolf = 0;
+  int entered = 0, left = 0;
+  const auto watch = [&](const pb::ServerMessage& m) {
+    if (!m.has_tick()) return;
+    for (const auto& e : m.tick().entered()) {
+      if (e.template_id() == kWolfTemplate) {
+        wolf = e.id();
+        ++entered;
+      }
+    }
+    for (const uint32_t id : m.tick().left()) left += wolf != 0 && id == wolf ? 1 : 0;
+  };
+  const auto migrations = [](ServerProcess& node, const std::string& direction) {
+    const std::string page = node.HttpGet("/metrics");
+    const std::string key = "\nzs_migrations_total{direction=\"" + direction + "\"} ";
+    const size_t at = page.find(key);
+    return at == std::string::npos ? -1.0 : std::stod(page.substr(at + key.size()));
+  };
+  ASSERT_TRUE(WalkWes({122, 110}, watch)) << west_->Log();
+  const auto polled = [&](ServerProcess& node, const std::string& direction) {
+    return PollUntil(
+        *wes_, [&] { return migrations(node, direction) >= 1; }, 20);
+  };
+  EXPECT_TRUE(polled(*east_, "out")) << east_->Log();
+  EXPECT_TRUE(polled(*west_, "in")) << "the west took the wolf" << west_->Log();
+  ASSERT_NE(wolf, 0u) << "Wes saw the wolf";
+  EXPECT_EQ(wolf % 2, 1u) << "an id the east handed out, kept at the west";
+
+  ASSERT_TRUE(WalkWes({105, 110}, watch)) << "beyond its leash" << west_->Log();
+  EXPECT_TRUE(polled(*west_, "out")) << "the wolf went home" << west_->Log();
+  EXPECT_TRUE(polled(*east_, "in")) << east_->Log();
+  const double end = NowS() + 1;  // a second more of frames: nothing told twice
+  while (NowS() < end) {
+    if (const auto m = wes_->Read(0.1)) watch(*m);
+  }
+  EXPECT_EQ(entered, 1) << "told of the wolf once, whichever node held it";
+  EXPECT_EQ(left, 0) << "and never told it left";
 }
 
 }  // namespace

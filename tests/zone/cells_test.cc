@@ -5,6 +5,7 @@
 // go when their cell falls silent; a batch is checked whole.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -313,7 +314,7 @@ TEST(Cells, ABatchIsCheckedWholeAndARefusedOneChangesNothing) {
       {"for another cell", [](GhostBatch* b) { b->to_cell = 1; }, GhostVerdict::kNotANeighbour},
       {"from itself", [](GhostBatch* b) { b->from_cell = 0; }, GhostVerdict::kNotANeighbour},
       {"from no cell", [](GhostBatch* b) { b->from_cell = 7; }, GhostVerdict::kNotANeighbour},
-      {"an id of the west's range", [](GhostBatch* b) { b->ghosts[0].id = MakeEntityId(2, 0); },
+      {"an id real at the west", [](GhostBatch* b) { b->ghosts[0].id = MakeEntityId(2, 0); },
        GhostVerdict::kForeignId},
       {"an id twice", [](GhostBatch* b) { b->ghosts[1].id = b->ghosts[0].id; },
        GhostVerdict::kForeignId},
@@ -474,9 +475,9 @@ TEST(Cells, AHitIsCheckedWithItsBatch) {
   EXPECT_EQ(verdict([](GhostBatch* b, EntityId) { b->hits[0].attacker = MakeEntityId(9, 0); }),
             GhostVerdict::kForeignId)
       << "an attacker the batch does not list";
-  EXPECT_EQ(verdict([](GhostBatch* b, EntityId e) { b->hits[0].target = e; }),
+  EXPECT_EQ(verdict([](GhostBatch* b, EntityId) { b->hits[0].target = kInvalidEntity; }),
             GhostVerdict::kForeignId)
-      << "a target that is not the receiver's";
+      << "no target";
   EXPECT_EQ(verdict([](GhostBatch* b, EntityId) { b->hits[0].damage = 1000; }),
             GhostVerdict::kBadValue)
       << "more than the skill deals";
@@ -569,6 +570,222 @@ TEST(Cells, ASplitZoneRunWholeIsTheUnsplitZone) {
     return h.value();
   };
   EXPECT_EQ(run(split), run(plain));
+}
+
+// ---- migration ----
+
+// How many cells hold `id` as a real entity, plus the migrants of it handed over after the last
+// tick and not yet taken (the invariant: exactly one; between ticks the one may be in flight).
+int RealCopies(const Split& split, EntityId id) {
+  int n = 0;
+  for (const auto& c : split.cells) {
+    const Entity* e = c->zone().Find(id);
+    n += e != nullptr && !e->is_ghost() ? 1 : 0;
+    for (const GhostBatch& b : c->world.output(0).border) {
+      for (const Migrant& m : b.migrants) n += m.body.id == id ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+// Each viewer's enters and leaves of one entity, from its views alone.
+struct Sightings {
+  EntityId of;
+  std::map<uint32_t, int> entered, left;  // by viewer raw id
+  void Apply(const ZoneTickOutput& o) {
+    for (const PlayerView& v : o.views) {
+      for (const uint32_t slot : v.entered) entered[ToRaw(v.player)] += o.states[slot].id == of;
+      for (const EntityId id : v.left) left[ToRaw(v.player)] += id == of;
+    }
+  }
+};
+
+// A wolf of the east chases a player of the west across the border: at the tick its centre is
+// migration_margin past it, the west makes it real with its whole state (hp, AI, target, home,
+// cooldowns) and the east keeps it as a ghost; when its prey runs beyond its leash it goes home
+// and migrates back. It is real in exactly one cell at every tick, keeps its id, and no player
+// on either side sees it leave or enter again.
+TEST(Cells, AMonsterMigratesAcrossTheBorderWithItsStateAndBack) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns = {{.monster = testing::kWolf, .count = 1, .area = {{53, 20}, {53, 20}}}};
+  Split split(config);
+  const EntityId wes = Join(*split.cells[0], {46, 20}, "Wes");
+  const EntityId eve = Join(*split.cells[1], {51, 32}, "Eve");  // beyond its aggro radius
+  const EntityId wolf = split.cells[1]->zone().entities()[0].id;
+  const Zone& west = split.cells[0]->zone();
+  const Zone& east = split.cells[1]->zone();
+  Sightings seen{.of = wolf, .entered = {}, .left = {}};
+  const auto tick = [&](std::span<const MoveInput> moves = {}) {
+    split.Tick(moves);
+    for (const auto& c : split.cells) seen.Apply(c->world.output(0));
+    EXPECT_EQ(RealCopies(split, wolf), 1) << "real in exactly one cell at every tick";
+  };
+  int ticks = 0;
+  while ((west.Find(wolf) == nullptr || west.Find(wolf)->is_ghost()) && ticks++ < 200) tick();
+  ASSERT_LT(ticks, 200) << "the wolf never came to the west";
+  const Entity* w = west.Find(wolf);
+  ASSERT_NE(w, nullptr);
+  EXPECT_LT(w->position.x, 50.0f - config.zones[0].cells.migration_margin);
+  EXPECT_EQ(w->id, wolf) << "the same id";
+  EXPECT_EQ(w->monster().ai, MonsterState::kChase);
+  EXPECT_EQ(w->monster().target, wes);
+  EXPECT_EQ(w->monster().home, (Vec2{53, 20})) << "its home stays in the east";
+  EXPECT_EQ(east.Find(wolf)->ghost_of, 0u) << "the east shows it as the west's ghost";
+
+  int bites = 0;
+  for (int t = 0; t < 100 && bites == 0; ++t) {
+    tick();
+    bites += static_cast<int>(HitsOn(split.cells[0]->world.output(0), wolf, wes).size());
+  }
+  EXPECT_GT(bites, 0) << "it bites Wes as a real monster of the west now";
+  const uint64_t ready = west.Find(wolf)->ready_tick[0];
+  EXPECT_GT(ready, split.cells[0]->world.tick()) << "its bite is cooling down";
+
+  // Wes runs west, beyond the wolf's leash: it gives up, goes home and migrates back.
+  const MoveInput flee{.entity = wes, .seq = 1, .direction = {-1, 0}};
+  ticks = 0;
+  while ((east.Find(wolf) == nullptr || east.Find(wolf)->is_ghost()) && ticks++ < 400) {
+    tick({&flee, 1});
+  }
+  ASSERT_LT(ticks, 400) << "the wolf never went home";
+  for (int t = 0; t < 100 && east.Find(wolf)->monster().ai != MonsterState::kIdle; ++t) tick();
+  EXPECT_FALSE(east.Find(wolf)->is_ghost());
+  EXPECT_EQ(east.Find(wolf)->monster().ai, MonsterState::kIdle) << "home again";
+  EXPECT_LE(Length(east.Find(wolf)->position - Vec2{53, 20}), 0.5f);
+  EXPECT_EQ(seen.entered[ToRaw(eve)], 1) << "Eve saw it enter once, and never leave";
+  EXPECT_EQ(seen.left[ToRaw(eve)], 0);
+  EXPECT_EQ(seen.entered[ToRaw(wes)], 1) << "Wes too, until it went out of his sight";
+}
+
+// Swings at a monster in the very tick it migrates toward the swinger: its old owner could not
+// apply them (it had let the monster go), so the swinger's cell applies them as it takes the
+// monster. Whatever the timing, the monster dies of exactly as many swings as in one process.
+TEST(Cells, SwingsAtAMigratingMonsterAreAppliedOnce) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns = {{.monster = testing::kWolf, .count = 1, .area = {{53, 20}, {53, 20}}}};
+  bool swung_as_it_crossed = false;
+  for (uint32_t offset = 0; offset < 10; ++offset) {
+    Split split(config);
+    const EntityId wes = Join(*split.cells[0], {46, 20}, "Wes");
+    const EntityId wolf = split.cells[1]->zone().entities()[0].id;
+    int kills = 0, landed = 0;
+    uint32_t seq = 1;
+    for (uint32_t t = 0; t < 300 && kills == 0; ++t) {
+      std::vector<SkillInput> swings;
+      if (t >= offset) {
+        swings.push_back(
+            {.entity = wes, .seq = seq++, .skill = testing::kSword, .facing = 0, .target = {}});
+      }
+      const bool was_ghost = split.cells[0]->zone().Find(wolf) != nullptr &&
+                             split.cells[0]->zone().Find(wolf)->is_ghost();
+      split.Tick({}, {}, swings);
+      const std::vector<HitTarget> west = HitsOn(split.cells[0]->world.output(0), wes, wolf);
+      const std::vector<HitTarget> east = HitsOn(split.cells[1]->world.output(0), wes, wolf);
+      const bool crossed = !split.cells[1]->world.output(0).border.at(0).migrants.empty();
+      if (was_ghost && crossed && !west.empty()) swung_as_it_crossed = true;
+      for (const HitTarget& h : west) kills += h.killed ? 1 : 0;
+      for (const HitTarget& h : east) kills += h.killed ? 1 : 0;
+      // A swing of this tick that hit (the kill of a migrant hit last tick is told the tick
+      // after its swing, when the sword is cooling down).
+      const bool swung =
+          std::any_of(split.cells[0]->world.output(0).results.begin(),
+                      split.cells[0]->world.output(0).results.end(), [&](const InputResult& r) {
+                        return r.kind == InputKind::kSkill && r.outcome == Outcome::kAccepted;
+                      });
+      landed += swung && !west.empty() ? 1 : 0;
+      EXPECT_EQ(RealCopies(split, wolf), 1);
+    }
+    EXPECT_EQ(kills, 1) << "offset " << offset;
+    EXPECT_EQ(landed, 3) << "30 hp, 12 a swing: the third kills, offset " << offset;
+  }
+  EXPECT_TRUE(swung_as_it_crossed) << "some run swung in the tick of the migration";
+}
+
+// A migrant is checked with its batch: it must be a monster of one of the zone's groups, in the
+// receiving cell, not real there already, with the timers its template allows.
+TEST(Cells, AMigrantIsCheckedWithItsBatch) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns.push_back(
+      {.monster = testing::kWolf, .count = 1, .area = {{53, 20}, {53, 20}}, .respawn_ticks = 40});
+  Split split(config);
+  split.cells[1]->world.Tick(std::span<const MoveInput>{}, {});
+  GhostBatch good = split.cells[1]->world.output(0).border.at(0);
+  const Entity* wolf = nullptr;
+  for (const Entity& e : split.cells[1]->zone().entities()) {
+    if (e.template_id == testing::kWolf) wolf = &e;
+  }
+  ASSERT_NE(wolf, nullptr);
+  std::erase_if(good.ghosts, [&](const GhostState& g) { return g.id == wolf->id; });
+  good.migrants.push_back({.body = {.id = wolf->id,
+                                    .kind = EntityKind::kMonster,
+                                    .template_id = testing::kWolf,
+                                    .position = {47.5f, 20},
+                                    .velocity = {-0.2f, 0},
+                                    .facing = kPi,
+                                    .radius = 0.5f,
+                                    .hp = 18,
+                                    .max_hp = 30,
+                                    .alive = true,
+                                    .name = {}},
+                           .spawn_group = 2,
+                           .ai = MonsterState::kChase,
+                           .target = MakeEntityId(40, 0),
+                           .home = {53, 20},
+                           .wander_goal = {53, 20},
+                           .think_in = 3,
+                           .respawn_in = 0,
+                           .ready_in = {7, 0, 0, 0}});
+  const BadBatch cases[] = {
+      {"real at the west", [](GhostBatch* b) { b->migrants[0].body.id = MakeEntityId(2, 0); },
+       GhostVerdict::kForeignId},
+      {"also a ghost", [](GhostBatch* b) { b->ghosts.push_back(b->migrants[0].body); },
+       GhostVerdict::kForeignId},
+      {"still in the east", [](GhostBatch* b) { b->migrants[0].body.position.x = 50.5f; },
+       GhostVerdict::kBadValue},
+      {"a player", [](GhostBatch* b) { b->migrants[0].body.kind = EntityKind::kPlayer; },
+       GhostVerdict::kBadValue},
+      {"a group of dummies", [](GhostBatch* b) { b->migrants[0].spawn_group = 0; },
+       GhostVerdict::kBadValue},
+      {"no such group", [](GhostBatch* b) { b->migrants[0].spawn_group = 9; },
+       GhostVerdict::kBadValue},
+      {"a cooldown longer than its bite's", [](GhostBatch* b) { b->migrants[0].ready_in[0] = 21; },
+       GhostVerdict::kBadValue},
+      {"alive with a respawn timer", [](GhostBatch* b) { b->migrants[0].respawn_in = 5; },
+       GhostVerdict::kBadValue},
+      {"no AI state", [](GhostBatch* b) { b->migrants[0].ai = static_cast<MonsterState>(7); },
+       GhostVerdict::kBadValue},
+      {"a home outside the zone",
+       [](GhostBatch* b) {
+         b->migrants[0].home = {200, 20};
+       },
+       GhostVerdict::kBadValue},
+      {"more hp than a wolf has",
+       [](GhostBatch* b) {
+         b->migrants[0].body.max_hp = 300;
+         b->migrants[0].body.hp = 300;
+       },
+       GhostVerdict::kBadValue},
+  };
+  World& west = split.cells[0]->world;
+  for (const BadBatch& c : cases) {
+    GhostBatch b = good;
+    c.spoil(&b);
+    EXPECT_EQ(west.TakeGhosts(b), c.verdict) << c.what;
+  }
+  west.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_EQ(west.zone(0).Find(wolf->id), nullptr) << "nothing of a refused migrant was applied";
+  ASSERT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
+  west.Tick(std::span<const MoveInput>{}, {});
+  const Entity* taken = west.zone(0).Find(wolf->id);
+  ASSERT_NE(taken, nullptr);
+  EXPECT_FALSE(taken->is_ghost());
+  EXPECT_EQ(taken->hp, 18);
+  EXPECT_EQ(taken->monster().ai, MonsterState::kReturn) << "its prey is nowhere here: home";
+  EXPECT_EQ(taken->monster().home, (Vec2{53, 20}));
+  EXPECT_EQ(taken->ready_tick[0], west.tick() - 1 + 7) << "7 ticks after the sender's tick";
+  GhostBatch again = good;
+  again.tick += 1;
+  EXPECT_EQ(west.TakeGhosts(again), GhostVerdict::kForeignId) << "never a second real copy";
 }
 
 }  // namespace
