@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -16,24 +17,6 @@
 namespace zs::admin {
 
 namespace {
-
-// A JSON string literal (zone names come from config files; escaped all the same).
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 // The ids of the zones of `world` that are (`in` true) or are not in `hosted` (empty: all of
 // them), in the world's order.
@@ -51,12 +34,13 @@ std::vector<uint32_t> ZoneIds(const zone::WorldConfig& world, std::span<const ui
 }  // namespace
 
 ViewerHub::ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world,
-                     host::Metrics* metrics, Options options, std::span<const uint32_t> hosted)
+                     host::Metrics* metrics, Options options, std::span<const uint32_t> hosted,
+                     std::span<const zone::HostedCell> cells)
     : io_(io),
       zone_ids_(ZoneIds(world, hosted, true)),
       elsewhere_(ZoneIds(world, hosted, false)),
       interval_ticks_(FrameIntervalTicks(options.frame_interval_seconds, world.tick_rate)),
-      hello_(Hello(world, zone_ids_, interval_ticks_)),
+      hello_(Hello(world, zone_ids_, cells, interval_ticks_)),
       metrics_(metrics),
       options_(options) {
   if (zone_ids_.empty()) {  // a viewer's zone index must point at a zone
@@ -73,25 +57,30 @@ uint64_t ViewerHub::FrameIntervalTicks(double frame_interval_seconds, uint32_t t
 }
 
 std::string ViewerHub::Hello(const zone::WorldConfig& world, const std::vector<uint32_t>& zone_ids,
-                             uint64_t interval_ticks) {
-  // Appended, not "..." + std::string: GCC 12 at -O3 takes that for an overlapping memcpy
-  // (-Wrestrict, GCC bug 105651) once inlined here.
-  std::string zones;
+                             std::span<const zone::HostedCell> cells, uint64_t interval_ticks) {
+  nlohmann::ordered_json zones = nlohmann::ordered_json::array();
   for (const zone::ZoneConfig& z : world.zones) {
     if (std::find(zone_ids.begin(), zone_ids.end(), z.id) == zone_ids.end()) continue;
-    char bounds[128];
-    std::snprintf(bounds, sizeof bounds, "[%g,%g,%g,%g]", z.bounds.min.x, z.bounds.min.y,
-                  z.bounds.max.x, z.bounds.max.y);
-    zones.append(zones.empty() ? "" : ",").append("{\"id\":").append(std::to_string(z.id));
-    zones.append(",\"name\":").append(JsonString(z.name)).append(",\"bounds\":");
-    zones.append(bounds).append("}");
+    nlohmann::ordered_json zone = {
+        {"id", z.id},
+        {"name", z.name},
+        {"bounds", {z.bounds.min.x, z.bounds.min.y, z.bounds.max.x, z.bounds.max.y}}};
+    if (z.cells.split()) {
+      zone["cells"] = {
+          {"columns", z.cells.columns}, {"rows", z.cells.rows}, {"nodes", z.cells.nodes}};
+      for (const zone::HostedCell& c : cells) {
+        if (c.zone_id == z.id) zone["cells"]["own"] = c.cell;
+      }
+    }
+    zones.push_back(std::move(zone));
   }
-  char rates[96];
-  std::snprintf(rates, sizeof rates, "\"tick_rate\":%u,\"frame_hz\":%g", world.tick_rate,
-                static_cast<double>(world.tick_rate) / static_cast<double>(interval_ticks));
-  std::string hello = "{\"type\":\"hello\",";
-  hello.append(rates).append(",\"zones\":[").append(zones).append("]}");
-  return hello;
+  const nlohmann::ordered_json hello = {
+      {"type", "hello"},
+      {"tick_rate", world.tick_rate},
+      {"frame_hz", static_cast<double>(world.tick_rate) / static_cast<double>(interval_ticks)},
+      {"zones", std::move(zones)}};
+  // Names come from config files: replaced, never thrown on, if not UTF-8.
+  return hello.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 bool ViewerHub::TryAdmit(boost::beast::tcp_stream& stream,

@@ -66,9 +66,11 @@ class ViewerHub {
 
   // `hosted`: the ids of the zones this process ticks (its runners'; empty: every zone of
   // `world`). Only those are offered to viewers. Throws std::invalid_argument when none of them
-  // is a zone of `world`.
+  // is a zone of `world`. `cells`: the cell this process simulates of each split zone it hosts
+  // (none: it hosts them whole), told to the viewers so they draw the cells' borders.
   ViewerHub(boost::asio::io_context& io, const zone::WorldConfig& world, host::Metrics* metrics,
-            Options options, std::span<const uint32_t> hosted = {});
+            Options options, std::span<const uint32_t> hosted = {},
+            std::span<const zone::HostedCell> cells = {});
   ~ViewerHub();
   ViewerHub(const ViewerHub&) = delete;
   ViewerHub& operator=(const ViewerHub&) = delete;
@@ -109,9 +111,11 @@ class ViewerHub {
 
   const char* OnCommand(uint64_t id, const ViewerCommand& c);
   void OnClosed(uint64_t id);
-  // The hello message: the zones of `world` in `zone_ids`, the tick rate and the frame rate.
+  // The hello message (JSON): the zones of `world` in `zone_ids` (id, name, bounds and, for a
+  // split zone, its cells: columns, rows, each cell's node, and the one simulated here when
+  // `cells` names one), the tick rate and the frame rate.
   static std::string Hello(const zone::WorldConfig& world, const std::vector<uint32_t>& zone_ids,
-                           uint64_t interval_ticks);
+                           std::span<const zone::HostedCell> cells, uint64_t interval_ticks);
   // Fills `watch` (by the hub's zone index) from the viewers' choices.
   void CopyWatches(std::vector<Watch>* watch);
   void Broadcast(size_t zone, const std::shared_ptr<const ViewerSnapshot>& snapshot);

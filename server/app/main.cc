@@ -432,7 +432,7 @@ int main(int argc, char** argv) {
   zs::admin::ViewerHub viewers(
       io, world_config, &metrics,
       {.max_viewers = config.admin_max_viewers, .stall_seconds = config.admin_viewer_stall_s},
-      hosted_ids);
+      hosted_ids, zs::app::SplitOf(hosted, world_config).cells);
   zs::admin::WebAssets web_assets;
   EnableViewer(config, &viewers, &web_assets, &admin);
   std::vector<std::unique_ptr<zs::host::TickObserver>> viewer_taps;  // one per runner

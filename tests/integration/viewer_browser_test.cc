@@ -225,5 +225,32 @@ TEST(ViewerBrowser, PageDrawsTheLiveZone) {
   ::waitpid(bots, nullptr, 0);
 }
 
+// A zone split into cells (docs/seamless.md), hosted whole by one server: the page draws the
+// cells' border, a dashed amber line down the middle of the field, and names each cell's node.
+TEST(ViewerBrowser, PageDrawsTheCellsOfASplitZone) {
+  ServerProcess server("  idle_timeout_seconds: 60\n", "", ZS_CELLS_WORLD);
+  HeadlessChromium browser("http://127.0.0.1:" + std::to_string(server.admin_port()) +
+                           "/viewer?zone=3");
+  ASSERT_TRUE(browser.ok()) << browser.error();
+  ASSERT_TRUE(PageBecomes(browser, "state.frame !== null && state.zones[0].cells !== undefined",
+                          kUnderTsan ? 60 : 20));
+  EXPECT_EQ(browser.Evaluate("JSON.stringify(state.zones[0].cells)"),
+            R"({"columns":2,"rows":1,"nodes":["west","east"]})")
+      << "hosted whole: no cell of its own";
+  // Amber pixels along x = 128 m (the border), between the field's edges on screen.
+  EXPECT_EQ(browser.Evaluate(R"((() => {
+      draw();
+      const x = Math.round(sx(128));
+      const top = Math.max(0, Math.round(sy(128))), bottom = Math.min(canvas.height, sy(0));
+      let amber = 0;
+      for (let y = top; y < bottom; ++y) {
+        const d = ctx.getImageData(x, y, 1, 1).data;
+        if (d[0] > 160 && d[1] > 110 && d[1] < 200 && d[2] < 120) ++amber;
+      }
+      return amber > 20; })())"),
+            true);
+  EXPECT_EQ(browser.Evaluate("window.viewerErrors"), 0);
+}
+
 }  // namespace
 }  // namespace zs::integration

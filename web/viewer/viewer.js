@@ -290,6 +290,7 @@ function draw() {
   if (!f) return;
   drawBounds(f.bounds);
   drawNodes(f.nodes);
+  drawCells(f.bounds);
   if ($('heat').checked) drawHeat(f);
   const sel = f.selections.find((s) => s.entity === state.selected);
   drawSelection(sel);
@@ -305,6 +306,36 @@ function drawBounds(b) {
   ctx.lineWidth = 2;
   ctx.strokeRect(sx(b.minX), sy(b.maxY), (b.maxX - b.minX) * state.view.scale,
                  (b.maxY - b.minY) * state.view.scale);
+}
+
+// A split zone (docs/seamless.md): each cell's border, its node's name, and the cells simulated
+// by other nodes shaded (what this node shows there are ghosts).
+function drawCells(b) {
+  const z = state.zones.find((zz) => zz.id === state.zoneId);
+  const cells = z && z.cells;
+  if (!cells) return;
+  const w = (b.maxX - b.minX) / cells.columns, h = (b.maxY - b.minY) / cells.rows;
+  ctx.font = '12px sans-serif';
+  for (let row = 0; row < cells.rows; ++row) {
+    for (let col = 0; col < cells.columns; ++col) {
+      const index = row * cells.columns + col;
+      const x0 = b.minX + col * w, y1 = b.minY + (row + 1) * h;
+      const px = sx(x0), py = sy(y1), pw = w * state.view.scale, ph = h * state.view.scale;
+      const own = cells.own === index;
+      if (cells.own !== undefined && !own) {
+        ctx.fillStyle = 'rgba(0, 0, 0, 0.25)';
+        ctx.fillRect(px, py, pw, ph);
+      }
+      ctx.strokeStyle = '#d9a441';
+      ctx.lineWidth = 1.5;
+      ctx.setLineDash([8, 4]);
+      ctx.strokeRect(px, py, pw, ph);
+      ctx.setLineDash([]);
+      ctx.fillStyle = '#d9a441';
+      ctx.fillText(`cell ${index}: ${cells.nodes[index]}${own ? ' (this node)' : ''}`, px + 6,
+                   py + 16);
+    }
+  }
 }
 
 function drawNodes(nodes) {
