@@ -354,5 +354,46 @@ TEST_F(SplitZone, AMonsterChasingAcrossTheBorderMigratesAndComesBack) {
   EXPECT_EQ(left, 0) << "and never told it left";
 }
 
+// NATS down for a few seconds (longer than the directory's ttl), then back on the same port:
+// each node keeps ticking its own cell (its client's frames keep coming), the other side's
+// ghosts go after the timeout, and once NATS is back the batches flow again and each side sees
+// the other as before, same ids.
+TEST_F(SplitZone, NatsDownForAFewSecondsThenEverythingResumes) {
+  ASSERT_TRUE(Meet());
+  nats_.Kill();
+  uint64_t first = 0, last = 0;
+  const auto ticks = [&](const pb::ServerMessage& m) {
+    if (!m.has_tick()) return;
+    if (first == 0) first = m.tick().tick();
+    last = m.tick().tick();
+  };
+  const bool gone = wes_->ReadUntil(
+                            [&](const pb::ServerMessage& m) {
+                              ticks(m);
+                              if (!m.has_tick()) return false;
+                              for (const uint32_t id : m.tick().left()) {
+                                if (id == eve_id_) return true;
+                              }
+                              return false;
+                            },
+                            10)
+                        .has_value();
+  EXPECT_TRUE(gone) << "Eve's ghost dropped once the east fell silent" << west_->Log();
+  const double down_until = NowS() + 3;  // longer than the directory's ttl (3 s) in all
+  while (NowS() < down_until) {
+    if (const auto m = wes_->Read(0.1)) ticks(*m);
+  }
+  EXPECT_GE(last - first, 60u) << "the west ticked on meanwhile (20 ticks/s)";
+  nats_.Start();
+  EXPECT_TRUE(AwaitEntered(*wes_, eve_id_, 30)) << "Eve seen again, by her own id" << west_->Log();
+  EXPECT_TRUE(AwaitEntered(*eve_, wes_id_, 30)) << east_->Log();
+  EXPECT_TRUE(PollUntil(
+      *wes_, [&] { return west_->Log().find("NATS is back; refreshing") != std::string::npos; },
+      10))
+      << "the west claimed its cell again" << west_->Log();
+  EXPECT_FALSE(west_->Wait(0).has_value()) << "both nodes still run";
+  EXPECT_FALSE(east_->Wait(0).has_value());
+}
+
 }  // namespace
 }  // namespace zs::integration
