@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -786,6 +788,201 @@ TEST(Cells, AMigrantIsCheckedWithItsBatch) {
   GhostBatch again = good;
   again.tick += 1;
   EXPECT_EQ(west.TakeGhosts(again), GhostVerdict::kForeignId) << "never a second real copy";
+}
+
+// ---- the oracle: one process against two cells ----
+
+// What one tick showed, keyed by the ids both runs share: each player's known set, each hit
+// event (attacker, skill, targets with damage), each entity's position and hp.
+struct Seen {
+  std::map<uint32_t, std::set<uint32_t>> known;  // by viewer raw id
+  // (attacker, skill, target, damage), one per target of each event
+  std::multiset<std::tuple<uint32_t, uint32_t, uint32_t, int32_t>> hits;
+  std::map<uint32_t, std::pair<Vec2, int32_t>> body;  // real entities: position, hp
+};
+
+void Record(const Zone& zone, const ZoneTickOutput& o, Seen* seen, bool attacker_side) {
+  for (const HitEvent& ev : o.events) {
+    const Entity* attacker = zone.Find(ev.attacker);
+    // A split cell tells a hit twice: where its attacker is real (the swing) and, a tick later,
+    // where its target is (the damage applied). The oracle compares the swing.
+    const bool swing = attacker != nullptr && !attacker->is_ghost();
+    if (swing != attacker_side) continue;
+    for (uint32_t t = 0; t < ev.num_targets; ++t) {
+      const HitTarget& h = o.targets[ev.first_target + t];
+      seen->hits.emplace(ToRaw(ev.attacker), ev.skill, ToRaw(h.target), h.damage);
+    }
+  }
+  for (const Entity& e : zone.entities()) {
+    if (!e.is_ghost()) seen->body[ToRaw(e.id)] = {e.position, e.hp};
+  }
+}
+
+// Hands out, call by call, the id that the cell named next in `order` would hand out, so one
+// process running the zone whole gives every entity the id the cells give it.
+class AsTheCellsWould : public IdSource {
+ public:
+  AsTheCellsWould(const CellLayout& layout, std::vector<uint32_t> order)
+      : order_(std::move(order)) {
+    for (uint32_t c = 0; c < layout.count(); ++c) cells_.emplace_back(IdsOfCell(layout, c));
+  }
+  EntityId Allocate() override { return cells_.at(order_.at(next_++)).Allocate(); }
+  void Free(EntityId /*id*/) override {}
+
+ private:
+  std::vector<uint32_t> order_;
+  size_t next_ = 0;
+  std::vector<EntityIdAllocator> cells_;
+};
+
+// `a` and `b` without what they share.
+std::set<uint32_t> Differ(const std::set<uint32_t>& a, const std::set<uint32_t>& b) {
+  std::set<uint32_t> out;
+  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(),
+                                std::inserter(out, out.end()));
+  return out;
+}
+
+// The same seeded scenario in one process (the zone whole) and in two cells (a World each,
+// batches handed over after every tick): players standing on both sides of the border and
+// swinging across it (sword, thrust, whirl), wolves chasing a player across it and migrating.
+// Nothing dies (hp in the thousands), so a one-tick lag cannot cascade. What may differ, and
+// only this (docs/seamless.md):
+//   - a hit across the border lands on its target's hp one tick later (its owner applies it at
+//     its next tick); everything else of a hit (attacker, targets, damage, tick) is the same;
+//   - a player learns of an entity real in the other cell one tick late (its ghost is one tick
+//     old): an entity the one process entered or dropped at tick t may be entered or dropped at
+//     t + 1 instead.
+// Everything else is asserted equal tick by tick: every entity's position, every player's known
+// set, every hit list.
+TEST(Cells, OneProcessAndTwoCellsTellTheSameStory) {
+  WorldConfig config = SplitWorld();
+  for (MonsterTemplate& m : config.monsters) {
+    m.max_hp = 5000;
+    if (m.id == testing::kWolf) m.aggro_radius = 12;
+  }
+  const auto at = [](Vec2 p) { return Aabb{p, p}; };
+  config.zones[0].spawns = {
+      {.monster = testing::kDummy, .count = 1, .area = at({50.8f, 30})},
+      {.monster = testing::kDummy, .count = 1, .area = at({49.2f, 40})},
+      {.monster = testing::kWolf, .count = 1, .area = at({56, 60})},
+      {.monster = testing::kWolf, .count = 1, .area = at({44, 60})},
+  };
+  Split split(config);
+  struct Player {
+    const char* name;
+    uint32_t cell;
+    Vec2 at;
+    uint32_t skill;  // 0: stands only
+    float facing;
+  };
+  const Player players[] = {{"Eve", 1, {51, 40}, testing::kThrust, kPi},  // at the west's dummy
+                            {"Wes", 0, {49, 30}, testing::kSword, 0},     // at the east's
+                            {"Eva", 1, {60, 45}, 0, 0},
+                            {"Wil", 0, {46, 61}, testing::kWhirl, 0}};  // the wolves' prey
+  // The one process hands out the ids the cells would: the monsters', group by group, then the
+  // players' as they join.
+  std::vector<uint32_t> order;
+  for (const SpawnGroup& g : config.zones[0].spawns) {
+    order.push_back(CellAt(config.zones[0].bounds, config.zones[0].cells, g.area.min));
+  }
+  for (const Player& p : players) order.push_back(p.cell);
+  AsTheCellsWould same_ids(config.zones[0].cells, order);
+  World whole(config, {}, &same_ids);
+  std::vector<EntityId> ids;
+  for (const Player& p : players) {
+    EntityId one = kInvalidEntity;
+    ASSERT_TRUE(
+        whole.RestorePlayer({.zone = kZone, .position = p.at, .hp = 100}, &one, p.name).ok());
+    const EntityId two = Join(*split.cells[p.cell], p.at, p.name);
+    ASSERT_EQ(one, two) << p.name << ": the same id in both runs";
+    ids.push_back(one);
+  }
+  for (const Entity& e : whole.zone(0).entities()) {
+    ASSERT_EQ(RealCopies(split, e.id), 1) << "every id the same in both runs";
+  }
+
+  Known known_one, known_two;
+  std::multiset<std::tuple<uint32_t, uint32_t, uint32_t, int32_t>> owed;  // cross-border, last
+  int cross_border_hits = 0, migrations = 0, lagged = 0;
+  for (uint32_t tick = 1; tick <= 240; ++tick) {
+    std::vector<SkillInput> swings;
+    for (size_t i = 0; i < std::size(players); ++i) {
+      if (players[i].skill != 0 && tick > 2) {  // from the first tick with ghosts on both sides
+        swings.push_back({.entity = ids[i],
+                          .seq = tick,
+                          .skill = players[i].skill,
+                          .facing = players[i].facing,
+                          .target = {}});
+      }
+    }
+    // Who is real where as this tick starts (a migrant in flight lands at its new cell).
+    std::map<uint32_t, uint32_t> owner;
+    for (uint32_t c = 0; c < 2; ++c) {
+      for (const Entity& e : split.cells[c]->zone().entities()) {
+        if (!e.is_ghost()) owner[ToRaw(e.id)] = c;
+      }
+      for (const GhostBatch& b : split.cells[c]->world.output(0).border) {
+        for (const Migrant& m : b.migrants) owner[ToRaw(m.body.id)] = b.to_cell;
+      }
+    }
+    const std::map<uint32_t, std::set<uint32_t>> before = known_one.of;
+    whole.Tick(std::span<const MoveInput>{}, swings);
+    split.Tick({}, {}, swings);
+    Seen one, two, applied;
+    known_one.Apply(whole.output(0));
+    Record(whole.zone(0), whole.output(0), &one, true);
+    for (const auto& c : split.cells) {
+      known_two.Apply(c->world.output(0));
+      Record(c->zone(), c->world.output(0), &two, true);
+      Record(c->zone(), c->world.output(0), &applied, false);
+      for (const GhostBatch& b : c->world.output(0).border) {
+        migrations += static_cast<int>(b.migrants.size());
+        for (const Migrant& m : b.migrants) {  // in flight: its state as it left
+          two.body[ToRaw(m.body.id)] = {m.body.position, m.body.hp};
+        }
+      }
+    }
+    for (size_t i = 0; i < std::size(players); ++i) {
+      const uint32_t v = ToRaw(ids[i]);
+      const std::set<uint32_t> news =
+          Differ(known_one.of[v], before.count(v) > 0 ? before.at(v) : std::set<uint32_t>{});
+      for (const uint32_t e : Differ(known_one.of[v], known_two.of[v])) {
+        const auto real_in = [&](uint32_t cell) {
+          const Entity* x = split.cells[cell]->zone().Find(static_cast<EntityId>(e));
+          return x != nullptr && !x->is_ghost();
+        };
+        const bool other_side =
+            (owner.count(e) > 0 && owner.at(e) != players[i].cell) || !real_in(players[i].cell);
+        EXPECT_TRUE(other_side && news.count(e) > 0)
+            << players[i].name << " knows entity " << e << " differently at tick " << tick
+            << ": only an entity of the other cell, entered or dropped this tick, may be late";
+        ++lagged;
+      }
+    }
+    ASSERT_EQ(two.hits, one.hits) << "the same swings hit the same targets, tick " << tick;
+    EXPECT_EQ(applied.hits, owed) << "last tick's hits across the border, applied by their "
+                                     "targets' owners now, tick "
+                                  << tick;
+    owed.clear();
+    std::map<uint32_t, int32_t> lag;  // damage across the border this tick, by target
+    for (const auto& [attacker, skill, target, damage] : one.hits) {
+      if (owner.at(attacker) != owner.at(target)) {
+        owed.emplace(attacker, skill, target, damage);
+        lag[target] += damage;
+        ++cross_border_hits;
+      }
+    }
+    ASSERT_EQ(two.body.size(), one.body.size()) << "every entity real in exactly one cell";
+    for (const auto& [id, b] : one.body) {
+      EXPECT_EQ(two.body.at(id).first, b.first) << "the same position, entity " << id;
+      EXPECT_EQ(two.body.at(id).second, b.second + lag[id])
+          << "the same hp but for damage across the border, entity " << id << " tick " << tick;
+    }
+  }
+  EXPECT_GT(cross_border_hits, 20) << "swords, thrusts, whirls and bites across the border";
+  EXPECT_GE(migrations, 1) << "a wolf chased Wil across the border";
+  EXPECT_LT(lagged, 20) << "a tick late now and then, never more";
 }
 
 }  // namespace
