@@ -98,6 +98,24 @@ void ToProto(const zone::Migrant& m, v1::Migrant* out) {
   out->set_respawn_in(m.respawn_in);
   out->clear_ready_in();
   for (const uint32_t ticks : m.ready_in) out->add_ready_in(ticks);
+  if (m.body.kind != zone::EntityKind::kPlayer) {
+    out->clear_player();
+    return;
+  }
+  const zone::PlayerMigrant& p = m.player;
+  v1::PlayerMigrant* q = out->mutable_player();
+  q->set_move_x(p.move_direction.x);
+  q->set_move_y(p.move_direction.y);
+  q->set_last_input_seq(p.last_input_seq);
+  q->set_input_seq_seen(p.input_seq_seen);
+  q->set_view_radius(p.view_radius);
+  q->set_last_target(ToRaw(p.last_target));
+  q->clear_known();
+  for (const EntityId id : p.known) q->add_known(ToRaw(id));
+  q->set_home(p.client.home);
+  q->set_session(p.client.session);
+  q->set_account(p.client.account);
+  q->set_last_frame_tick(p.client.last_frame_tick);
 }
 
 bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
@@ -112,6 +130,23 @@ bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
   out->respawn_in = m.respawn_in();
   out->ready_in = {};
   for (int i = 0; i < m.ready_in_size(); ++i) out->ready_in[static_cast<size_t>(i)] = m.ready_in(i);
+  out->player = {};
+  if (out->body.kind != zone::EntityKind::kPlayer) return !m.has_player();
+  if (!m.has_player() || static_cast<size_t>(m.player().known_size()) > zone::kMaxGhostsPerBatch) {
+    return false;
+  }
+  const v1::PlayerMigrant& p = m.player();
+  out->player.move_direction = {p.move_x(), p.move_y()};
+  out->player.last_input_seq = p.last_input_seq();
+  out->player.input_seq_seen = p.input_seq_seen();
+  out->player.view_radius = p.view_radius();
+  out->player.last_target = static_cast<EntityId>(p.last_target());
+  out->player.known.reserve(static_cast<size_t>(p.known_size()));
+  for (const uint32_t id : p.known()) out->player.known.push_back(static_cast<EntityId>(id));
+  out->player.client = {.home = p.home(),
+                        .session = p.session(),
+                        .account = p.account(),
+                        .last_frame_tick = p.last_frame_tick()};
   return true;
 }
 

@@ -151,6 +151,12 @@ class InterestPolicy {
   virtual void RemoveViewer(EntityId viewer) = 0;
   // The viewer's client lost its state (resync): everything in view is entered again.
   virtual void Forget(EntityId viewer) = 0;
+  // The viewer's client knows `known` (ids and their slots, as of the frame of the coming
+  // BuildView, which must see each of those slots as churned): its next view goes on from
+  // there, every field of each sent again as an update (never an enter), and a leave for those
+  // no longer in view. Its previous state here is replaced. For a player migrated from another
+  // cell (docs/seamless.md).
+  virtual void Adopt(EntityId viewer, std::span<const std::pair<EntityId, uint32_t>> known) = 0;
 
   // REQUIRES: one thread; before any BuildView of the tick. `workers` bounds the worker numbers.
   virtual void BeginTick(const Frame& frame, size_t workers) = 0;

@@ -109,6 +109,16 @@ class TieredInterest final : public InterestPolicy {
   void Forget(EntityId viewer) override {
     if (auto it = viewers_.find(ToRaw(viewer)); it != viewers_.end()) it->second = ViewerState{};
   }
+  void Adopt(EntityId viewer, std::span<const std::pair<EntityId, uint32_t>> known) override {
+    ViewerState& st = viewers_[ToRaw(viewer)];
+    st = ViewerState{};
+    for (const auto& [id, slot] : known) {
+      // sent_tick 0: every field the frame has seen change is pending, so the client's copy is
+      // brought up to date field by field; the slot is looked up again (churned) before use.
+      st.pairs.push_back(
+          {.id = id, .slot = slot, .sent_tick = 0, .tier = static_cast<uint32_t>(Tier::kNear)});
+    }
+  }
 
   void BeginTick(const Frame& frame, size_t workers) override {
     scratch_.resize(std::max<size_t>(1, workers));

@@ -94,21 +94,37 @@ GhostVerdict World::TakeGhosts(GhostBatch batch) {
   for (const GhostState& g : batch.ghosts) {
     if (g.kind == EntityKind::kPlayer) names.emplace_back(EntityIndex(g.id), g.name);
   }
+  std::vector<std::pair<EntityId, std::string>> arriving;  // players migrating here
+  for (const Migrant& m : batch.migrants) {
+    if (m.body.kind == EntityKind::kPlayer) arriving.emplace_back(m.body.id, m.body.name);
+  }
   const GhostVerdict verdict = zones_[*z].TakeGhosts(std::move(batch));
   if (verdict != GhostVerdict::kTaken) return verdict;
   for (auto& [index, name] : names) {
     if (index >= names_.size()) names_.resize(static_cast<size_t>(index) + 1);
     if (names_[index] != name) names_[index] = std::move(name);
   }
+  // Filed now, so that their inputs of the coming tick reach the zone, which makes them real
+  // before it applies inputs.
+  for (auto& [id, name] : arriving) File(*z, id, std::move(name));
   return verdict;
 }
 
-void World::NameBorderPlayers(ZoneTickOutput* out) const {
+void World::NameBorderPlayers(ZoneTickOutput* out) {
   for (GhostBatch& b : out->border) {
     for (GhostState& g : b.ghosts) {
       if (g.kind == EntityKind::kPlayer) g.name = NameOf(g.id);
     }
+    for (Migrant& m : b.migrants) {
+      if (m.body.kind != EntityKind::kPlayer) continue;
+      m.body.name = NameOf(m.body.id);
+      zone_of_[EntityIndex(m.body.id)] = -1;  // gone to another node (its name stays: a ghost)
+    }
   }
+}
+
+void World::SetPlayersCross(bool on) {
+  for (Zone& z : zones_) z.SetPlayersCross(on);
 }
 
 void World::File(size_t z, EntityId id, std::string name) {

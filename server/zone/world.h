@@ -127,6 +127,9 @@ class World {
   // (kNotANeighbour when that zone is not hosted here). Each tick's batches for the neighbours
   // are in output(i).border, players' names filled in.
   GhostVerdict TakeGhosts(GhostBatch batch);
+  // Players cross the borders of the split zones' cells (Zone::SetPlayersCross): for a host
+  // that relays a migrated player's connection (off by default: the border holds them).
+  void SetPlayersCross(bool on);
   // See Zone::ForgetKnown.
   Status ForgetKnown(EntityId id);
 
@@ -177,7 +180,8 @@ class World {
   void DeliverTo(size_t z, uint32_t line, EntityId recipient);
   void AddResults(std::span<const InputResult> results);
   void ShareNames();
-  void NameBorderPlayers(ZoneTickOutput* out) const;
+  // Names the players in the border batches; a player migrating away is no longer filed here.
+  void NameBorderPlayers(ZoneTickOutput* out);
   // Files a new player under zone index z (ids, zone_of_, names_) after `place` put it there.
   template <typename Place>
   Status Enter(size_t z, EntityId* id, std::string name,

@@ -317,7 +317,11 @@ void Zone::Respawn(uint64_t tick) {
   for (Entity& e : entities_) {
     if (e.alive || e.is_ghost() || tick < e.respawn_tick) continue;
     if (e.is_player()) {
-      Place(e, Confine(config_.player_spawn));
+      // The zone's spawn point, in whichever cell next to this one (it migrates there).
+      const uint32_t cell = CellAt(config_.bounds, config_.cells, config_.player_spawn);
+      const bool near = cell == cell_ || NeighbourOf(cell) != nullptr;
+      Place(e,
+            players_cross_ && near ? Clamp(config_.player_spawn) : Confine(config_.player_spawn));
     } else {
       MonsterPart& m = e.monster();
       // Its group's area, in whichever cell (it migrates there at the end of the tick), but
@@ -416,8 +420,10 @@ void Zone::MovePlayers() {
       p.velocity = {};
       continue;
     }
-    // At most speed per tick, never outside the zone: the server decides where a player is.
-    Place(p, Confine(p.position + direction * p.speed));
+    // At most speed per tick, never outside the zone (nor its cell, unless players cross): the
+    // server decides where a player is.
+    const Vec2 to = p.position + direction * p.speed;
+    Place(p, players_cross_ ? Clamp(to) : Confine(to));
     Face(p, std::atan2(direction.y, direction.x));
     if ((p.changed & kChangedPosition) == 0) continue;
     for (const Portal& portal : config_.portals) {

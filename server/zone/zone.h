@@ -110,6 +110,9 @@ class Zone {
   // (the zone's bounds when whole): real entities stay inside it.
   [[nodiscard]] uint32_t cell() const { return cell_; }
   [[nodiscard]] const Aabb& area() const { return area_; }
+  // Players cross cell borders (migrate) like monsters; off, the border holds them (a host that
+  // cannot relay a client's connection to another node keeps it off).
+  void SetPlayersCross(bool on) { players_cross_ = on; }
   // A neighbouring cell's ghosts for the coming tick (between ticks; the newest batch of each
   // neighbour wins). Every field is checked: a batch is taken whole or refused whole, and the
   // verdict says why (GhostVerdict). Each tick's own batches for the neighbours are in
@@ -235,6 +238,11 @@ class Zone {
   void Emigrate();
   void Immigrate(const Migrant& m, uint32_t from_cell);
   [[nodiscard]] Migrant MigrantOf(const Entity& e) const;
+  void BecomeReal(Entity& e, const Migrant& m);  // Immigrate's part by kind
+  [[nodiscard]] bool PlausiblePlayer(const Migrant& m) const;
+  [[nodiscard]] bool Migrates(const Entity& e) const {
+    return !e.is_ghost() && (e.is_monster() || players_cross_);
+  }
   // This cell's own hits of the last tick on entities that were ghosts then and have migrated
   // here since: their owner could not apply them (it let them go first).
   void ApplyHitsOnImmigrants(uint64_t tick, ZoneTickOutput* out);
@@ -244,6 +252,7 @@ class Zone {
   ZoneConfig config_;
   uint32_t cell_ = kWholeZone;
   Aabb area_;
+  bool players_cross_ = false;
   std::vector<Neighbour> neighbours_;  // split zones: the cells touching this one
   size_t ghost_count_ = 0;
   // Scratch: one batch's ghosts as (raw id, index in the batch), sorted by id.

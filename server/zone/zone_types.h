@@ -266,13 +266,32 @@ struct BorderSay {
   std::string text;  // chat text (the speaker's node checked it; the link checks it again)
 };
 
-// A real monster whose centre crossed into the receiving cell (farther than the zone's
+// What a migrating player carries beyond its body.
+struct PlayerMigrant {
+  Vec2 move_direction;  // unit vector or zero
+  uint32_t last_input_seq = 0;
+  bool input_seq_seen = false;
+  float view_radius = 0;  // 0: the zone's default
+  EntityId last_target = kInvalidEntity;
+  std::vector<EntityId> known;  // what its client knows (its interest set), to go on from
+  // Where its client's connection is: the host's to fill and read (the zone never looks).
+  struct Client {
+    std::string home;      // the node holding the connection
+    uint64_t session = 0;  // its session there
+    uint64_t account = 0;
+    uint64_t last_frame_tick = 0;  // the tick number of the last frame its client was sent
+  } client;
+};
+
+// A real entity whose centre crossed into the receiving cell (farther than the zone's
 // cells.migration_margin past the sender's border) at the end of the sender's tick: the
 // receiver makes it real at its next tick, with the same id and state, and the sender keeps it
 // as a ghost (docs/seamless.md "Migration"). Timers are counted from the end of that tick, in
 // ticks, since the cells' tick counters differ.
 struct Migrant {
-  GhostState body;           // kind kMonster; never also one of the batch's ghosts
+  GhostState body;       // never also one of the batch's ghosts
+  PlayerMigrant player;  // body.kind kPlayer
+  // The rest: body.kind kMonster.
   uint32_t spawn_group = 0;  // index into the zone's spawn groups: home and respawn area
   MonsterState ai = MonsterState::kIdle;
   EntityId target = kInvalidEntity;  // kChase: the player hunted (real or a ghost anywhere)

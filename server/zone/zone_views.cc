@@ -15,6 +15,11 @@ void ZoneViews::MarkChurned(size_t slot) {
   churned_[slot / 64] |= uint64_t{1} << (slot % 64);
 }
 
+void ZoneViews::Adopt(EntityId player, std::span<const std::pair<EntityId, uint32_t>> known) {
+  for (const auto& [id, slot] : known) MarkChurned(slot);
+  policy_->Adopt(player, known);
+}
+
 void ZoneViews::Finish() { std::fill(churned_.begin(), churned_.end(), 0); }
 
 const Entity* ZoneViews::Find(EntityId id) const {

@@ -48,6 +48,9 @@ class ZoneViews {
   void AddViewer(EntityId player) { policy_->AddViewer(player); }
   void RemoveViewer(EntityId player) { policy_->RemoveViewer(player); }
   void Forget(EntityId player) { policy_->Forget(player); }
+  // A player migrated here goes on from what its client knows (`known`: ids and their slots
+  // here, 0 for the ones not here, which it is then told left); marks those slots churned.
+  void Adopt(EntityId player, std::span<const std::pair<EntityId, uint32_t>> known);
   // Slot `slot` changed occupant (an entity added, removed or moved to another slot) since the
   // last views.
   void MarkChurned(size_t slot);

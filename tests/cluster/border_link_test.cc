@@ -74,6 +74,7 @@ zone::GhostBatch EastBatch() {
                                  .max_hp = 30,
                                  .alive = true,
                                  .name = {}},
+                        .player = {},
                         .spawn_group = 1,
                         .ai = zone::MonsterState::kChase,
                         .target = MakeEntityId(3, 2),
@@ -82,6 +83,20 @@ zone::GhostBatch EastBatch() {
                         .think_in = 4,
                         .respawn_in = 0,
                         .ready_in = {9, 0, 0, 1}});
+  zone::Migrant player;
+  player.body = b.ghosts[0];
+  player.body.id = MakeEntityId(8, 1);
+  player.body.position = {49, 21};
+  player.player = {
+      .move_direction = {-1, 0},
+      .last_input_seq = 4000000000u,
+      .input_seq_seen = true,
+      .view_radius = 35,
+      .last_target = MakeEntityId(6, 3),
+      .known = {MakeEntityId(3, 2), MakeEntityId(6, 3)},
+      .client = {.home = "east", .session = 77, .account = 12345, .last_frame_tick = 9876}};
+  player.ready_in = {0, 4, 0, 0};
+  b.migrants.push_back(player);
   return b;
 }
 
@@ -140,6 +155,17 @@ void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
     EXPECT_EQ(x.think_in, y.think_in);
     EXPECT_EQ(x.respawn_in, y.respawn_in);
     EXPECT_EQ(x.ready_in, y.ready_in);
+    EXPECT_EQ(x.body.name, y.body.name);
+    EXPECT_EQ(x.player.move_direction, y.player.move_direction);
+    EXPECT_EQ(x.player.last_input_seq, y.player.last_input_seq);
+    EXPECT_EQ(x.player.input_seq_seen, y.player.input_seq_seen);
+    EXPECT_EQ(x.player.view_radius, y.player.view_radius);
+    EXPECT_EQ(x.player.last_target, y.player.last_target);
+    EXPECT_EQ(x.player.known, y.player.known);
+    EXPECT_EQ(x.player.client.home, y.player.client.home);
+    EXPECT_EQ(x.player.client.session, y.player.client.session);
+    EXPECT_EQ(x.player.client.account, y.player.client.account);
+    EXPECT_EQ(x.player.client.last_frame_tick, y.player.client.last_frame_tick);
   }
 }
 
@@ -211,6 +237,13 @@ TEST(GhostCodec, EachRefusalIsNamed) {
   EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "five skill slots";
   m.mutable_migrants(0)->clear_body();
   EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "no body";
+  ASSERT_TRUE(m.ParseFromString(Encoded(EastBatch(), "east", 1)));
+  m.mutable_migrants(1)->clear_player();
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable) << "a player, no part";
+  ASSERT_TRUE(m.ParseFromString(Encoded(EastBatch(), "east", 1)));
+  *m.mutable_migrants(0)->mutable_player() = m.migrants(1).player();
+  EXPECT_EQ(refusal(m.SerializeAsString()), BorderRefusal::kUnparsable)
+      << "a monster, a player part";
 }
 
 // What a node's runners would get: the batches, in order, on libnats' thread.

@@ -89,20 +89,26 @@ struct Split {
   }
   void Tick(std::span<const MoveInput> moves = {}, const std::set<uint32_t>& mute = {},
             std::span<const SkillInput> skills = {}) {
+    // Each input to the cell its player is real in, or arrives in at this tick (a migrant
+    // handed over after the last): decided before any cell ticks.
+    const auto owner = [&](EntityId id) {
+      for (size_t c = 0; c < cells.size(); ++c) {
+        const Entity* e = cells[c]->zone().Find(id);
+        if (e != nullptr && !e->is_ghost()) return c;
+        for (const GhostBatch& b : cells[c]->world.output(0).border) {
+          for (const Migrant& m : b.migrants) {
+            if (m.body.id == id) return static_cast<size_t>(b.to_cell);
+          }
+        }
+      }
+      return cells.size();
+    };
+    std::vector<std::vector<MoveInput>> my_moves(cells.size() + 1);
+    for (const MoveInput& m : moves) my_moves[owner(m.entity)].push_back(m);
+    std::vector<std::vector<SkillInput>> my_skills(cells.size() + 1);
+    for (const SkillInput& s : skills) my_skills[owner(s.entity)].push_back(s);
     for (size_t c = 0; c < cells.size(); ++c) {
-      const Zone& zone = cells[c]->zone();
-      const auto real = [&](EntityId id) {
-        return zone.Find(id) != nullptr && !zone.Find(id)->is_ghost();
-      };
-      std::vector<MoveInput> my_moves;
-      for (const MoveInput& m : moves) {
-        if (real(m.entity)) my_moves.push_back(m);
-      }
-      std::vector<SkillInput> my_skills;
-      for (const SkillInput& s : skills) {
-        if (real(s.entity)) my_skills.push_back(s);
-      }
-      cells[c]->world.Tick(my_moves, my_skills);
+      cells[c]->world.Tick(my_moves[c], my_skills[c]);
       known.Apply(cells[c]->world.output(0));
     }
     for (size_t c = 0; c < cells.size(); ++c) {
@@ -729,6 +735,7 @@ TEST(Cells, AMigrantIsCheckedWithItsBatch) {
                                     .max_hp = 30,
                                     .alive = true,
                                     .name = {}},
+                           .player = {},
                            .spawn_group = 2,
                            .ai = MonsterState::kChase,
                            .target = MakeEntityId(40, 0),
@@ -788,6 +795,141 @@ TEST(Cells, AMigrantIsCheckedWithItsBatch) {
   GhostBatch again = good;
   again.tick += 1;
   EXPECT_EQ(west.TakeGhosts(again), GhostVerdict::kForeignId) << "never a second real copy";
+}
+
+// A player walks across the border and back (players cross: the host relays its connection).
+// Each tick exactly one cell builds his view; what his client knows goes on across the border:
+// nothing he knew is entered again or told to leave, and what changed meanwhile comes as
+// updates. His input sequence and cooldowns go with him, and he is real in one cell at a time.
+TEST(Cells, APlayerWalksAcrossTheBorderAndHisViewGoesOn) {
+  WorldConfig config = SplitWorld();
+  config.zones[0].spawns = {{.monster = testing::kDummy, .count = 1, .area = {{46, 26}, {46, 26}}},
+                            {.monster = testing::kDummy, .count = 1, .area = {{55, 26}, {55, 26}}}};
+  Split split(config);
+  for (const auto& c : split.cells) c->world.SetPlayersCross(true);
+  const EntityId wes = Join(*split.cells[0], {44, 20}, "Wes");
+  const EntityId eve = Join(*split.cells[1], {60, 20}, "Eve");
+  split.Tick();
+  split.Tick();
+  ASSERT_TRUE(split.known.Knows(eve, wes) && split.known.Knows(wes, eve)) << "16 m apart";
+  Sightings his{.of = wes, .entered = {}, .left = {}};  // how others see Wes
+  std::map<uint32_t, int> entered, left;                // what Wes is told, by entity
+  uint32_t seq = 0;
+  int crossings = 0;
+  uint32_t last_cell = 0;
+  const SkillInput swing{
+      .entity = wes, .seq = 0, .skill = testing::kWhirl, .facing = 0, .target = {}};
+  const auto walk = [&](float dx, int ticks, bool swing_first) {
+    for (int t = 0; t < ticks; ++t) {
+      const MoveInput move{.entity = wes, .seq = ++seq, .direction = {dx, 0}};
+      SkillInput s = swing;
+      const bool swings = swing_first && t == 0;
+      if (swings) s.seq = ++seq;
+      split.Tick({&move, 1}, {}, swings ? std::span(&s, 1) : std::span<const SkillInput>{});
+      int views = 0;
+      for (uint32_t c = 0; c < 2; ++c) {
+        const ZoneTickOutput& o = split.cells[c]->world.output(0);
+        his.Apply(o);
+        for (const PlayerView& v : o.views) {
+          if (v.player != wes) continue;
+          ++views;
+          EXPECT_EQ(v.last_input_seq, seq) << "his inputs acknowledged on either side";
+          for (const uint32_t slot : v.entered) ++entered[ToRaw(o.states[slot].id)];
+          for (const EntityId id : v.left) ++left[ToRaw(id)];
+          if (c != last_cell) ++crossings;
+          last_cell = c;
+        }
+      }
+      EXPECT_EQ(views, 1) << "one view of his each tick, from the cell he is real in";
+      EXPECT_EQ(RealCopies(split, wes), 1);
+    }
+  };
+  walk(1, 60, true);  // 0.25 m a tick: 15 m east, across the border at x = 50
+  const Entity* east_wes = split.cells[1]->zone().Find(wes);
+  ASSERT_TRUE(east_wes != nullptr && !east_wes->is_ghost()) << "real in the east now";
+  EXPECT_GT(east_wes->ready_tick[1], 0u) << "his whirl's cooldown came with him";
+  EXPECT_EQ(split.cells[1]->zone().player_count(), 2u);
+  EXPECT_EQ(split.cells[0]->zone().player_count(), 0u);
+  EXPECT_TRUE(split.cells[0]->zone().Find(wes)->is_ghost()) << "a ghost in the west";
+  walk(-1, 60, false);
+  EXPECT_FALSE(split.cells[0]->zone().Find(wes)->is_ghost()) << "and back";
+  EXPECT_EQ(crossings, 2);
+  for (const auto& [id, n] : entered) EXPECT_EQ(n, 1) << "entity " << id << " entered once";
+  EXPECT_EQ(left.count(ToRaw(eve)), 0u) << "Eve was never told to leave";
+  EXPECT_EQ(his.entered[ToRaw(eve)], 0) << "Eve, who knew Wes, never saw him enter again";
+  EXPECT_EQ(his.left[ToRaw(eve)], 0);
+  EXPECT_EQ(split.cells[0]->world.NameOf(wes), "Wes");
+}
+
+// A player migrant is taken only where players cross (its node relays the connection), and
+// checked like a monster's: the player template's hitbox and max hp, a name, a sane walking
+// direction and view radius, timers within the players' skills and respawn.
+TEST(Cells, APlayerMigrantIsCheckedWithItsBatch) {
+  Split split(SplitWorld());
+  const EntityId eve = Join(*split.cells[1], {51, 20}, "Eve");
+  split.Tick();
+  split.Tick();  // the west holds her ghost
+  ASSERT_TRUE(split.cells[0]->zone().Find(eve) != nullptr);
+  split.cells[1]->world.Tick(std::span<const MoveInput>{}, {});
+  GhostBatch good = split.cells[1]->world.output(0).border.at(0);
+  std::erase_if(good.ghosts, [&](const GhostState& g) { return g.id == eve; });
+  Migrant eve_moves;
+  eve_moves.body = {.id = eve,
+                    .kind = EntityKind::kPlayer,
+                    .template_id = 0,
+                    .position = {49.5f, 20},
+                    .velocity = {-0.25f, 0},
+                    .facing = kPi,
+                    .radius = 0.5f,
+                    .hp = 90,
+                    .max_hp = 100,
+                    .alive = true,
+                    .name = "Eve"};
+  eve_moves.player = {.move_direction = {-1, 0},
+                      .last_input_seq = 41,
+                      .input_seq_seen = true,
+                      .view_radius = 0,
+                      .last_target = kInvalidEntity,
+                      .known = {},
+                      .client = {}};
+  eve_moves.ready_in = {3, 0, 0, 0};
+  good.migrants.push_back(eve_moves);
+  World& west = split.cells[0]->world;
+  EXPECT_EQ(west.TakeGhosts(good), GhostVerdict::kBadValue) << "players do not cross here";
+  west.SetPlayersCross(true);
+  const BadBatch cases[] = {
+      {"no name", [](GhostBatch* b) { b->migrants[0].body.name.clear(); }, GhostVerdict::kBadValue},
+      {"another hitbox", [](GhostBatch* b) { b->migrants[0].body.radius = 2; },
+       GhostVerdict::kBadValue},
+      {"running faster than walking",
+       [](GhostBatch* b) {
+         b->migrants[0].player.move_direction = {3, 0};
+       },
+       GhostVerdict::kBadValue},
+      {"a NaN view radius",
+       [](GhostBatch* b) {
+         b->migrants[0].player.view_radius = std::numeric_limits<float>::quiet_NaN();
+       },
+       GhostVerdict::kBadValue},
+      {"a cooldown of a minute", [](GhostBatch* b) { b->migrants[0].ready_in[0] = 1200; },
+       GhostVerdict::kBadValue},
+  };
+  for (const BadBatch& c : cases) {
+    GhostBatch b = good;
+    c.spoil(&b);
+    EXPECT_EQ(west.TakeGhosts(b), c.verdict) << c.what;
+  }
+  ASSERT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
+  const MoveInput on{.entity = eve, .seq = 42, .direction = {-1, 0}};
+  west.Tick({&on, 1}, {});
+  const Entity* taken = west.zone(0).Find(eve);
+  ASSERT_NE(taken, nullptr);
+  EXPECT_FALSE(taken->is_ghost());
+  EXPECT_EQ(taken->hp, 90);
+  EXPECT_EQ(west.zone(0).player_count(), 1u);
+  EXPECT_EQ(west.output(0).views.size(), 1u) << "her view is built here now";
+  EXPECT_EQ(west.output(0).views[0].last_input_seq, 42u) << "her input of this tick applied";
+  EXPECT_EQ(west.NameOf(eve), "Eve");
 }
 
 // ---- the oracle: one process against two cells ----
