@@ -162,6 +162,7 @@ void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, ui
   m.set_to_cell(batch.to_cell);
   m.set_epoch(epoch);
   m.set_tick(batch.tick);
+  m.set_hits_applied(batch.hits_applied);
   // Reuse the repeated field's elements: no allocation once warm.
   const int n = static_cast<int>(batch.ghosts.size());
   while (m.ghosts_size() > n) m.mutable_ghosts()->RemoveLast();
@@ -223,6 +224,7 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
   out->to_cell = m.to_cell();
   out->epoch = m.epoch();
   out->tick = m.tick();
+  out->hits_applied = m.hits_applied();
   out->ghosts.resize(static_cast<size_t>(m.ghosts_size()));
   for (int i = 0; i < m.ghosts_size(); ++i) {
     if (!FromProto(m.ghosts(i), &out->ghosts[static_cast<size_t>(i)])) {

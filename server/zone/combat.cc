@@ -88,6 +88,7 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
     Entity& target = entities_[static_cast<size_t>(slot_of_[EntityIndex(query_.ids[i])])];
     if (target.is_ghost()) {
       dealt_.push_back({.cell = target.ghost_of,
+                        .tick = tick,
                         .hit = {.attacker = attacker.id,
                                 .target = target.id,
                                 .skill = skill.id,
@@ -142,6 +143,7 @@ void Zone::ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out) {
                                      .num_targets = 1});
     }
     n.hits.clear();
+    if (n.taken_any) n.hits_applied = n.tick;  // the hits of its batches up to that one
   }
 }
 

@@ -211,10 +211,12 @@ class Zone {
     Aabb bounds;
     bool pending = false;  // `batch` (its ghosts and hits) is to be applied at the coming tick
     GhostBatch batch;
-    std::vector<RemoteHit> hits;    // taken with the batch, applied by ApplyRemoteHits
-    std::vector<BorderSay> says;    // taken with the batch, heard at the coming tick
-    std::vector<Migrant> migrants;  // taken with the batch, made real at the coming tick
-    bool taken_any = false;         // a batch was ever taken: (epoch, tick) below are its
+    std::vector<RemoteHit> hits;  // taken with the batch, applied by ApplyRemoteHits
+    std::vector<BorderSay> says;  // taken with the batch, heard at the coming tick
+    // Taken with the batch, made real at the coming tick, each with its batch's hits_applied.
+    std::vector<std::pair<Migrant, uint64_t>> migrants;
+    uint64_t hits_applied = 0;  // our hits: the newest of its batches' ticks applied here
+    bool taken_any = false;     // a batch was ever taken: (epoch, tick) below are its
     uint64_t epoch = 0;
     uint64_t tick = 0;
     bool heard = false;     // its last batch came within the timeout: its ghosts are kept
@@ -236,7 +238,7 @@ class Zone {
   // Migration (zone_migration.cc): real monsters past migration_margin outside this cell become
   // ghosts of the cell they are in, and go to it whole; a neighbour's migrants become real here.
   void Emigrate();
-  void Immigrate(const Migrant& m, uint32_t from_cell);
+  void Immigrate(const Migrant& m, uint32_t from_cell, uint64_t hits_applied);
   [[nodiscard]] Migrant MigrantOf(const Entity& e) const;
   void BecomeReal(Entity& e, const Migrant& m);  // Immigrate's part by kind
   [[nodiscard]] bool PlausiblePlayer(const Migrant& m) const;
@@ -261,16 +263,25 @@ class Zone {
   [[nodiscard]] const GhostState* Listed(const GhostBatch& batch, EntityId id) const;
   struct Dealt {
     uint32_t cell;  // the target's owner
+    uint64_t tick;  // ours, when it was dealt (and sent)
     RemoteHit hit;
   };
-  std::vector<Dealt> dealt_;       // this tick's hits on ghosts, for their owners' batches
-  std::vector<Dealt> dealt_last_;  // ... the last tick's (ApplyHitsOnImmigrants)
+  std::vector<Dealt> dealt_;  // this tick's hits on ghosts, for their owners' batches
+  // The hits sent in the last kHitMemoryTicks ticks: those the owner had not applied when it
+  // let their target migrate here are applied as it arrives (ApplyHitsOnImmigrants).
+  static constexpr uint64_t kHitMemoryTicks = 32;
+  std::vector<Dealt> dealt_history_;
   struct Emigrant {
     uint32_t cell;  // where it went
     Migrant migrant;
   };
-  std::vector<Emigrant> emigrants_;   // this tick's, for the batches
-  std::vector<EntityId> immigrants_;  // made real here this tick
+  std::vector<Emigrant> emigrants_;  // this tick's, for the batches
+  struct Immigrant {
+    EntityId id;
+    uint32_t from;          // the cell it came from
+    uint64_t hits_applied;  // of our hits, those sent up to this tick were applied there
+  };
+  std::vector<Immigrant> immigrants_;  // made real here this tick
   struct Said {
     uint32_t cell;  // the neighbour that hears it
     BorderSay say;

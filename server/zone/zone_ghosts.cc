@@ -156,7 +156,7 @@ GhostVerdict Zone::TakeGhosts(GhostBatch batch) {
   n.hits.insert(n.hits.end(), batch.hits.begin(), batch.hits.end());
   for (BorderSay& say : batch.says) n.says.push_back(std::move(say));
   // Migrants are never dropped for a newer batch: each is the only copy of its entity.
-  for (Migrant& m : batch.migrants) n.migrants.push_back(std::move(m));
+  for (Migrant& m : batch.migrants) n.migrants.emplace_back(std::move(m), batch.hits_applied);
   n.batch = std::move(batch);
   n.pending = true;
   return GhostVerdict::kTaken;
@@ -223,7 +223,7 @@ void Zone::ApplyGhosts(ZoneTickOutput* out) {
       sweep = true;
       for (const GhostState& g : n.batch.ghosts) Haunt(g, n.cell);
       n.batch.ghosts.clear();
-      for (const Migrant& m : n.migrants) Immigrate(m, n.cell);
+      for (const auto& [m, hits_applied] : n.migrants) Immigrate(m, n.cell, hits_applied);
       n.migrants.clear();
       for (BorderSay& say : n.says) heard_.push_back(std::move(say));
       n.says.clear();
@@ -267,8 +267,11 @@ void Zone::ExportBorder(ZoneTickOutput* out) {
     for (const Emigrant& m : emigrants_) {
       if (m.cell == b.to_cell) b.migrants.push_back(m.migrant);
     }
+    b.hits_applied = neighbours_[i].hits_applied;
   }
-  std::swap(dealt_, dealt_last_);
+  std::erase_if(dealt_history_,
+                [this](const Dealt& d) { return d.tick + kHitMemoryTicks < tick_; });
+  dealt_history_.insert(dealt_history_.end(), dealt_.begin(), dealt_.end());
   dealt_.clear();
   said_.clear();
   if (neighbours_.empty()) return;

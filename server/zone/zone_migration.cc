@@ -82,7 +82,10 @@ void Zone::Emigrate() {
   for (Entity& e : entities_) {
     if (!Migrates(e) || RectDistanceSq(e.position, area_) <= margin * margin) continue;
     const uint32_t to = CellAt(config_.bounds, config_.cells, e.position);
-    if (NeighbourOf(to) == nullptr) {  // cannot happen: a step is shorter than a cell
+    // Only to a neighbour that is heard (within the ghost timeout): one not running yet, gone,
+    // or cut off would lose it. Meanwhile the border holds it.
+    const Neighbour* n = NeighbourOf(to);
+    if (n == nullptr || !n->heard) {
       Place(e, Confine(e.position));
       continue;
     }
@@ -100,7 +103,7 @@ void Zone::Emigrate() {
   }
 }
 
-void Zone::Immigrate(const Migrant& m, uint32_t from_cell) {
+void Zone::Immigrate(const Migrant& m, uint32_t from_cell, uint64_t hits_applied) {
   if (RealHere(m.body.id)) return;  // two neighbours sent it: the first one taken stands
   Haunt(m.body, from_cell);         // the ghost held, brought up to date (or a new one)
   Entity& e = entities_[static_cast<size_t>(slot_of_[EntityIndex(m.body.id)])];
@@ -109,7 +112,7 @@ void Zone::Immigrate(const Migrant& m, uint32_t from_cell) {
   --ghost_count_;
   BecomeReal(e, m);
   (void)tree_.SetMask(e.id, MaskOf(e));
-  immigrants_.push_back(e.id);
+  immigrants_.push_back({.id = e.id, .from = from_cell, .hits_applied = hits_applied});
 }
 
 void Zone::BecomeReal(Entity& e, const Migrant& m) {
@@ -129,9 +132,13 @@ void Zone::BecomeReal(Entity& e, const Migrant& m) {
                         .last_target = m.player.last_target};
     ++player_count_;
     views_.AddViewer(e.id);
+    std::vector<EntityId> ids = m.player.known;  // once each, never itself
+    std::sort(ids.begin(), ids.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     std::vector<std::pair<EntityId, uint32_t>> known;
-    known.reserve(m.player.known.size());
-    for (const EntityId id : m.player.known) {
+    known.reserve(ids.size());
+    for (const EntityId id : ids) {
+      if (id == e.id) continue;
       const Entity* k = Find(id);
       known.emplace_back(id, k != nullptr ? static_cast<uint32_t>(slot_of_[EntityIndex(id)]) : 0);
     }
@@ -153,25 +160,27 @@ void Zone::BecomeReal(Entity& e, const Migrant& m) {
 }
 
 void Zone::ApplyHitsOnImmigrants(uint64_t tick, ZoneTickOutput* out) {
-  if (!immigrants_.empty()) {
-    for (const Dealt& d : dealt_last_) {
-      if (std::find(immigrants_.begin(), immigrants_.end(), d.hit.target) == immigrants_.end()) {
-        continue;
-      }
+  for (const Immigrant& im : immigrants_) {
+    // Our hits on it sent to the cell it came from after the last of our batches whose hits that
+    // cell applied: it let the entity go before it could apply them, and never will.
+    std::erase_if(dealt_history_, [&](const Dealt& d) {
+      if (d.cell != im.from || d.hit.target != im.id || d.tick <= im.hits_applied) return false;
       Entity* target = FindMutable(d.hit.target);
       const Entity* attacker = Find(d.hit.attacker);
-      if (target == nullptr || !target->alive || attacker == nullptr) continue;
-      // Its viewers here saw the hit last tick; a kill is told now (the owner's event).
+      if (target == nullptr || !target->alive || attacker == nullptr) return true;
+      // Its viewers here saw the hit when it was dealt; a kill is told now (the owner's event).
       const HitTarget hit = Damage(*target, d.hit.damage, tick);
-      if (!hit.killed) continue;
-      out->events.push_back(HitEvent{.attacker = d.hit.attacker,
-                                     .skill = d.hit.skill,
-                                     .origin = attacker->position,
-                                     .facing = attacker->facing,
-                                     .first_target = static_cast<uint32_t>(out->targets.size()),
-                                     .num_targets = 1});
-      out->targets.push_back(hit);
-    }
+      if (hit.killed) {
+        out->events.push_back(HitEvent{.attacker = d.hit.attacker,
+                                       .skill = d.hit.skill,
+                                       .origin = attacker->position,
+                                       .facing = attacker->facing,
+                                       .first_target = static_cast<uint32_t>(out->targets.size()),
+                                       .num_targets = 1});
+        out->targets.push_back(hit);
+      }
+      return true;
+    });
   }
   immigrants_.clear();
 }

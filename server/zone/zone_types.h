@@ -317,6 +317,9 @@ struct GhostBatch {
   std::vector<RemoteHit> hits;
   std::vector<BorderSay> says;
   std::vector<Migrant> migrants;
+  // The newest tick of the receiver's batches whose hits the sender had applied when it made
+  // this one (0: none): the receiver applies its later hits on this batch's migrants itself.
+  uint64_t hits_applied = 0;
 };
 
 // At most this many ghosts in one batch: more is a broken or hostile sender.

@@ -136,7 +136,8 @@ TEST(ViewerFrame, TheNeighbouringCellsGhostsAreMarked) {
                          .ghosts = {},
                          .hits = {},
                          .says = {},
-                         .migrants = {}};
+                         .migrants = {},
+                         .hits_applied = 0};
   batch.ghosts.push_back({.id = eve,
                           .kind = zone::EntityKind::kPlayer,
                           .template_id = 0,

@@ -37,7 +37,8 @@ zone::GhostBatch EastBatch() {
                      .ghosts = {},
                      .hits = {},
                      .says = {},
-                     .migrants = {}};
+                     .migrants = {},
+                     .hits_applied = 75};
   b.ghosts.push_back({.id = MakeEntityId(3, 2),
                       .kind = zone::EntityKind::kPlayer,
                       .template_id = 0,
@@ -112,6 +113,7 @@ void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
   EXPECT_EQ(a.from_cell, b.from_cell);
   EXPECT_EQ(a.to_cell, b.to_cell);
   EXPECT_EQ(a.tick, b.tick);
+  EXPECT_EQ(a.hits_applied, b.hits_applied);
   ASSERT_EQ(a.ghosts.size(), b.ghosts.size());
   for (size_t i = 0; i < a.ghosts.size(); ++i) {
     const zone::GhostState& x = a.ghosts[i];
