@@ -100,6 +100,21 @@ struct Entity {
   return e.id == id ? &e : nullptr;
 }
 
+// What a neighbouring cell is told of `e` as a ghost (a player's name is the World's to add).
+[[nodiscard]] inline GhostState GhostOf(const Entity& e) {
+  return {.id = e.id,
+          .kind = e.kind(),
+          .template_id = e.template_id,
+          .position = e.position,
+          .velocity = e.velocity,
+          .facing = e.facing,
+          .radius = e.radius,
+          .hp = e.hp,
+          .max_hp = e.max_hp,
+          .alive = e.alive,
+          .name = {}};
+}
+
 // The radius `player` sees within: its own override, else the zone's. The one place where
 // "view_radius 0 means the zone's default" is resolved.
 [[nodiscard]] inline float ViewRadiusOf(const Entity& player, const ZoneConfig& zone) {

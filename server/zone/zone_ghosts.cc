@@ -22,20 +22,6 @@ constexpr size_t kMaxBorderTextBytes = 256;  // a ghost's name, a say across the
 // rounding at the sender, whose test is the same distance.
 constexpr float kGhostDistanceSlack = 0.01f;
 
-GhostState GhostOf(const Entity& e) {
-  return {.id = e.id,
-          .kind = e.kind(),
-          .template_id = e.template_id,
-          .position = e.position,
-          .velocity = e.velocity,
-          .facing = e.facing,
-          .radius = e.radius,
-          .hp = e.hp,
-          .max_hp = e.max_hp,
-          .alive = e.alive,
-          .name = {}};  // the World fills in players' names
-}
-
 }  // namespace
 
 void Zone::FindNeighbours() {

@@ -32,17 +32,7 @@ bool Zone::RealHere(EntityId id) const {
 }
 
 Migrant Zone::MigrantOf(const Entity& e) const {
-  Migrant out{.body = {.id = e.id,
-                       .kind = e.kind(),
-                       .template_id = e.template_id,
-                       .position = e.position,
-                       .velocity = e.velocity,
-                       .facing = e.facing,
-                       .radius = e.radius,
-                       .hp = e.hp,
-                       .max_hp = e.max_hp,
-                       .alive = e.alive,
-                       .name = {}},  // the World names players
+  Migrant out{.body = GhostOf(e),  // the World names players
               .player = {},
               .spawn_group = 0,
               .ai = MonsterState::kIdle,
