@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 
-targets=(frame_fuzz quadtree_fuzz config_fuzz ghost_fuzz)
+targets=(frame_fuzz quadtree_fuzz config_fuzz ghost_fuzz relay_fuzz)
 usage() {
   echo "usage: scripts/fuzz.sh {$(IFS='|'; echo "${targets[*]}")|--all} SECONDS" >&2
   exit 2

@@ -469,9 +469,14 @@ int main(int argc, char** argv) {
   try {  // after listening: a public address with port 0 means the port just bound
     node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get());
     if (node) {  // the cells of split zones: their neighbours' ghosts, and ours to them
-      runners.AttachBorder(node->JoinBorder(
+      const zs::cluster::ClusterNode::BorderPorts ports = node->JoinBorder(
           world_config, metrics.border(),
-          [&runners](zs::zone::GhostBatch batch) { runners.TakeGhosts(std::move(batch)); }));
+          [&runners](zs::zone::GhostBatch batch) { runners.TakeGhosts(std::move(batch)); },
+          [&runners](uint32_t zone, uint64_t session, std::optional<zs::host::ClientInput> in) {
+            runners.Relayed(zone, session, std::move(in));
+          });
+      runners.AttachBorder(ports.border);
+      runners.AttachRelay(ports.relay);
     }
   } catch (const std::exception& e) {  // cannot reach NATS, or a zone hosted by another node
     spdlog::error("cluster: {}", e.what());

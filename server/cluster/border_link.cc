@@ -10,16 +10,24 @@ BorderLink::BorderLink(NatsBus& bus, const zone::WorldConfig& world, Options opt
                        host::BorderCounters& counters)
     : bus_(bus), world_(world), options_(std::move(options)), counters_(counters) {}
 
-void BorderLink::Listen(uint32_t zone, uint32_t cell, Sink sink) {
-  bus_.Serve(GhostSubject(zone, cell), [this, sink = std::move(sink)](std::string_view bytes) {
+void BorderLink::Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* relay) {
+  const size_t prefix = CellSubjectPrefix(zone, cell).size();
+  bus_.Listen(CellSubjects(zone, cell), [this, prefix, relay, sink = std::move(sink)](
+                                            std::string_view subject, std::string_view bytes) {
+    const std::string_view kind = subject.size() > prefix ? subject.substr(prefix) : "";
+    if (kind == kRelaySuffix && relay != nullptr) {
+      relay->Receive(bytes);
+      return;
+    }
     counters_.bytes_received.Add(bytes.size());
     zone::GhostBatch batch;
-    if (const auto refused = DecodeGhostBatch(bytes, world_, &batch)) {
+    if (kind != kGhostsSuffix) {
+      counters_.refusals[static_cast<size_t>(host::BorderRefusal::kUnparsable)].Add(1);
+    } else if (const auto refused = DecodeGhostBatch(bytes, world_, &batch)) {
       counters_.refusals[static_cast<size_t>(*refused)].Add(1);
     } else {
       sink(std::move(batch));
     }
-    return std::string();  // published, not requested: nobody waits for an answer
   });
 }
 

@@ -22,6 +22,7 @@
 #include "cluster.pb.h"
 #include "cluster/ghost_codec.h"
 #include "cluster/nats_bus.h"
+#include "cluster/relay_link.h"
 #include "host/border_port.h"
 #include "host/metrics.h"
 #include "zone/world_config.h"
@@ -39,8 +40,10 @@ class BorderLink final : public host::BorderPort {
   BorderLink(NatsBus& bus, const zone::WorldConfig& world, Options options,
              host::BorderCounters& counters);
 
-  // Receives the batches sent to `cell` of `zone`. Throws BusError (no subscription).
-  void Listen(uint32_t zone, uint32_t cell, Sink sink);
+  // Receives what is sent to `cell` of `zone`, with one subscription (CellSubjects): the
+  // batches go to `sink`, relay messages to `relay` (null: refused as unparsable). Throws
+  // BusError (no subscription).
+  void Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* relay = nullptr);
   void Send(const zone::GhostBatch& batch) override;
 
  private:

@@ -72,9 +72,10 @@ ClusterNode::~ClusterNode() {
   bus_.reset();
 }
 
-host::BorderPort* ClusterNode::JoinBorder(const zone::WorldConfig& world,
-                                          host::BorderCounters& counters,
-                                          const BorderLink::Sink& sink) {
+ClusterNode::BorderPorts ClusterNode::JoinBorder(const zone::WorldConfig& world,
+                                                 host::BorderCounters& counters,
+                                                 const BorderLink::Sink& sink,
+                                                 RelayLink::Sink relayed) {
   for (const ZoneClaim& z : zones_) {
     if (z.cell == zone::kWholeZone) continue;
     if (!border_) {
@@ -82,10 +83,12 @@ host::BorderPort* ClusterNode::JoinBorder(const zone::WorldConfig& world,
           *bus_, world,
           BorderLink::Options{.node = options_.node, .epoch = static_cast<uint64_t>(started_ms_)},
           counters);
+      relay_ =
+          std::make_unique<RelayLink>(*bus_, world, options_.node, counters, std::move(relayed));
     }
-    border_->Listen(z.zone_id, z.cell, sink);
+    border_->Listen(z.zone_id, z.cell, sink, relay_.get());
   }
-  return border_.get();
+  return {.border = border_.get(), .relay = relay_.get()};
 }
 
 void ClusterNode::Release() {

@@ -60,10 +60,15 @@ class ClusterNode : public host::HandoffPort {
 
   void Offer(host::HandoffOffer offer, std::function<void(host::HandoffAnswer)> done) override;
   // Joins the borders of the cells this node claimed (docs/seamless.md): the neighbours' batches
-  // go to `sink` (on libnats' threads), and the port returned publishes this node's. Null when
-  // it claimed no cell. Once, after construction; throws BusError (no subscription).
-  host::BorderPort* JoinBorder(const zone::WorldConfig& world, host::BorderCounters& counters,
-                               const BorderLink::Sink& sink);
+  // go to `sink` and the inputs relayed for players owned here to `relayed` (on libnats'
+  // threads); the ports returned publish this node's batches and relay its players' clients.
+  // Nulls when it claimed no cell. Once, after construction; throws BusError (no subscription).
+  struct BorderPorts {
+    host::BorderPort* border = nullptr;
+    host::RelayPort* relay = nullptr;
+  };
+  BorderPorts JoinBorder(const zone::WorldConfig& world, host::BorderCounters& counters,
+                         const BorderLink::Sink& sink, RelayLink::Sink relayed);
   // Graceful shutdown: no more offers; the directory entries are deleted at once.
   void Release();
 
@@ -81,7 +86,8 @@ class ClusterNode : public host::HandoffPort {
   host::TicketBook* tickets_;
   storage::StorageWorker* storage_;
   const int64_t started_ms_;
-  std::unique_ptr<BorderLink> border_;  // before bus_: its handlers run until the bus closes
+  std::unique_ptr<RelayLink> relay_;    // before bus_: its handlers run until the bus closes
+  std::unique_ptr<BorderLink> border_;  // (and the relay's sinks publish on it)
   std::unique_ptr<NatsBus> bus_;
   std::unique_ptr<ZoneDirectory> directory_;
   std::mutex mu_;

@@ -11,7 +11,7 @@
 namespace zs::cluster {
 
 // The version this build speaks (HandoffRequest.version, HandoffReply.version).
-inline constexpr uint32_t kClusterProtocolVersion = 3;
+inline constexpr uint32_t kClusterProtocolVersion = 4;
 
 // The JetStream key-value bucket of the zone directory (key: zone id in decimal; a cell of a
 // split zone: CellKey).
@@ -25,9 +25,25 @@ inline std::string CellKey(uint32_t zone, uint32_t cell) {
   return std::to_string(zone) + "." + std::to_string(cell);
 }
 
-// Ghost batches for cell `cell` of zone `zone` go to this subject; that cell's owner listens.
+// What is sent to cell `cell` of zone `zone` goes to subjects under this prefix; its owner
+// listens to them all with one subscription (CellSubjects), so that what one node sends it is
+// taken in the order sent (a migrated player's last relayed frame before the batch that hands
+// the player back).
+inline std::string CellSubjectPrefix(uint32_t zone, uint32_t cell) {
+  return "zs.v1.cell." + std::to_string(zone) + "." + std::to_string(cell) + ".";
+}
+inline std::string CellSubjects(uint32_t zone, uint32_t cell) {
+  return CellSubjectPrefix(zone, cell) + ">";
+}
+inline constexpr const char* kGhostsSuffix = "ghosts";  // GhostBatch
+inline constexpr const char* kRelaySuffix = "relay";    // Relay
+// Ghost batches for cell `cell` of zone `zone`.
 inline std::string GhostSubject(uint32_t zone, uint32_t cell) {
-  return "zs.v1.ghosts." + std::to_string(zone) + "." + std::to_string(cell);
+  return CellSubjectPrefix(zone, cell) + kGhostsSuffix;
+}
+// Relay messages (a migrated player's inputs and frames) for the node of cell `cell`.
+inline std::string RelaySubject(uint32_t zone, uint32_t cell) {
+  return CellSubjectPrefix(zone, cell) + kRelaySuffix;
 }
 
 }  // namespace zs::cluster

@@ -163,8 +163,16 @@ BusStatus NatsBus::Publish(const std::string& subject, std::string_view bytes) {
 
 void NatsBus::Serve(const std::string& subject, Handler handler) {
   if (nc_ == nullptr) throw BusError("Serve('" + subject + "') on a closed bus");
-  auto served = std::make_unique<Served>(
-      Served{.subject = subject, .handler = std::move(handler), .sub = nullptr});
+  Subscribe(std::make_unique<Served>(Served{.subject = subject, .handler = std::move(handler)}));
+}
+
+void NatsBus::Listen(const std::string& subject, Listener listener) {
+  if (nc_ == nullptr) throw BusError("Listen('" + subject + "') on a closed bus");
+  Subscribe(std::make_unique<Served>(Served{.subject = subject, .listener = std::move(listener)}));
+}
+
+void NatsBus::Subscribe(std::unique_ptr<Served> served) {
+  const std::string& subject = served->subject;
   Check(natsConnection_Subscribe(&served->sub, nc_, subject.c_str(), &NatsBus::OnMessage,
                                  served.get()),
         "cannot serve '" + subject + "' on " + describe_);
@@ -187,6 +195,12 @@ void NatsBus::OnMessage(natsConnection* nc, natsSubscription*, natsMsg* msg, voi
   const std::string_view request(data == nullptr ? "" : data,
                                  static_cast<size_t>(natsMsg_GetDataLength(msg)));
   try {
+    if (served->listener) {
+      const char* subject = natsMsg_GetSubject(msg);
+      served->listener(subject == nullptr ? "" : subject, request);
+      natsMsg_Destroy(msg);
+      return;
+    }
     const std::string answer = served->handler(request);
     if (reply_to != nullptr && reply_to[0] != '\0') {
       const natsStatus s =

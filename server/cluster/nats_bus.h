@@ -97,6 +97,12 @@ class NatsBus {
   // Publish) is handed to the handler too; its answer goes nowhere.
   void Serve(const std::string& subject, Handler handler);
 
+  // Hands every message on `subject` (wildcards allowed) to listener(its subject, its bytes),
+  // in the order the server delivers them, on one libnats thread; no reply. Throws BusError
+  // when the subscription cannot be made. REQUIRES: not closed.
+  using Listener = std::function<void(std::string_view subject, std::string_view bytes)>;
+  void Listen(const std::string& subject, Listener listener);
+
   // Sends `bytes` to `subject`, no reply expected, without waiting: libnats buffers it (and,
   // while reconnecting, up to its reconnect buffer). kOk, kDisconnected (closed) or kError.
   BusStatus Publish(const std::string& subject, std::string_view bytes);
@@ -129,7 +135,8 @@ class NatsBus {
   // One Serve: the closure libnats passes to OnMessage.
   struct Served {
     std::string subject;
-    Handler handler;
+    Handler handler = {};
+    Listener listener = {};  // set: a Listen, handed the subject (and never answered)
     natsSubscription* sub = nullptr;
   };
 
@@ -138,7 +145,8 @@ class NatsBus {
   static void OnClosed(natsConnection* nc, void* closure);
   static void OnMessage(natsConnection* nc, natsSubscription* sub, natsMsg* msg, void* closure);
 
-  void Connect();  // throws BusError
+  void Subscribe(std::unique_ptr<Served> served);  // throws BusError
+  void Connect();                                  // throws BusError
   void SetOptions();
   bool Unsubscribe(Served* served);  // false: not drained (see Close)
 

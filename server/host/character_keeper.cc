@@ -269,6 +269,14 @@ void CharacterKeeper::Logout(uint64_t session) {
   counters_.players.online.Sub(1);
 }
 
+void CharacterKeeper::Dismiss(EntityId entity, uint64_t account) {
+  zone::PlayerSnapshot state;
+  if (storage_ != nullptr && world_->SnapshotPlayer(entity, &state).ok()) {
+    storage_->Save({RecordOf({.name = world_->NameOf(entity), .account = account}, state)});
+  }
+  (void)world_->RemovePlayer(entity);
+}
+
 void CharacterKeeper::KickOut(PlayerDirectory::Player& player, CloseReason reason) {
   if (const auto s = player.sink.lock())
     s->CloseWith(wire::KickFrame(CloseReasonName(reason)), reason);

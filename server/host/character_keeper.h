@@ -91,6 +91,9 @@ class CharacterKeeper {
   void AfterTick();
   // Hands every online character to storage (shutdown, after the loop stopped).
   void SaveEveryone();
+  // A player in the world whose client is gone and who was never listed here (one that
+  // crossed from another cell as its client left): saved and removed.
+  void Dismiss(EntityId entity, uint64_t account);
   // Checkpoints handed to storage so far (those with at least one changed character).
   [[nodiscard]] uint64_t checkpoints() const { return checkpoints_; }
 

@@ -54,6 +54,13 @@ const char* CloseReasonName(CloseReason reason) {
   return i < kNames.size() ? kNames[i] : "unknown";
 }
 
+std::optional<CloseReason> CloseReasonNamed(std::string_view name) {
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (name == kNames[i]) return static_cast<CloseReason>(i);
+  }
+  return std::nullopt;
+}
+
 bool ClientChose(CloseReason reason) {
   return reason == CloseReason::kClientClosed || reason == CloseReason::kLogout;
 }

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "auth/token.h"
 
@@ -62,6 +64,9 @@ enum class CloseReason : uint8_t {
 
 // The reason's name (snake_case, as in the comments above).
 [[nodiscard]] const char* CloseReasonName(CloseReason reason);
+
+// The reason named `name` (CloseReasonName), if any.
+[[nodiscard]] std::optional<CloseReason> CloseReasonNamed(std::string_view name);
 
 // True for the reasons the client chose (they are not counted as kicks).
 [[nodiscard]] bool ClientChose(CloseReason reason);

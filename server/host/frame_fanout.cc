@@ -8,14 +8,16 @@ void FrameFanout::Encode(const zone::World& world, size_t zone, PlayerDirectory&
   ZoneFrames& z = zones_[zone];
   z.sink.assign(out.views.size(), {});
   z.resync.assign(out.views.size(), 0);
+  z.tick_offset.assign(out.views.size(), 0);
   for (size_t v = 0; v < out.views.size(); ++v) {  // each view's player, looked up once
     PlayerDirectory::Player* p = players.ByEntity(out.views[v].player);
     if (p == nullptr) continue;
     z.sink[v] = p->sink;
     z.resync[v] = p->resync ? 1 : 0;
+    z.tick_offset[v] = p->tick_offset;
     p->resync = false;
   }
-  z.encoder.Encode(out, z.resync, runner);
+  z.encoder.Encode(out, z.resync, runner, z.tick_offset);
 }
 
 void FrameFanout::Deliver(const zone::World& world, size_t zone, TaskRunner* runner) {

@@ -41,6 +41,7 @@ class FrameFanout {
     wire::TickEncoder encoder;
     std::vector<std::weak_ptr<SessionSink>> sink;  // by view, this tick (empty: no session)
     std::vector<uint8_t> resync;                   // by view, this tick
+    std::vector<uint64_t> tick_offset;             // by view, this tick (Player::tick_offset)
     std::vector<uint32_t> bytes;                   // by view, this tick: the frame's size
   };
   std::vector<ZoneFrames> zones_;

@@ -153,7 +153,7 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
   add("zs_border_silent_total", "Times a silent neighbour's ghosts were dropped.",
       MetricType::Counter, Num(border_.silent_neighbours));
   out->push_back(Family("zs_migrations_total",
-                        "Monsters whose authority moved across a cell border, by direction.",
+                        "Entities whose authority moved across a cell border, by direction.",
                         MetricType::Counter));
   for (const auto& [direction, counter] :
        {std::pair{"out", &border_.emigrants}, std::pair{"in", &border_.immigrants}}) {
@@ -174,6 +174,33 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
   }
   for (size_t i = 0; i < border_.refusals.size(); ++i) {
     labelled(BorderRefusalName(static_cast<BorderRefusal>(i)), Num(border_.refusals[i]));
+  }
+  RenderRelay(out);
+}
+
+void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {
+  using prometheus::MetricType;
+  out->push_back(Family("zs_relay_messages_total",
+                        "Relay messages of migrated players' clients (inputs, leavings, frames), "
+                        "by direction.",
+                        MetricType::Counter));
+  for (const auto& [direction, counter] :
+       {std::pair{"out", &border_.relayed_out}, std::pair{"in", &border_.relayed_in}}) {
+    prometheus::ClientMetric m = CounterValue(Num(*counter));
+    m.label.push_back({.name = "direction", .value = direction});
+    out->back().metric.push_back(std::move(m));
+  }
+  AddScalar(out, "zs_relay_orphaned_total",
+            "Relayed frames for a client no longer here (its player's owner is told it left).",
+            MetricType::Counter, Num(border_.relay_orphaned));
+  out->push_back(Family("zs_relay_refused_total", "Relay messages refused before use, by reason.",
+                        MetricType::Counter));
+  for (size_t i = 0; i < border_.relay_refusals.size(); ++i) {
+    if (static_cast<BorderRefusal>(i) == BorderRefusal::kQueueFull) continue;
+    prometheus::ClientMetric m = CounterValue(Num(border_.relay_refusals[i]));
+    m.label.push_back(
+        {.name = "reason", .value = BorderRefusalName(static_cast<BorderRefusal>(i))});
+    out->back().metric.push_back(std::move(m));
   }
 }
 

@@ -163,10 +163,15 @@ struct BorderCounters {
   Counter bytes_sent;
   Counter bytes_received;
   Counter silent_neighbours;  // times a neighbour's ghosts were dropped for its silence
-  Counter emigrants;          // monsters handed to a neighbouring cell
-  Counter immigrants;         // monsters taken from one (in the batches taken)
+  Counter emigrants;          // monsters and players handed to a neighbouring cell
+  Counter immigrants;         // ... taken from one (in the batches taken)
   std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
   std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
+  // The relay of migrated players' clients (docs/seamless.md "Relay").
+  Counter relayed_out;     // messages sent: inputs and leavings to owners, frames to homes
+  Counter relayed_in;      // messages taken
+  Counter relay_orphaned;  // frames for a client no longer here (the owner is told it left)
+  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> relay_refusals;
 };
 
 // Counts by CloseReason (kicks, login refusals): rare events, under a mutex. Any thread.
@@ -272,6 +277,7 @@ class Metrics final : public RunnerMetrics {
   void RenderStorage(std::vector<prometheus::MetricFamily>* out) const;
   void RenderZones(std::vector<prometheus::MetricFamily>* out) const;
   void RenderBorder(std::vector<prometheus::MetricFamily>* out) const;
+  void RenderRelay(std::vector<prometheus::MetricFamily>* out) const;
 
   ConnectionCounters connections_;
   TrafficCounters traffic_;

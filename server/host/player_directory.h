@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "host/local_zones.h"
 #include "host/session_sink.h"
 #include "names/player_name.h"
+#include "zone/cells.h"
 #include "zone/zone_types.h"
 
 namespace zs::host {
@@ -27,11 +29,21 @@ class PlayerDirectory {
  public:
   struct Player {
     EntityId entity = kInvalidEntity;
-    std::weak_ptr<SessionSink> sink;
+    std::weak_ptr<SessionSink> sink = {};
     std::string name;
-    uint64_t account = 0;        // 0: no account (auth mode none)
-    bool resync = false;         // the next frame restarts the client's picture
-    zone::PlayerSnapshot saved;  // the state last handed to storage (checkpoints skip equal ones)
+    uint64_t account = 0;  // 0: no account (auth mode none)
+    bool resync = false;   // the next frame restarts the client's picture
+    zone::PlayerSnapshot saved =
+        {};  // the state last handed to storage (checkpoints skip equal ones)
+    // Crossing the cells of a split zone (docs/seamless.md "Relay"). Its client's connection
+    // is here and the node of this cell owns the player now: its inputs are relayed there.
+    std::optional<zone::CellRef> owner = {};
+    // Owned here, its client's connection at the node of this cell (the session is a
+    // RelayedSession key): its frames are relayed there.
+    std::optional<zone::CellRef> home = {};
+    // Added to this world's tick in the player's frames (wrapping), so that its client's count
+    // goes on by one per frame whichever node ticked the last one.
+    uint64_t tick_offset = 0;
   };
 
   // Tells `roster` (may be null) of every character listed and unlisted, as runner `runner`.

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "host/clock.h"
@@ -248,7 +249,10 @@ void ZoneRunner::Admit(Request& r) {
   } else if (auto* adopt = std::get_if<LocalArrival>(&r.what)) {
     keeper_.Adopt(std::move(*adopt));
   } else if (std::holds_alternative<LeaveRequest>(r.what)) {
-    keeper_.Logout(r.session);     // also cancels a login still loading
+    if (relay_ != nullptr) RelayToOwner(r.session, player, nullptr);  // the owner saves it
+    keeper_.Logout(r.session);  // also cancels a login still loading
+  } else if (relay_ != nullptr && RelayToOwner(r.session, player, &std::get<ClientInput>(r.what))) {
+    // a player owned by another node now
   } else if (player != nullptr) {  // an input from a player in the world
     Apply(std::get<ClientInput>(r.what), *player);
   } else if (keeper_.Joining(r.session) &&  // ... or one pipelined behind its Hello
@@ -301,10 +305,11 @@ void ZoneRunner::AdmitRelayed(std::vector<RelayedChat>& relayed) {
 void ZoneRunner::Step() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
+  TakeBorder();  // first: players crossing in are filed before their relayed inputs are taken
   Drain();
-  TakeBorder();
   world_.Tick({.inputs = inputs_, .results = results_, .relayed = relayed_}, governor_.level(),
               &pool_);
+  if (!orphans_.empty()) DismissOrphans();
   const auto t1 = Clock::now();
   tick_.store(world_.tick(), std::memory_order_relaxed);
   metrics_->ticks().count.Add(1);
@@ -338,12 +343,22 @@ void ZoneRunner::TakeGhosts(zone::GhostBatch batch) {
 
 void ZoneRunner::TakeBorder() {
   BorderCounters& counters = metrics_->border();
+  std::vector<std::pair<EntityId, zone::PlayerMigrant::Client>> players;
   for (zone::GhostBatch& batch : ghosts_in_.Take()) {
     const size_t migrants = batch.migrants.size();
+    const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
+    players.clear();
+    for (zone::Migrant& m : batch.migrants) {
+      if (m.body.kind == zone::EntityKind::kPlayer)
+        players.emplace_back(m.body.id, m.player.client);
+    }
     const zone::GhostVerdict verdict = world_.TakeGhosts(std::move(batch));
     counters.verdicts[static_cast<size_t>(verdict)].Add(1);
-    if (verdict == zone::GhostVerdict::kTaken) counters.immigrants.Add(migrants);
+    if (verdict != zone::GhostVerdict::kTaken) continue;
+    counters.immigrants.Add(migrants);
+    if (!players.empty() && relay_ != nullptr) TakePlayers(*z, players);
   }
+  if (relay_ != nullptr && world_.tick() % tick_rate_ == 0) ForgetDeparted();
 }
 
 void ZoneRunner::SendBorder() {
@@ -361,7 +376,15 @@ void ZoneRunner::SendBorder() {
     }
     if (border_ == nullptr) continue;
     for (const zone::GhostBatch& batch : out.border) {
-      border_->Send(batch);
+      if (relay_ != nullptr && std::ranges::any_of(batch.migrants, [](const zone::Migrant& m) {
+            return m.body.kind == zone::EntityKind::kPlayer;
+          })) {
+        zone::GhostBatch with_clients = batch;  // a player crossing: rare, copied
+        SendPlayersAway(with_clients);
+        border_->Send(with_clients);
+      } else {
+        border_->Send(batch);
+      }
       counters.ghosts_sent.Add(batch.ghosts.size());
       counters.emigrants.Add(batch.migrants.size());
     }

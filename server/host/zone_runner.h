@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -37,6 +38,7 @@
 #include "host/local_zones.h"
 #include "host/metrics.h"
 #include "host/player_directory.h"
+#include "host/relay_port.h"
 #include "host/session_sink.h"
 #include "host/tick_observer.h"
 #include "host/worker_pool.h"
@@ -86,6 +88,10 @@ class ZoneRunner {
   // Where the border batches of a split zone go after each tick (docs/seamless.md).
   // REQUIRES: before Start.
   void AttachBorder(BorderPort* border) { border_ = border; }
+  // Players cross the borders of the split zones' cells, their clients' connections relayed
+  // through `relay` (zone_runner_relay.cc; docs/seamless.md "Relay"). Null: the border holds
+  // them. REQUIRES: before Start.
+  void AttachRelay(RelayPort* relay);
   // A neighbouring cell's batch (any thread): taken at the start of the next tick; refused and
   // counted (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
   void TakeGhosts(zone::GhostBatch batch);
@@ -153,6 +159,23 @@ class ZoneRunner {
   void ApplyAnswers();  // hand-off answers from the cluster
   void TakeBorder();    // the neighbours' batches, before the tick
   void SendBorder();    // this tick's batches to the neighbours, silent ones logged
+  // Relay (zone_runner_relay.cc).
+  // Fills in where the clients of the batch's player migrants are, and lets go here of those
+  // whose clients are elsewhere (their new owner relays to their homes).
+  void SendPlayersAway(zone::GhostBatch& batch);
+  // The player migrants of a batch taken from cell `from` of zone index z: a player of a
+  // client here comes back; another's is filed under its RelayedSession key.
+  void TakePlayers(size_t z,
+                   std::span<const std::pair<EntityId, zone::PlayerMigrant::Client>> arriving);
+  // An input (null: the leaving) of a session whose player is owned elsewhere, or has just
+  // been let go to another cell: sent there. False: neither.
+  bool RelayToOwner(uint64_t session, const PlayerDirectory::Player* player,
+                    const ClientInput* input);
+  // The players whose clients are gone: saved and removed, after the tick made them real.
+  void DismissOrphans();
+  void ForgetDeparted();
+  [[nodiscard]] const std::string& NodeOf(size_t z, uint32_t cell) const;
+  [[nodiscard]] std::optional<uint32_t> CellOfNode(size_t z, const std::string& node) const;
   void PublishStorageStats();
   LocalZones* local_;
   const size_t runner_index_;
@@ -176,6 +199,7 @@ class ZoneRunner {
   static constexpr size_t kMaxQueuedBatches = 64;             // 8 neighbours x 8 ticks behind
   Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};      // from the cluster link
   BorderPort* border_ = nullptr;
+  RelayPort* relay_ = nullptr;
   int64_t ghosts_held_ = 0;  // this runner's share of the zs_ghosts gauge
   std::mutex wake_mu_;
   std::condition_variable wake_;  // an answer came, or Stop (with wake_mu_)
@@ -190,6 +214,21 @@ class ZoneRunner {
   std::deque<std::string> chat_text_;  // relayed whispers' texts (stable addresses for relayed_)
   std::vector<zone::InputResult> results_;
   std::vector<zone::RelayedWhisper> relayed_;
+  // Relay, loop thread only: the sinks of players owned here whose clients are elsewhere (by
+  // RelayedSession key); players let go to another cell lately (by session or key: their
+  // inputs in flight are sent on, for kDepartedTicks); players whose clients are gone.
+  std::unordered_map<uint64_t, std::shared_ptr<SessionSink>> relay_sinks_;
+  struct Departed {
+    zone::CellRef owner;
+    uint32_t home_cell = 0;
+    uint64_t tick = 0;  // when it left
+  };
+  std::unordered_map<uint64_t, Departed> departed_;
+  struct Orphan {
+    EntityId entity = kInvalidEntity;
+    uint64_t account = 0;
+  };
+  std::vector<Orphan> orphans_;
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)

@@ -44,6 +44,26 @@ void ZoneRunners::TakeGhosts(zone::GhostBatch batch) {
   runners_[it->second]->TakeGhosts(std::move(batch));
 }
 
+void ZoneRunners::AttachRelay(RelayPort* relay) {
+  for (auto& r : runners_) r->AttachRelay(relay);
+}
+
+void ZoneRunners::Relayed(uint32_t zone, uint64_t session, std::optional<ClientInput> input) {
+  ZoneRunner* runner = nullptr;
+  if (IsRelayedSession(session)) {  // a client at another node: the runner of its player's zone
+    const auto it = runner_of_zone_.find(zone);
+    if (it == runner_of_zone_.end()) return;
+    runner = runners_[it->second].get();
+  } else {
+    runner = &RunnerOf(session);  // a client here, whose player came back or moved on
+  }
+  if (input) {
+    runner->Submit(session, std::move(*input));
+  } else {
+    runner->Leave(session);
+  }
+}
+
 void ZoneRunners::SetObserver(size_t runner, TickObserver* observer) {
   runners_.at(runner)->SetObserver(observer);
 }

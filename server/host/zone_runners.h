@@ -57,6 +57,12 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   // A neighbouring cell's batch, for the runner of its zone (any thread; a zone not ticked here
   // is counted as BorderRefusal::kNotSplit).
   void TakeGhosts(zone::GhostBatch batch);
+  // Players cross the cells' borders, their clients relayed through `relay` (ZoneRunner).
+  // REQUIRES: before Start.
+  void AttachRelay(RelayPort* relay);
+  // An input (nullopt: the leaving) relayed from another node for `session` (a local session
+  // or a RelayedSession key) in zone `zone` (any thread).
+  void Relayed(uint32_t zone, uint64_t session, std::optional<ClientInput> input);
   void SetObserver(size_t runner, TickObserver* observer);
   void Start();
   void Stop();  // joins every runner's thread; idempotent

@@ -361,14 +361,14 @@ void TickEncoder::AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) 
 }
 
 void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync,
-                             Scratch& sc) {
+                             uint64_t tick, Scratch& sc) {
   using T = pb::TickUpdate;
   const zone::PlayerView& v = out.views[view];
   std::string& body = sc.body;
   std::string& packed = sc.packed;
   body.clear();
   Tag(T::kTickFieldNumber, 0, &body);
-  AppendVarint(out.tick, &body);
+  AppendVarint(tick, &body);
   PutField(T::kLastInputSeqFieldNumber, v.last_input_seq, &body);
   packed.clear();
   AppendUpdate(v.self, out.changed[v.self], &packed);
@@ -423,7 +423,7 @@ void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool 
 }
 
 void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync,
-                         TaskRunner* runner) {
+                         TaskRunner* runner, std::span<const uint64_t> tick_offsets) {
   InlineRunner inline_runner;
   TaskRunner& r = runner != nullptr ? *runner : inline_runner;
   scratch_.resize(r.workers());
@@ -432,7 +432,9 @@ void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_
   EncodeChat(out);
   frames_.resize(out.views.size());
   r.ForEach(out.views.size(), [&](size_t view, size_t worker) {
-    EncodeView(out, view, view < resync.size() && resync[view] != 0, scratch_[worker]);
+    const uint64_t offset = view < tick_offsets.size() ? tick_offsets[view] : 0;
+    EncodeView(out, view, view < resync.size() && resync[view] != 0, out.tick + offset,
+               scratch_[worker]);
   });
 }
 

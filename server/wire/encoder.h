@@ -70,9 +70,10 @@ class TickEncoder {
   // Encodes one tick of one zone: after this, Frame(i) is the frame for out.views[i].
   // resync[i] != 0 marks view i's TickUpdate as a resync (`entered` is everything known).
   // `runner` (null: this thread) spreads the per-entity and per-view work; frames are the same
-  // whatever runner is used.
+  // whatever runner is used. tick_offsets[i] (none: 0) is added to the tick in view i's frame:
+  // a player who came from another cell's node goes on with its client's count (wrapping).
   void Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync = {},
-              TaskRunner* runner = nullptr);
+              TaskRunner* runner = nullptr, std::span<const uint64_t> tick_offsets = {});
   // View i's frame, valid until the next Encode. The buffers are kept from tick to tick (no
   // allocation per frame once warm): a connection sends the bytes or copies them.
   [[nodiscard]] const std::string& Frame(size_t view) const { return frames_[view]; }
@@ -99,7 +100,8 @@ class TickEncoder {
   // The player's chat lines and input results, appended to its TickUpdate body.
   void AppendChatAndResults(const zone::ZoneTickOutput& out, EntityId player,
                             std::string* body) const;
-  void EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync, Scratch& sc);
+  void EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync, uint64_t tick,
+                  Scratch& sc);
   void AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const;
 
   std::vector<Fields> fields_;       // by slot

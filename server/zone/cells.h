@@ -31,6 +31,12 @@ inline constexpr uint32_t kMaxCellsPerAxis = 4;         // 4 x 4: at most 16 cel
 inline constexpr uint32_t kWholeZone = 0xFFFFFFFFu;     // a Zone that simulates all of its bounds
 inline constexpr float kDefaultMigrationMargin = 2.0f;  // metres (CellLayout::migration_margin)
 
+// One cell of a split zone: the one a world simulates (HostedCell), or another node's.
+struct CellRef {
+  uint32_t zone_id = 0;
+  uint32_t cell = 0;
+};
+
 struct CellLayout {
   uint32_t columns = 1;  // cells along x: 1, 2 or 4
   uint32_t rows = 1;     // cells along y: 1, 2 or 4

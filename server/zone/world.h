@@ -62,10 +62,7 @@ class EntityIdAllocator : public IdSource {
 };
 
 // One cell of a split zone that a world simulates (zone/cells.h).
-struct HostedCell {
-  uint32_t zone_id = 0;
-  uint32_t cell = 0;
-};
+using HostedCell = CellRef;
 
 class World {
  public:

@@ -357,6 +357,76 @@ TEST_F(SplitZone, AMonsterChasingAcrossTheBorderMigratesAndComesBack) {
   EXPECT_EQ(left, 0) << "and never told it left";
 }
 
+// The value of `name{direction="<direction>"}` in `node`'s /metrics (-1 when absent).
+double ByDirection(ServerProcess& node, const std::string& name, const std::string& direction) {
+  const std::string page = node.HttpGet("/metrics");
+  const std::string key = "\n" + name + "{direction=\"" + direction + "\"} ";
+  const size_t at = page.find(key);
+  return at == std::string::npos ? -1.0 : std::stod(page.substr(at + key.size()));
+}
+
+// Wes, connected to the west, walks into the east's cell and back (step 4c). His connection
+// stays on the west, which relays his inputs to the east and the east's frames to him: his
+// frames keep coming one tick apart, never a resync, his moves are acknowledged while the east
+// owns him, he is seen walking there, and Eve, at the east, is told of him once and never that
+// he left. Both nodes count the migrations and the relayed messages.
+TEST_F(SplitZone, APlayerWalksAcrossTheBorderAndBackOnOneConnection) {
+  ASSERT_TRUE(Meet());
+  uint64_t last_tick = 0;
+  int gaps = 0, resyncs = 0;
+  std::string gap_at;
+  int eve_entered = 0, eve_left = 0;  // what Eve is told of Wes meanwhile
+  const auto frames = [&](const pb::ServerMessage& m) {
+    while (const auto e = eve_->Read(0.002)) {
+      if (!e->has_tick()) continue;
+      for (const auto& in : e->tick().entered()) eve_entered += in.id() == wes_id_ ? 1 : 0;
+      for (const uint32_t id : e->tick().left()) eve_left += id == wes_id_ ? 1 : 0;
+    }
+    if (!m.has_tick()) return;
+    const uint64_t t = m.tick().tick();
+    if (last_tick != 0 && t != last_tick + 1) {
+      ++gaps;
+      gap_at += " " + std::to_string(last_tick) + "->" + std::to_string(t);
+    }
+    resyncs += m.tick().resync() ? 1 : 0;
+    last_tick = t;
+  };
+  ASSERT_TRUE(WalkWes({150, 64}, frames))
+      << "Wes walked into the east" << west_->Log() << east_->Log();
+  EXPECT_GE(ByDirection(*west_, "zs_migrations_total", "out"), 1) << west_->Log();
+  EXPECT_GE(ByDirection(*east_, "zs_migrations_total", "in"), 1) << east_->Log();
+  EXPECT_GT(ByDirection(*east_, "zs_relay_messages_total", "out"), 0) << "frames to the west";
+  EXPECT_GT(ByDirection(*west_, "zs_relay_messages_total", "out"), 0) << "inputs to the east";
+
+  // At the east: a move is acknowledged by the east's frames, relayed.
+  wes_->Move(0, 1, ++wes_seq_);
+  const uint32_t seq = wes_seq_;
+  const auto acked = wes_->ReadUntil(
+      [&](const pb::ServerMessage& m) {
+        frames(m);
+        return m.has_tick() && m.tick().last_input_seq() == seq;
+      },
+      kSlack * 10);
+  EXPECT_TRUE(acked.has_value()) << "his input reached the east" << east_->Log();
+  wes_->Move(0, 0, ++wes_seq_);
+
+  ASSERT_TRUE(WalkWes({110, 64}, frames)) << "and back to the west" << west_->Log();
+  EXPECT_TRUE(PollUntil(
+      *wes_, [&] { return ByDirection(*west_, "zs_migrations_total", "in") >= 1; }, kSlack * 10))
+      << west_->Log();
+  const double end = NowS() + 1;  // a second more of frames, from the west itself
+  while (NowS() < end) {
+    if (const auto m = wes_->Read(0.1)) frames(*m);
+  }
+  EXPECT_EQ(gaps, 0) << "one tick apart throughout:" << gap_at;
+  EXPECT_EQ(resyncs, 0);
+
+  EXPECT_EQ(eve_entered, 0) << "Eve, who knew Wes, was not told of him again";
+  EXPECT_EQ(eve_left, 0) << "nor that he left";
+  EXPECT_FALSE(west_->Wait(0).has_value());
+  EXPECT_FALSE(east_->Wait(0).has_value());
+}
+
 // NATS down for a few seconds (longer than the directory's ttl), then back on the same port:
 // each node keeps ticking its own cell (its client's frames keep coming), the other side's
 // ghosts go after the timeout, and once NATS is back the batches flow again and each side sees

@@ -1,0 +1,211 @@
+#include "cluster/relay_codec.h"
+
+#include <cmath>
+#include <limits>
+#include <variant>
+
+#include "cluster/cluster_protocol.h"
+#include "wire/chat_text.h"
+
+namespace zs::cluster {
+
+namespace {
+
+v1::RelayFrameKind KindToProto(host::FrameKind kind) {
+  switch (kind) {
+    case host::FrameKind::kControl:
+      return v1::RELAY_FRAME_KIND_CONTROL;
+    case host::FrameKind::kTick:
+      return v1::RELAY_FRAME_KIND_TICK;
+    case host::FrameKind::kResyncTick:
+      return v1::RELAY_FRAME_KIND_RESYNC;
+  }
+  return v1::RELAY_FRAME_KIND_UNSPECIFIED;
+}
+
+bool KindFromProto(v1::RelayFrameKind kind, host::FrameKind* out) {
+  switch (kind) {
+    case v1::RELAY_FRAME_KIND_CONTROL:
+      *out = host::FrameKind::kControl;
+      return true;
+    case v1::RELAY_FRAME_KIND_TICK:
+      *out = host::FrameKind::kTick;
+      return true;
+    case v1::RELAY_FRAME_KIND_RESYNC:
+      *out = host::FrameKind::kResyncTick;
+      return true;
+    default:
+      return false;
+  }
+}
+
+void InputToProto(const host::ClientInput& input, v1::RelayInput* out) {
+  out->Clear();
+  if (std::holds_alternative<host::ResyncRequest>(input)) {
+    out->set_resync(true);
+  } else if (const auto* refused = std::get_if<host::RefusedInput>(&input)) {
+    out->set_seq(refused->seq);
+    out->mutable_refused()->set_kind(static_cast<uint32_t>(refused->kind));
+    out->mutable_refused()->set_outcome(static_cast<uint32_t>(refused->outcome));
+  } else if (const auto* in = std::get_if<zone::PlayerInput>(&input)) {
+    out->set_seq(zone::SeqOf(*in));
+    if (const auto* move = std::get_if<zone::MoveInput>(in)) {
+      out->mutable_move()->set_x(move->direction.x);
+      out->mutable_move()->set_y(move->direction.y);
+    } else if (const auto* skill = std::get_if<zone::SkillInput>(in)) {
+      v1::RelaySkill* s = out->mutable_skill();
+      s->set_skill(skill->skill);
+      s->set_facing(skill->facing);
+      s->set_target_x(skill->target.x);
+      s->set_target_y(skill->target.y);
+    } else if (const auto* chat = std::get_if<zone::ChatInput>(in)) {
+      v1::RelayChat* c = out->mutable_chat();
+      c->set_channel(static_cast<uint32_t>(chat->channel));
+      c->set_text(chat->text_ok ? chat->text : std::string());
+      c->set_text_ok(chat->text_ok);
+      c->set_to_name(chat->to_name);
+    }
+  }
+}
+
+bool Finite(float a, float b) { return std::isfinite(a) && std::isfinite(b); }
+
+// The input, or false when a field is out of its range.
+bool InputFromProto(const v1::RelayInput& in, host::ClientInput* out) {
+  switch (in.what_case()) {
+    case v1::RelayInput::kMove:
+      if (!Finite(in.move().x(), in.move().y())) return false;
+      *out = zone::PlayerInput{
+          zone::MoveInput{.seq = in.seq(), .direction = {in.move().x(), in.move().y()}}};
+      return true;
+    case v1::RelayInput::kSkill: {
+      const v1::RelaySkill& s = in.skill();
+      if (!Finite(s.facing(), 0) || !Finite(s.target_x(), s.target_y())) return false;
+      *out = zone::PlayerInput{zone::SkillInput{.seq = in.seq(),
+                                                .skill = s.skill(),
+                                                .facing = s.facing(),
+                                                .target = {s.target_x(), s.target_y()}}};
+      return true;
+    }
+    case v1::RelayInput::kChat: {
+      const v1::RelayChat& c = in.chat();
+      if (c.channel() < 1 || c.channel() > 3 || c.to_name().size() > kMaxRelayedName) return false;
+      if (c.text_ok() ? !wire::IsChatText(c.text()) : !c.text().empty()) return false;
+      *out =
+          zone::PlayerInput{zone::ChatInput{.seq = in.seq(),
+                                            .channel = static_cast<zone::ChatChannel>(c.channel()),
+                                            .text = c.text(),
+                                            .text_ok = c.text_ok(),
+                                            .to_name = c.to_name()}};
+      return true;
+    }
+    case v1::RelayInput::kResync:
+      *out = host::ResyncRequest{};
+      return true;
+    case v1::RelayInput::kRefused: {
+      const uint32_t kind = in.refused().kind();
+      const uint32_t outcome = in.refused().outcome();
+      if (kind < 1 || kind > 3 || outcome < 1 || outcome > 7) return false;
+      *out = host::RefusedInput{.kind = static_cast<zone::InputKind>(kind),
+                                .seq = in.seq(),
+                                .outcome = static_cast<zone::Outcome>(outcome)};
+      return true;
+    }
+    case v1::RelayInput::WHAT_NOT_SET:
+      break;
+  }
+  return false;
+}
+
+// Exactly one whole client frame: a varint length prefix (at most 5 bytes) and that many bytes.
+bool OneFrame(std::string_view frame) {
+  if (frame.empty() || frame.size() > kMaxRelayedFrame) return false;
+  uint64_t length = 0;
+  for (size_t i = 0; i < 5 && i < frame.size(); ++i) {
+    const auto byte = static_cast<uint8_t>(frame[i]);
+    length |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+    if ((byte & 0x80) == 0) return i + 1 + length == frame.size();
+  }
+  return false;
+}
+
+}  // namespace
+
+void EncodeRelay(const RelayMessage& m, const std::string& node, v1::Relay* scratch,
+                 std::string* out) {
+  v1::Relay& r = *scratch;
+  r.set_version(kClusterProtocolVersion);
+  r.set_from_node(node);
+  r.set_zone_id(m.to.zone);
+  r.set_from_cell(m.from_cell);
+  r.set_to_cell(m.to.to_cell);
+  r.set_home_cell(m.to.home_cell);
+  r.set_session(m.to.session);
+  switch (m.what) {
+    case RelayMessage::What::kInput:
+      InputToProto(m.input, r.mutable_input());
+      break;
+    case RelayMessage::What::kFrame: {
+      v1::RelayFrame* f = r.mutable_frame();
+      f->set_frame(m.frame);
+      f->set_kind(KindToProto(m.kind));
+      f->set_close(m.close);
+      break;
+    }
+    case RelayMessage::What::kLeave:
+      r.set_leave(true);
+      break;
+  }
+  r.SerializeToString(out);
+}
+
+std::optional<host::BorderRefusal> DecodeRelay(std::string_view bytes,
+                                               const zone::WorldConfig& world, RelayMessage* out) {
+  using host::BorderRefusal;
+  v1::Relay m;
+  if (bytes.size() > kMaxRelayedFrame + 1024 ||
+      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return BorderRefusal::kUnparsable;
+  }
+  if (m.version() != kClusterProtocolVersion) return BorderRefusal::kVersion;
+  const zone::ZoneConfig* z = world.FindZone(m.zone_id());
+  if (z == nullptr || !z->cells.split() || m.from_cell() >= z->cells.count() ||
+      m.to_cell() >= z->cells.count() || m.home_cell() >= z->cells.count()) {
+    return BorderRefusal::kNotSplit;
+  }
+  if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
+  if (m.session() == 0 || m.session() > host::kMaxRelayedSession) {
+    return BorderRefusal::kUnparsable;
+  }
+  out->to = {.zone = m.zone_id(),
+             .to_cell = m.to_cell(),
+             .home_cell = m.home_cell(),
+             .session = m.session()};
+  out->from_cell = m.from_cell();
+  switch (m.what_case()) {
+    case v1::Relay::kInput:
+      out->what = RelayMessage::What::kInput;
+      if (!InputFromProto(m.input(), &out->input)) return BorderRefusal::kUnparsable;
+      return std::nullopt;
+    case v1::Relay::kFrame:
+      out->what = RelayMessage::What::kFrame;
+      // A close may come without a last frame; anything else is one whole frame.
+      if (!KindFromProto(m.frame().kind(), &out->kind) ||
+          (!OneFrame(m.frame().frame()) &&
+           !(m.frame().frame().empty() && !m.frame().close().empty())) ||
+          m.frame().close().size() > kMaxRelayedName) {
+        return BorderRefusal::kUnparsable;
+      }
+      out->frame = m.frame().frame();
+      out->close = m.frame().close();
+      return std::nullopt;
+    case v1::Relay::kLeave:
+      out->what = RelayMessage::What::kLeave;
+      return std::nullopt;
+    case v1::Relay::WHAT_NOT_SET:
+      break;
+  }
+  return BorderRefusal::kUnparsable;
+}
+
+}  // namespace zs::cluster

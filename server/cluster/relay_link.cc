@@ -1,0 +1,157 @@
+#include "cluster/relay_link.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "cluster/cluster_protocol.h"
+#include "host/close_reason.h"
+
+namespace zs::cluster {
+
+namespace {
+
+// The frames of one client at another node, sent to its home.
+class HomeSink final : public host::SessionSink {
+ public:
+  HomeSink(RelayLink* link, host::RelayAddress home) : link_(link), home_(home) {}
+
+  void DeliverFrame(std::string_view frame, host::FrameKind kind) override {
+    RelayMessage m{.to = home_, .what = RelayMessage::What::kFrame, .kind = kind};
+    m.frame.assign(frame);
+    link_->Publish(m);
+  }
+  void CloseWith(std::string last_frame, host::CloseReason reason) override {
+    RelayMessage m{.to = home_,
+                   .what = RelayMessage::What::kFrame,
+                   .frame = std::move(last_frame),
+                   .kind = host::FrameKind::kControl,
+                   .close = host::CloseReasonName(reason)};
+    link_->Publish(m);
+  }
+
+ private:
+  RelayLink* link_;
+  const host::RelayAddress home_;
+};
+
+}  // namespace
+
+RelayLink::RelayLink(NatsBus& bus, const zone::WorldConfig& world, std::string node,
+                     host::BorderCounters& counters, Sink sink)
+    : bus_(bus),
+      world_(world),
+      node_(std::move(node)),
+      counters_(counters),
+      sink_(std::move(sink)) {}
+
+std::optional<uint32_t> RelayLink::CellHere(uint32_t zone) const {
+  const zone::ZoneConfig* z = world_.FindZone(zone);
+  if (z == nullptr) return std::nullopt;
+  for (uint32_t c = 0; c < z->cells.nodes.size(); ++c) {
+    if (z->cells.nodes[c] == node_) return c;
+  }
+  return std::nullopt;
+}
+
+void RelayLink::Publish(RelayMessage& m) {
+  const std::optional<uint32_t> here = CellHere(m.to.zone);
+  if (!here) return;  // a zone this node has no cell of: nothing is relayed for it
+  m.from_cell = *here;
+  const std::lock_guard lock(send_mu_);
+  EncodeRelay(m, node_, &scratch_, &bytes_);
+  if (bus_.Publish(RelaySubject(m.to.zone, m.to.to_cell), bytes_) == BusStatus::kOk) {
+    counters_.relayed_out.Add(1);
+  }
+}
+
+void RelayLink::FromHome(uint64_t session, const host::ClientInput* input) {
+  zone::CellRef owner;
+  {
+    const std::lock_guard lock(away_mu_);
+    const auto it = away_.find(session);
+    if (it == away_.end()) return;
+    owner = it->second.owner;
+  }
+  const std::optional<uint32_t> here = CellHere(owner.zone_id);
+  if (!here) return;
+  SendOn({.zone = owner.zone_id, .to_cell = owner.cell, .home_cell = *here, .session = session},
+         input);
+}
+
+void RelayLink::SendOn(const host::RelayAddress& to, const host::ClientInput* input) {
+  RelayMessage m{.to = to, .what = RelayMessage::What::kLeave};
+  if (input != nullptr) {
+    m.what = RelayMessage::What::kInput;
+    m.input = *input;
+  }
+  Publish(m);
+}
+
+std::shared_ptr<host::SessionSink> RelayLink::SinkAtHome(const host::RelayAddress& to) {
+  return std::make_shared<HomeSink>(this, to);
+}
+
+void RelayLink::Away(uint64_t session, std::weak_ptr<host::SessionSink> sink, zone::CellRef owner) {
+  const std::lock_guard lock(away_mu_);
+  away_[session] = {.sink = std::move(sink), .owner = owner};
+}
+
+void RelayLink::Back(uint64_t session) {
+  const std::lock_guard lock(away_mu_);
+  away_.erase(session);
+}
+
+void RelayLink::Receive(std::string_view bytes) {
+  RelayMessage m;
+  if (const auto refused = DecodeRelay(bytes, world_, &m)) {
+    counters_.relay_refusals[static_cast<size_t>(*refused)].Add(1);
+    return;
+  }
+  const std::optional<uint32_t> here = CellHere(m.to.zone);
+  if (here != m.to.to_cell) {
+    counters_.relay_refusals[static_cast<size_t>(host::BorderRefusal::kNotSplit)].Add(1);
+    return;
+  }
+  counters_.relayed_in.Add(1);
+  if (m.what == RelayMessage::What::kFrame) {
+    Deliver(m);
+    return;
+  }
+  const uint64_t session =
+      m.to.home_cell == *here ? m.to.session : host::RelayedSession(m.to.home_cell, m.to.session);
+  if (m.what == RelayMessage::What::kInput) {
+    sink_(m.to.zone, session, std::move(m.input));
+  } else {
+    sink_(m.to.zone, session, std::nullopt);
+  }
+}
+
+void RelayLink::Deliver(const RelayMessage& m) {
+  std::shared_ptr<host::SessionSink> sink;
+  if (m.to.home_cell == m.to.to_cell) {
+    const std::lock_guard lock(away_mu_);
+    const auto it = away_.find(m.to.session);
+    if (it != away_.end()) {
+      sink = it->second.sink.lock();
+      it->second.owner = {.zone_id = m.to.zone, .cell = m.from_cell};  // the owner now
+    }
+  }
+  if (!sink) {  // the client left: its player's owner lets it go
+    counters_.relay_orphaned.Add(1);
+    SendOn({.zone = m.to.zone,
+            .to_cell = m.from_cell,
+            .home_cell = m.to.home_cell,
+            .session = m.to.session},
+           nullptr);
+    return;
+  }
+  if (m.close.empty()) {
+    sink->DeliverFrame(m.frame, m.kind);
+    return;
+  }
+  const std::optional<host::CloseReason> reason = host::CloseReasonNamed(m.close);
+  sink->CloseWith(m.frame, reason.value_or(host::CloseReason::kZoneHandoff));
+}
+
+}  // namespace zs::cluster

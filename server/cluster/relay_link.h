@@ -1,0 +1,81 @@
+// RelayLink: the clients of players who crossed into another node's cell, relayed over NATS
+// (docs/seamless.md "Relay"; proto/cluster.proto, Relay). host::RelayPort for the runners.
+//
+// - At the home (the node holding the client's connection): Away files the session with its
+//   connection's sink and the cell its player went to; FromHome publishes the client's inputs
+//   to that cell; a frame relayed for the session goes straight to the sink (on libnats'
+//   thread) and names the cell that owns the player now (a player may move on). A frame for a
+//   session no longer here is answered with a leaving, so its owner lets the player go.
+// - At the owner: SinkAtHome gives a SessionSink that publishes each frame to the home; an
+//   input or leaving received goes to the sink given at construction (the zone runners), under
+//   the session's key there (host::RelayedSession, or the home's own session when the player
+//   came home).
+// Messages come in through Receive (BorderLink listens to the cell's subjects); what does not
+// decode is counted by reason (host::BorderCounters::relay_refusals) and dropped.
+//
+// Ownership: borrows the bus, the world config and the counters (all outlive the link).
+// Threads: any; Receive runs on libnats' delivery thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "cluster.pb.h"
+#include "cluster/nats_bus.h"
+#include "cluster/relay_codec.h"
+#include "host/metrics.h"
+#include "host/relay_port.h"
+#include "zone/world_config.h"
+
+namespace zs::cluster {
+
+class RelayLink final : public host::RelayPort {
+ public:
+  // An input (nullopt: the client left) for the player filed under `session` in zone `zone`.
+  using Sink =
+      std::function<void(uint32_t zone, uint64_t session, std::optional<host::ClientInput>)>;
+  RelayLink(NatsBus& bus, const zone::WorldConfig& world, std::string node,
+            host::BorderCounters& counters, Sink sink);
+
+  // The bytes of a message on one of this node's relay subjects.
+  void Receive(std::string_view bytes);
+
+  void FromHome(uint64_t session, const host::ClientInput* input) override;
+  void SendOn(const host::RelayAddress& to, const host::ClientInput* input) override;
+  [[nodiscard]] std::shared_ptr<host::SessionSink> SinkAtHome(
+      const host::RelayAddress& to) override;
+  void Away(uint64_t session, std::weak_ptr<host::SessionSink> sink, zone::CellRef owner) override;
+  void Back(uint64_t session) override;
+
+  // Sends `m` (m.from_cell: this node's cell of m.to.zone, filled in here). Any thread.
+  void Publish(RelayMessage& m);
+
+ private:
+  void Deliver(const RelayMessage& m);  // a frame for a client here
+  [[nodiscard]] std::optional<uint32_t> CellHere(uint32_t zone) const;
+
+  NatsBus& bus_;
+  const zone::WorldConfig& world_;
+  const std::string node_;
+  host::BorderCounters& counters_;
+  const Sink sink_;
+
+  struct AwayClient {
+    std::weak_ptr<host::SessionSink> sink;
+    zone::CellRef owner;  // the cell whose frames came last
+  };
+  std::mutex away_mu_;
+  std::unordered_map<uint64_t, AwayClient> away_;  // by local session; guarded by away_mu_
+
+  std::mutex send_mu_;  // Publish's scratch
+  v1::Relay scratch_;
+  std::string bytes_;
+};
+
+}  // namespace zs::cluster

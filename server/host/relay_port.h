@@ -1,0 +1,61 @@
+// RelayPort: how a runner keeps the client of a player who crossed into another node's cell
+// (docs/seamless.md "Relay"). The client's connection stays on its home node (where it logged
+// in): the home sends the client's inputs to the node that owns the player now, and the owner
+// sends the client's frames back to the home. The cluster layer implements it over NATS
+// (cluster/relay_link.h); the runner knows only this.
+//
+// Sessions: a node's session ids are its own. A player owned here whose client is at another
+// node is filed in the runner's PlayerDirectory under RelayedSession(home cell, session), which
+// no connection of this node ever has.
+//
+// Threads: every call from any thread (the runners'); none blocks (publishes are queued).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "host/client_input.h"
+#include "host/session_sink.h"
+#include "zone/cells.h"
+
+namespace zs::host {
+
+// The highest session id a home may relay (net::Server counts them from 1).
+inline constexpr uint64_t kMaxRelayedSession = (uint64_t{1} << 48) - 1;
+
+// The session key under which a player whose client is at the node of `home_cell` is filed
+// at its owner. REQUIRES: session <= kMaxRelayedSession.
+[[nodiscard]] constexpr uint64_t RelayedSession(uint32_t home_cell, uint64_t session) {
+  return ((static_cast<uint64_t>(home_cell) + 1) << 48) | session;
+}
+[[nodiscard]] constexpr bool IsRelayedSession(uint64_t key) { return key > kMaxRelayedSession; }
+[[nodiscard]] constexpr uint64_t HomeSessionOf(uint64_t key) { return key & kMaxRelayedSession; }
+
+// Where a message about one client goes, and about whom.
+struct RelayAddress {
+  uint32_t zone = 0;
+  uint32_t to_cell = 0;    // the receiving node's cell
+  uint32_t home_cell = 0;  // the cell of the node holding the client's connection
+  uint64_t session = 0;    // the connection's session id at the home
+};
+
+class RelayPort {
+ public:
+  virtual ~RelayPort() = default;
+  // To the owner of the player of local session `session` (one Away named): an input of its
+  // client, or (null) that the client left. The owner is the cell whose frames for the session
+  // came last (at first the one Away named): a player may move on from cell to cell.
+  virtual void FromHome(uint64_t session, const ClientInput* input) = 0;
+  // To `to`: an input (null: the leaving) of a client at another node, whose player this node
+  // let go to that cell (sent on, so nothing in flight is lost).
+  virtual void SendOn(const RelayAddress& to, const ClientInput* input) = 0;
+  // A sink for the frames of a client at another node (to.to_cell: its home's cell): every
+  // frame goes there. It lives as long as the caller keeps it.
+  [[nodiscard]] virtual std::shared_ptr<SessionSink> SinkAtHome(const RelayAddress& to) = 0;
+  // The player of local session `session` went to cell `owner` of a split zone: frames relayed
+  // for the session go to `sink`, until Back.
+  virtual void Away(uint64_t session, std::weak_ptr<SessionSink> sink, zone::CellRef owner) = 0;
+  virtual void Back(uint64_t session) = 0;
+};
+
+}  // namespace zs::host

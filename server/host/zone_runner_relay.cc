@@ -1,0 +1,144 @@
+// ZoneRunner's side of players crossing the cells of a split zone (docs/seamless.md "Relay"):
+// which node holds a player's client, and where its inputs and frames go.
+//
+// - A player of a client here that migrates to another cell stays in the PlayerDirectory with
+//   `owner` set: its inputs go there (RelayPort::FromHome), its frames come back through the
+//   relay straight to its connection. When it migrates back, it is ours again.
+// - A player migrating here whose client is at another node is filed under
+//   RelayedSession(home cell, session) with a sink that sends its frames home. It is saved
+//   here and removed when its client leaves. When it migrates on, it is let go: inputs still in
+//   flight to here are sent on for kDepartedTicks.
+// - Every frame's tick goes on from the last its client was sent (Player::tick_offset).
+#include <spdlog/spdlog.h>
+
+#include "host/zone_runner.h"
+
+namespace zs::host {
+
+namespace {
+
+// Inputs for a player let go to another cell are sent on for this long (ticks at 20 Hz: 10 s).
+constexpr uint64_t kDepartedTicks = 200;
+
+}  // namespace
+
+void ZoneRunner::AttachRelay(RelayPort* relay) {
+  relay_ = relay;
+  world_.SetPlayersCross(relay != nullptr);
+}
+
+const std::string& ZoneRunner::NodeOf(size_t z, uint32_t cell) const {
+  return world_.zone(z).config().cells.nodes.at(cell);
+}
+
+std::optional<uint32_t> ZoneRunner::CellOfNode(size_t z, const std::string& node) const {
+  const std::vector<std::string>& nodes = world_.zone(z).config().cells.nodes;
+  for (uint32_t c = 0; c < nodes.size(); ++c) {
+    if (nodes[c] == node) return c;
+  }
+  return std::nullopt;
+}
+
+void ZoneRunner::SendPlayersAway(zone::GhostBatch& batch) {
+  const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
+  if (!z) return;
+  const uint32_t here = world_.zone(*z).cell();
+  for (zone::Migrant& m : batch.migrants) {
+    if (m.body.kind != zone::EntityKind::kPlayer) continue;
+    zone::PlayerMigrant::Client& client = m.player.client;
+    PlayerDirectory::Player* p = players_.ByEntity(m.body.id);
+    if (p == nullptr) continue;  // its client left in this tick: the receiver dismisses it
+    const uint64_t session = players_.SessionOf(*p);
+    client.account = p->account;
+    client.last_frame_tick = world_.tick() + p->tick_offset;
+    if (p->home) {  // a client elsewhere: its new owner relays to its home from now on
+      client.home = NodeOf(*z, p->home->cell);
+      client.session = HomeSessionOf(session);
+      departed_[session] = {.owner = {.zone_id = batch.zone, .cell = batch.to_cell},
+                            .home_cell = p->home->cell,
+                            .tick = world_.tick()};
+      relay_sinks_.erase(session);
+      players_.Remove(session);
+      continue;
+    }
+    client.home = NodeOf(*z, here);
+    client.session = session;
+    p->owner = zone::CellRef{.zone_id = batch.zone, .cell = batch.to_cell};
+    relay_->Away(session, p->sink, *p->owner);
+  }
+}
+
+void ZoneRunner::TakePlayers(
+    size_t z, std::span<const std::pair<EntityId, zone::PlayerMigrant::Client>> arriving) {
+  const uint32_t zone_id = world_.zone(z).config().id;
+  const uint32_t here = world_.zone(z).cell();
+  // Its first frame here is of the coming tick; the client's last was last_frame_tick.
+  const auto offset = [this](const zone::PlayerMigrant::Client& c) {
+    return c.last_frame_tick - world_.tick();
+  };
+  for (const auto& [entity, client] : arriving) {
+    const std::optional<uint32_t> home = CellOfNode(z, client.home);
+    if (home == here) {  // ours again
+      PlayerDirectory::Player* p = players_.BySession(client.session);
+      if (p == nullptr || p->entity != entity || !p->owner) {
+        orphans_.push_back({.entity = entity, .account = client.account});
+        continue;
+      }
+      p->owner.reset();
+      p->tick_offset = offset(client);
+      relay_->Back(client.session);
+      continue;
+    }
+    const std::string& name = world_.NameOf(entity);
+    const uint64_t key = home ? RelayedSession(*home, client.session) : 0;
+    if (!home || client.session == 0 || client.session > kMaxRelayedSession ||
+        players_.BySession(key) != nullptr || players_.ByName(name) != nullptr ||
+        players_.ByAccount(client.account) != nullptr) {
+      spdlog::warn("zone {}: player {} crossed in without a client to relay to (home '{}')",
+                   zone_id, ToRaw(entity), client.home);
+      orphans_.push_back({.entity = entity, .account = client.account});
+      continue;
+    }
+    std::shared_ptr<SessionSink> sink = relay_->SinkAtHome(
+        {.zone = zone_id, .to_cell = *home, .home_cell = *home, .session = client.session});
+    departed_.erase(key);
+    players_.Add(key, {.entity = entity,
+                       .sink = sink,
+                       .name = name,
+                       .account = client.account,
+                       .home = zone::CellRef{.zone_id = zone_id, .cell = *home},
+                       .tick_offset = offset(client)});
+    relay_sinks_[key] = std::move(sink);
+  }
+}
+
+bool ZoneRunner::RelayToOwner(uint64_t session, const PlayerDirectory::Player* player,
+                              const ClientInput* input) {
+  if (player != nullptr) {
+    if (!player->owner) return false;
+    relay_->FromHome(session, input);
+    if (input == nullptr) relay_->Back(session);
+    return true;
+  }
+  const auto d = departed_.find(session);
+  if (d == departed_.end()) return false;
+  relay_->SendOn({.zone = d->second.owner.zone_id,
+                  .to_cell = d->second.owner.cell,
+                  .home_cell = d->second.home_cell,
+                  .session = HomeSessionOf(session)},
+                 input);
+  if (input == nullptr) departed_.erase(d);
+  return true;
+}
+
+void ZoneRunner::DismissOrphans() {
+  for (const Orphan& o : orphans_) keeper_.Dismiss(o.entity, o.account);
+  orphans_.clear();
+}
+
+void ZoneRunner::ForgetDeparted() {
+  std::erase_if(departed_,
+                [this](const auto& d) { return world_.tick() - d.second.tick > kDepartedTicks; });
+}
+
+}  // namespace zs::host
