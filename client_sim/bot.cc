@@ -23,7 +23,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr float kArrived = 3.0f;  // metres: close enough to a goal
+constexpr float kArrived = 3.0f;       // metres: close enough to a goal
+constexpr float kBorderSwing = 25.0f;  // border: metres beyond the centre line each way
 
 std::chrono::milliseconds Ms(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
@@ -336,18 +337,34 @@ Vec2 Bot::Goal() const {
   }
 }
 
-Vec2 Bot::SpreadGoal() {
+template <typename Pick>
+Vec2 Bot::KeepGoal(Pick pick) {
   const Vec2 at = model_.position();
   // Arrived: within a few metres, or nearer than the distance walked since the last decision
   // (a fast walker would otherwise overshoot and turn back and forth around its goal).
   const float reach = std::max(kArrived, Length(at - last_act_position_));
   if (!has_goal_ || DistanceSq(goal_, at) <= reach * reach) {
-    const Vec2 lo = model_.zone_min() + Vec2{1, 1}, hi = model_.zone_max() - Vec2{1, 1};
-    goal_ = {rng_.Range(lo.x, std::max(lo.x, hi.x)), rng_.Range(lo.y, std::max(lo.y, hi.y))};
+    goal_ = pick(at, model_.zone_min() + Vec2{1, 1}, model_.zone_max() - Vec2{1, 1});
     has_goal_ = true;
   }
   last_act_position_ = at;
   return goal_;
+}
+
+Vec2 Bot::SpreadGoal() {
+  return KeepGoal([this](Vec2, Vec2 lo, Vec2 hi) {
+    return Vec2{rng_.Range(lo.x, std::max(lo.x, hi.x)), rng_.Range(lo.y, std::max(lo.y, hi.y))};
+  });
+}
+
+Vec2 Bot::BorderGoal() {
+  return KeepGoal([this](Vec2 at, Vec2 lo, Vec2 hi) {
+    const float centre = (lo.x + hi.x) * 0.5f;
+    const float x = at.x < centre ? centre + kBorderSwing : centre - kBorderSwing;
+    const float y = at.y + rng_.Range(-kBorderSwing, kBorderSwing);
+    return Vec2{std::clamp(x, lo.x, std::max(lo.x, hi.x)),
+                std::clamp(y, lo.y, std::max(lo.y, hi.y))};
+  });
 }
 
 Vec2 Bot::Direction() {
@@ -355,8 +372,8 @@ Vec2 Bot::Direction() {
     return FromAngle(rng_.Range(-kPi, kPi));
   }
   const Vec2 at = model_.position();
-  if (options_.scenario == Scenario::kSpread) {
-    const Vec2 to = SpreadGoal() - at;
+  if (options_.scenario == Scenario::kSpread || options_.scenario == Scenario::kBorder) {
+    const Vec2 to = (options_.scenario == Scenario::kSpread ? SpreadGoal() : BorderGoal()) - at;
     const float d = Length(to);
     return d > 1e-3f ? to * (1.0f / d) : Vec2{};
   }

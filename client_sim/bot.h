@@ -41,7 +41,7 @@ class ZoneChanged;
 
 namespace zs::sim {
 
-enum class Scenario { kWander, kCrowd, kRaid, kChurn, kZones, kSpread };
+enum class Scenario { kWander, kCrowd, kRaid, kChurn, kZones, kSpread, kBorder };
 
 struct BotOptions {
   std::string host = "127.0.0.1";
@@ -97,6 +97,14 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void RetryFromTheStart();
   Vec2 Goal() const;
   Vec2 SpreadGoal();  // a random point in the zone, kept until the bot gets there
+  // border: a point kBorderSwing beyond the zone's vertical centre line from where the bot
+  // stands, up to kBorderSwing higher or lower, kept until it gets there: back and forth across
+  // the line where a zone split in 2 x 1, 2 x 2 or 4 x n cells has a border (and, drifting up
+  // and down, across the horizontal centre line of a 2 x 2 split).
+  Vec2 BorderGoal();
+  // Picks goal_ anew once the bot is within reach of it (or has none).
+  template <typename Pick>
+  Vec2 KeepGoal(Pick pick);
 
   boost::asio::io_context& io_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
@@ -129,7 +137,7 @@ class Bot : public std::enable_shared_from_this<Bot> {
   InputLedger ledger_;  // verifying bots: inputs sent and their results
   uint32_t seq_ = 0;
   uint32_t chat_seq_ = 0;
-  bool has_goal_ = false;  // spread, and raid while no monster is known: goal_ is set
+  bool has_goal_ = false;  // spread, border, raid while no monster is known: goal_ is set
   Vec2 goal_;
   Vec2 raid_offset_;        // raid: where around its monster this bot stands (bots do not stack)
   Vec2 last_act_position_;  // where the previous decision was taken

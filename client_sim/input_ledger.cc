@@ -35,7 +35,17 @@ void InputLedger::Apply(const pb::TickUpdate& t, Clock::time_point now) {
       }
       continue;
     }
-    if (pending_.erase(Key(kind, r.seq())) == 0) stats_->Violation("result_unknown_input");
+    const auto it = pending_.find(Key(kind, r.seq()));
+    if (it == pending_.end()) {
+      stats_->Violation("result_unknown_input");
+      continue;
+    }
+    if (!it->second.excused) {
+      const std::lock_guard lock(stats_->mu);
+      stats_->answer_ms.push_back(
+          std::chrono::duration<double, std::milli>(now - it->second.sent).count());
+    }
+    pending_.erase(it);
   }
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (now - it->second.sent > kAnswerWithin) {

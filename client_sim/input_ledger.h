@@ -10,7 +10,9 @@
 // excused input's answer may have gone with the dropped ticks or may still come (in the resync
 // frame itself, or later if it was still on its way in), so neither its absence nor its result
 // is a violation; it is forgotten after the same 3 s.
-// Outcomes are counted by name in Stats::results. Threads: one Bot's strand.
+// Outcomes are counted by name in Stats::results, and how long each skill or chat took to be
+// answered in Stats::answer_ms (the whole way: client -> server -> the tick -> its frame; for a
+// player owned by another cell's node, through the relay both ways). Threads: one Bot's strand.
 #pragma once
 
 #include <chrono>

@@ -115,9 +115,9 @@ void AddOptions(CLI::App* cli, Options* o) {
   cli->add_option("-d,--duration", o->duration, "Seconds to run after the ramp-up")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cli->add_option("-s,--scenario", o->scenario, "wander, crowd, raid, churn, zones or spread")
+  cli->add_option("-s,--scenario", o->scenario, "wander, crowd, raid, churn, zones, spread or border")
       ->capture_default_str()
-      ->check(CLI::IsMember({"wander", "crowd", "raid", "churn", "zones", "spread"}));
+      ->check(CLI::IsMember({"wander", "crowd", "raid", "churn", "zones", "spread", "border"}));
   cli->add_option("--verify-every", o->bot.verify_every,
                   "Bot i fully parses and checks every message when i % K == 0; the others "
                   "read only tick numbers and their own position (1 = every bot verifies)")
@@ -174,7 +174,8 @@ std::optional<zs::auth::TokenCodec> TokenSigner(const std::string& path) {
 Scenario ScenarioNamed(const std::string& name) {
   static const std::map<std::string, Scenario> kScenarios = {
       {"wander", Scenario::kWander}, {"crowd", Scenario::kCrowd}, {"raid", Scenario::kRaid},
-      {"churn", Scenario::kChurn},   {"zones", Scenario::kZones}, {"spread", Scenario::kSpread}};
+      {"churn", Scenario::kChurn},   {"zones", Scenario::kZones}, {"spread", Scenario::kSpread},
+      {"border", Scenario::kBorder}};
   return kScenarios.at(name);
 }
 

@@ -39,6 +39,8 @@ std::string ReportJson(const RunInfo& run, const Stats& stats, const Results& r)
   j["tick_interval_ms"] = {{"mean", r.mean_interval},
                            {"jitter_p50", Quantile(r.jitter, 0.5)},
                            {"jitter_p99", Quantile(r.jitter, 0.99)}};
+  const std::vector<double>& a = stats.answer_ms;
+  j["answer_ms"] = {{"samples", a.size()}, {"p50", Quantile(a, 0.5)}, {"p99", Quantile(a, 0.99)}};
   const std::vector<double>& h = stats.handoff_ms;
   j["handoffs"] = {
       {"followed", stats.handoffs.load()},

@@ -9,7 +9,8 @@
 //   scenario, bots, verify_every, verifying_bots, duration_s, stopped_by ("SIGTERM" or "SIGINT"
 //   when a signal ended the run early, else null), logins_ok, logins_failed,
 //   rtt_ms {samples, p50, p90, p99, p999, max} (quantiles null without samples),
-//   tick_interval_ms {mean, jitter_p50, jitter_p99}, handoffs {followed, failed, latency_ms
+//   tick_interval_ms {mean, jitter_p50, jitter_p99}, answer_ms {samples, p50, p99} (verifying
+//   bots: a skill or chat sent -> its result received), handoffs {followed, failed, latency_ms
 //   {samples, p50, p99}} (hand-offs to other servers followed, and how long they took),
 //   ticks_received, crowd_summaries, crowd_total, bytes_in_per_bot_s, bytes_out_per_bot_s,
 //   messages_in_per_bot_s, messages_out_per_bot_s, cpu_s {user, system, total}, cpu_percent,

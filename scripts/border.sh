@@ -2,12 +2,17 @@
 # A crowd straddling a cell border (issue 22, docs/seamless.md): the field of
 # config/worlds/border/ hosted whole by one zone_server, then split in two cells on two nodes
 # (NATS and PostgreSQL started here: scripts/lib/cluster.sh), each time with two client_sims of
-# half the bots each running `crowd` (every bot walks to the zone's centre: the border). One
-# table row per layout and bot count: tick p99 of each server, the CPU each process used over
-# the same window (/proc/PID/stat; 100% = one core), the ghosts held at the end, the border's
-# bytes per second and bytes per ghost sent, and client_sim's protocol violations.
+# half the bots each, one per node, running `crowd` (every bot walks to the zone's centre: the
+# border) or `border` (--scenario border: every bot walks back and forth across it, so players
+# migrate and their clients are relayed). One table row per layout and bot count: tick p99 of
+# each server, the CPU each process used over the same window (/proc/PID/stat; 100% = one core),
+# the ghosts held at the end, the border's bytes per second and bytes per ghost sent,
+# migrations per second (both nodes' `out`), relay messages per second, how long a skill took to
+# be answered (p50 / p99, client_sim's answer_ms: through the relay when the player is away
+# from its client's node), and client_sim's protocol violations.
 #
-#   scripts/border.sh [--bots "400 1000"] [--duration 20] [--verify-every 10] [--build-dir DIR]
+#   scripts/border.sh [--bots "400 1000"] [--duration 20] [--verify-every 10]
+#                     [--scenario crowd|border] [--build-dir DIR]
 #
 # --build-dir: binaries already built there (zone_server, client_sim); without it,
 # scripts/build.sh builds build/release.
@@ -26,13 +31,15 @@ bots_list="400 1000"
 duration=20
 verify_every=10
 build_dir=""
-usage="usage: scripts/border.sh [--bots \"400 1000\"] [--duration S] [--verify-every K] [--build-dir DIR]"
+scenario=crowd
+usage="usage: scripts/border.sh [--bots \"400 1000\"] [--duration S] [--verify-every K] [--scenario crowd|border] [--build-dir DIR]"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --bots) bots_list="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;
     --verify-every) verify_every="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
+    --scenario) scenario="$2"; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
@@ -58,7 +65,7 @@ cleanup() {
   stop_nodes
   zs_cluster_stop "$work"
   wait 2>/dev/null || true
-  rm -rf "$work"
+  [[ -n "${ZS_KEEP:-}" ]] || rm -rf "$work"
 }
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -93,8 +100,8 @@ metric() { local v; v=$(zs_metric "$1" "$2"); echo "${v:-0}"; }
 hz=$(getconf CLK_TCK)
 settle=5
 
-echo "| bots | layout | tick p99 (ms) | CPU % servers | CPU % nats + postgres | CPU % client_sims | ghosts held | border KB/s | bytes per ghost | violations |"
-echo "|---:|---|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| bots | layout | tick p99 (ms) | CPU % servers | CPU % nats + postgres | CPU % client_sims | ghosts held | border KB/s | bytes per ghost | migrations/s | relay msgs/s | answer p50 / p99 (ms) | violations |"
+echo "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|"
 for bots in $bots_list; do
   half=$(( bots / 2 ))
   for layout in whole cells; do
@@ -111,7 +118,7 @@ for bots in $bots_list; do
     fi
     for i in 0 1; do
       "$sim_bin" --port "${targets[$i]}" --bots "$half" --first-bot $(( i * half )) \
-        --ramp "$half" --duration $(( settle + duration + 2 )) --scenario crowd \
+        --ramp "$half" --duration $(( settle + duration + 2 )) --scenario "$scenario" \
         --verify-every "$verify_every" --max-violations 1000000000 \
         --max-failed-logins 1000000000 --report "$work/report-$i.json" >"$work/sim-$i.log" 2>&1 &
       sim_pids+=($!)
@@ -121,10 +128,12 @@ for bots in $bots_list; do
     s0=0 o0=$(( $(cpu "$ZS_NATS_PID") + $(zs_pg_ticks) ))
     for pid in "${node_pids[@]}"; do s0="$s0 $(cpu "$pid")"; done
     c0=$(( $(cpu "${sim_pids[0]}") + $(cpu "${sim_pids[1]}") ))
-    bytes0=0 ghosts0=0
+    bytes0=0 ghosts0=0 moved0=0 relayed0=0
     for a in "${admins[@]}"; do
       bytes0=$(( bytes0 + $(metric "$a" zs_border_bytes_sent_total) ))
       ghosts0=$(( ghosts0 + $(metric "$a" zs_ghosts_sent_total) ))
+      moved0=$(( moved0 + $(metric "$a" 'zs_migrations_total{direction="out"}') ))
+      relayed0=$(( relayed0 + $(metric "$a" 'zs_relay_messages_total{direction="out"}') ))
     done
     t0=$EPOCHREALTIME
     sleep "$duration"
@@ -132,25 +141,30 @@ for bots in $bots_list; do
     s1=0 o1=$(( $(cpu "$ZS_NATS_PID") + $(zs_pg_ticks) ))
     for pid in "${node_pids[@]}"; do s1="$s1 $(cpu "$pid")"; done
     c1=$(( $(cpu "${sim_pids[0]}") + $(cpu "${sim_pids[1]}") ))
-    bytes1=0 ghosts1=0 held=0 ticks=""
+    bytes1=0 ghosts1=0 held=0 ticks="" moved1=0 relayed1=0
     for a in "${!admins[@]}"; do
       bytes1=$(( bytes1 + $(metric "${admins[$a]}" zs_border_bytes_sent_total) ))
       ghosts1=$(( ghosts1 + $(metric "${admins[$a]}" zs_ghosts_sent_total) ))
+      moved1=$(( moved1 + $(metric "${admins[$a]}" 'zs_migrations_total{direction="out"}') ))
+      relayed1=$(( relayed1 + $(metric "${admins[$a]}" 'zs_relay_messages_total{direction="out"}') ))
       held=$(( held + $(metric "${admins[$a]}" zs_ghosts) ))
       zs_histogram_buckets "${admins[$a]}" zs_tick_duration_seconds >"$work/b1-$a"
       ticks="$ticks${ticks:+ / }$(zs_p99_ms "$work/b0-$a" "$work/b1-$a")"
     done
     for pid in "${sim_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     sim_pids=()
-    violations=0
+    violations=0 answers=""
     for i in 0 1; do
       v=$(jq -r '.violations_total // 0' "$work/report-$i.json" 2>/dev/null || echo 0)
       violations=$(( violations + v ))
+      a=$(jq -r '[.answer_ms.p50, .answer_ms.p99] | map(if . == null then "-" else (. * 10 | round / 10 | tostring) end) | join(" / ")' "$work/report-$i.json" 2>/dev/null || echo -)
+      answers="$answers${answers:+, }$a"
     done
     awk -v bots="$bots" -v layout="$layout" -v ticks="$ticks" -v s0="$s0" -v s1="$s1" \
       -v o0="$o0" -v o1="$o1" -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" \
       -v held="$held" -v b="$(( bytes1 - bytes0 ))" -v g="$(( ghosts1 - ghosts0 ))" \
-      -v v="$violations" 'BEGIN {
+      -v v="$violations" -v m="$(( moved1 - moved0 ))" -v r="$(( relayed1 - relayed0 ))" \
+      -v answers="$answers" 'BEGIN {
         wall = t1 - t0
         n = split(s0, x, " "); split(s1, y, " ")
         servers = ""
@@ -160,9 +174,11 @@ for bots in $bots_list; do
         infra = whole ? "-" : sprintf("%.0f", 100 * (o1 - o0) / hz / wall)
         kbs = whole ? "-" : sprintf("%.1f", b / wall / 1024)
         per = g > 0 ? sprintf("%.1f", b / g) : "-"
-        printf "| %d | %s | %s | %s | %s | %.0f | %d | %s | %s | %d |\n", bots, name, ticks,
-          servers, infra, 100 * (c1 - c0) / hz / wall, held, kbs, per, v }'
+        mps = whole ? "-" : sprintf("%.1f", m / wall)
+        rps = whole ? "-" : sprintf("%.0f", r / wall)
+        printf "| %d | %s | %s | %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %d |\n", bots, name,
+          ticks, servers, infra, 100 * (c1 - c0) / hz / wall, held, kbs, per, mps, rps, answers, v }'
     stop_nodes
   done
 done
-echo "(CPU %: over the ${duration} s window, 100% = one core; $(nproc) cores here; load average now:$(uptime | sed 's/.*load average://'). Command: scripts/border.sh --bots \"$bots_list\" --duration $duration --verify-every $verify_every)" >&2
+echo "(CPU %: over the ${duration} s window, 100% = one core; $(nproc) cores here; load average now:$(uptime | sed 's/.*load average://'). Command: scripts/border.sh --bots \"$bots_list\" --duration $duration --verify-every $verify_every --scenario $scenario; answer p50 / p99: each client_sim's, the west's then the east's)" >&2

@@ -65,18 +65,19 @@ void RelayLink::Publish(RelayMessage& m) {
   }
 }
 
-void RelayLink::FromHome(uint64_t session, const host::ClientInput* input) {
+bool RelayLink::FromHome(uint64_t session, const host::ClientInput* input) {
   zone::CellRef owner;
   {
     const std::lock_guard lock(away_mu_);
     const auto it = away_.find(session);
-    if (it == away_.end()) return;
+    if (it == away_.end()) return false;
     owner = it->second.owner;
   }
   const std::optional<uint32_t> here = CellHere(owner.zone_id);
-  if (!here) return;
+  if (!here) return false;
   SendOn({.zone = owner.zone_id, .to_cell = owner.cell, .home_cell = *here, .session = session},
          input);
+  return true;
 }
 
 void RelayLink::SendOn(const host::RelayAddress& to, const host::ClientInput* input) {

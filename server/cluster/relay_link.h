@@ -46,7 +46,7 @@ class RelayLink final : public host::RelayPort {
   // The bytes of a message on one of this node's relay subjects.
   void Receive(std::string_view bytes);
 
-  void FromHome(uint64_t session, const host::ClientInput* input) override;
+  bool FromHome(uint64_t session, const host::ClientInput* input) override;
   void SendOn(const host::RelayAddress& to, const host::ClientInput* input) override;
   [[nodiscard]] std::shared_ptr<host::SessionSink> SinkAtHome(
       const host::RelayAddress& to) override;

@@ -44,6 +44,10 @@ class PlayerDirectory {
     // Added to this world's tick in the player's frames (wrapping), so that its client's count
     // goes on by one per frame whichever node ticked the last one.
     uint64_t tick_offset = 0;
+    // Owned here with its client elsewhere: the newest move or skill sequence number relayed
+    // (the migrant's at first). A relayed move older than it came by another path (the home's
+    // queue, or a node that let the player go) after a newer one: it is dropped.
+    uint32_t newest_seq = 0;
   };
 
   // Tells `roster` (may be null) of every character listed and unlisted, as runner `runner`.

@@ -42,10 +42,11 @@ struct RelayAddress {
 class RelayPort {
  public:
   virtual ~RelayPort() = default;
-  // To the owner of the player of local session `session` (one Away named): an input of its
-  // client, or (null) that the client left. The owner is the cell whose frames for the session
-  // came last (at first the one Away named): a player may move on from cell to cell.
-  virtual void FromHome(uint64_t session, const ClientInput* input) = 0;
+  // To the owner of the player of local session `session`: an input of its client, or (null)
+  // that the client left. The owner is the cell whose frames for the session came last (at
+  // first the one Away named): a player may move on from cell to cell. False (nothing sent):
+  // the session's player is not away.
+  virtual bool FromHome(uint64_t session, const ClientInput* input) = 0;
   // To `to`: an input (null: the leaving) of a client at another node, whose player this node
   // let go to that cell (sent on, so nothing in flight is lost).
   virtual void SendOn(const RelayAddress& to, const ClientInput* input) = 0;

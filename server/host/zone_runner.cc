@@ -263,6 +263,13 @@ void ZoneRunner::Admit(Request& r) {
 
 void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player) {
   if (auto* in = std::get_if<zone::PlayerInput>(&input)) {
+    if (player.home && zone::KindOf(*in) != zone::InputKind::kChat) {  // relayed
+      const uint32_t seq = zone::SeqOf(*in);
+      if (std::holds_alternative<zone::MoveInput>(*in) && !zone::SeqNewer(seq, player.newest_seq)) {
+        return;  // a newer move is in already
+      }
+      if (zone::SeqNewer(seq, player.newest_seq)) player.newest_seq = seq;
+    }
     zone::SetPlayer(*in,
                     player.entity);  // who acts is the connection's player, never the client's say
     if (auto* chat = std::get_if<zone::ChatInput>(in)) ResolveWhisper(*chat, player);
@@ -343,14 +350,17 @@ void ZoneRunner::TakeGhosts(zone::GhostBatch batch) {
 
 void ZoneRunner::TakeBorder() {
   BorderCounters& counters = metrics_->border();
-  std::vector<std::pair<EntityId, zone::PlayerMigrant::Client>> players;
+  std::vector<ArrivingPlayer> players;
   for (zone::GhostBatch& batch : ghosts_in_.Take()) {
     const size_t migrants = batch.migrants.size();
     const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
     players.clear();
     for (zone::Migrant& m : batch.migrants) {
-      if (m.body.kind == zone::EntityKind::kPlayer)
-        players.emplace_back(m.body.id, m.player.client);
+      if (m.body.kind == zone::EntityKind::kPlayer) {
+        players.push_back({.entity = m.body.id,
+                           .client = m.player.client,
+                           .last_input_seq = m.player.last_input_seq});
+      }
     }
     const zone::GhostVerdict verdict = world_.TakeGhosts(std::move(batch));
     counters.verdicts[static_cast<size_t>(verdict)].Add(1);

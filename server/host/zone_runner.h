@@ -165,8 +165,12 @@ class ZoneRunner {
   void SendPlayersAway(zone::GhostBatch& batch);
   // The player migrants of a batch taken from cell `from` of zone index z: a player of a
   // client here comes back; another's is filed under its RelayedSession key.
-  void TakePlayers(size_t z,
-                   std::span<const std::pair<EntityId, zone::PlayerMigrant::Client>> arriving);
+  struct ArrivingPlayer {
+    EntityId entity = kInvalidEntity;
+    zone::PlayerMigrant::Client client;
+    uint32_t last_input_seq = 0;
+  };
+  void TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving);
   // An input (null: the leaving) of a session whose player is owned elsewhere, or has just
   // been let go to another cell: sent there. False: neither.
   bool RelayToOwner(uint64_t session, const PlayerDirectory::Player* player,

@@ -68,15 +68,16 @@ void ZoneRunner::SendPlayersAway(zone::GhostBatch& batch) {
   }
 }
 
-void ZoneRunner::TakePlayers(
-    size_t z, std::span<const std::pair<EntityId, zone::PlayerMigrant::Client>> arriving) {
+void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving) {
   const uint32_t zone_id = world_.zone(z).config().id;
   const uint32_t here = world_.zone(z).cell();
   // Its first frame here is of the coming tick; the client's last was last_frame_tick.
   const auto offset = [this](const zone::PlayerMigrant::Client& c) {
     return c.last_frame_tick - world_.tick();
   };
-  for (const auto& [entity, client] : arriving) {
+  for (const ArrivingPlayer& a : arriving) {
+    const EntityId entity = a.entity;
+    const zone::PlayerMigrant::Client& client = a.client;
     const std::optional<uint32_t> home = CellOfNode(z, client.home);
     if (home == here) {  // ours again
       PlayerDirectory::Player* p = players_.BySession(client.session);
@@ -107,7 +108,8 @@ void ZoneRunner::TakePlayers(
                        .name = name,
                        .account = client.account,
                        .home = zone::CellRef{.zone_id = zone_id, .cell = *home},
-                       .tick_offset = offset(client)});
+                       .tick_offset = offset(client),
+                       .newest_seq = a.last_input_seq});
     relay_sinks_[key] = std::move(sink);
   }
 }

@@ -45,6 +45,7 @@ void ZoneRunners::TakeGhosts(zone::GhostBatch batch) {
 }
 
 void ZoneRunners::AttachRelay(RelayPort* relay) {
+  relay_ = relay;
   for (auto& r : runners_) r->AttachRelay(relay);
 }
 
@@ -145,6 +146,10 @@ void ZoneRunners::Leave(uint64_t session) {
 }
 
 void ZoneRunners::Submit(uint64_t session, ClientInput input) {
+  // A player owned by another node: straight there, not a tick later through the runner. (Its
+  // inputs queued before it left are sent on by the runner; the owner drops a move older than
+  // one it has: ZoneRunner::Apply.)
+  if (relay_ != nullptr && relay_->FromHome(session, &input)) return;
   RunnerOf(session).Submit(session, std::move(input));
 }
 

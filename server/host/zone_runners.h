@@ -98,7 +98,8 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   [[nodiscard]] std::optional<size_t> OnlineRunner(const LoginIdentity& who) const;
 
   BorderCounters& border_counters_;
-  SharedIds ids_;  // before the runners: their worlds take ids from it
+  RelayPort* relay_ = nullptr;  // set before Start
+  SharedIds ids_;               // before the runners: their worlds take ids from it
   std::vector<std::unique_ptr<ZoneRunner>> runners_;
   std::unordered_map<uint32_t, size_t> runner_of_zone_;  // by zone id; fixed after construction
   uint32_t start_zone_ = 0;                              // runner 0's zone

@@ -38,6 +38,21 @@ TEST(InputLedger, EachSkillAndChatIsAnsweredOnce) {
   EXPECT_EQ(stats.violations["result_unknown_input"], 2u);
 }
 
+TEST(InputLedger, HowLongEachAnswerTookIsRecorded) {
+  Stats stats;
+  InputLedger ledger(&stats);
+  const auto t0 = Clock::now();
+  ledger.Sent(InputLedger::Kind::kSkill, 1, t0);
+  ledger.Sent(InputLedger::Kind::kChat, 2, t0);
+  ledger.Apply(WithResult(pb::INPUT_KIND_SKILL, 1, pb::OUTCOME_ACCEPTED),
+               t0 + std::chrono::milliseconds(40));
+  ledger.Apply(WithResult(pb::INPUT_KIND_CHAT, 2, pb::OUTCOME_ACCEPTED),
+               t0 + std::chrono::milliseconds(75));
+  ASSERT_EQ(stats.answer_ms.size(), 2u);
+  EXPECT_NEAR(stats.answer_ms[0], 40, 1e-6);
+  EXPECT_NEAR(stats.answer_ms[1], 75, 1e-6);
+}
+
 TEST(InputLedger, AnUnansweredSkillIsMissingAfterThreeSeconds) {
   Stats stats;
   InputLedger ledger(&stats);

@@ -80,6 +80,7 @@ TEST(Report, KeysValuesAndOrder) {
                                          "logins_failed",
                                          "rtt_ms",
                                          "tick_interval_ms",
+                                         "answer_ms",
                                          "handoffs",
                                          "ticks_received",
                                          "crowd_summaries",
