@@ -142,6 +142,10 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
   };
   add("zs_ghosts", "Ghosts held: neighbouring cells' entities near the border.", MetricType::Gauge,
       Num(border_.ghosts_held));
+  add("zs_players_real",
+      "Players simulated on this node (a player that crossed a cell border counts at its owner "
+      "only, its client at its home).",
+      MetricType::Gauge, Num(border_.players_real));
   add("zs_ghosts_sent_total", "Entities listed in the border batches sent to neighbouring cells.",
       MetricType::Counter, Num(border_.ghosts_sent));
   add("zs_border_batches_sent_total", "Border batches published to neighbouring cells.",

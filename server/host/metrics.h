@@ -158,6 +158,7 @@ struct ViewerCounters {
 // cluster link moved.
 struct BorderCounters {
   Gauge ghosts_held;
+  Gauge players_real;   // players simulated here (one that crossed counts at its owner only)
   Counter ghosts_sent;  // entities listed in the batches sent
   Counter batches_sent;
   Counter bytes_sent;

@@ -374,9 +374,11 @@ void ZoneRunner::TakeBorder() {
 void ZoneRunner::SendBorder() {
   BorderCounters& counters = metrics_->border();
   int64_t held = 0;
+  int64_t real = 0;
   for (size_t z = 0; z < zone_count_; ++z) {
     const zone::Zone& zone = world_.zone(z);
     held += static_cast<int64_t>(zone.ghost_count());
+    real += static_cast<int64_t>(zone.player_count());
     const zone::ZoneTickOutput& out = world_.output(z);
     for (const uint32_t cell : out.silent_cells) {
       counters.silent_neighbours.Add(1);
@@ -401,6 +403,8 @@ void ZoneRunner::SendBorder() {
   }
   counters.ghosts_held.Add(held - ghosts_held_);
   ghosts_held_ = held;
+  counters.players_real.Add(real - players_real_);
+  players_real_ = real;
 }
 
 void ZoneRunner::PublishStorageStats() {

@@ -204,7 +204,8 @@ class ZoneRunner {
   Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};      // from the cluster link
   BorderPort* border_ = nullptr;
   RelayPort* relay_ = nullptr;
-  int64_t ghosts_held_ = 0;  // this runner's share of the zs_ghosts gauge
+  int64_t ghosts_held_ = 0;   // this runner's share of the zs_ghosts gauge
+  int64_t players_real_ = 0;  // ... of zs_players_real
   std::mutex wake_mu_;
   std::condition_variable wake_;  // an answer came, or Stop (with wake_mu_)
   bool answer_waiting_ = false;   // guarded by wake_mu_

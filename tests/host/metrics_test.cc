@@ -256,6 +256,7 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_border_silent_total", "counter"},
       {"zs_migrations_total", "counter"},
       {"zs_relay_messages_total", "counter"},
+      {"zs_players_real", "gauge"},
       {"zs_relay_orphaned_total", "counter"},
       {"zs_relay_refused_total", "counter"},
       {"zs_border_batches_total", "counter"},

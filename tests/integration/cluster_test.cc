@@ -349,47 +349,11 @@ namespace {
 // client_sim's `zones` scenario against the plaza's node: every bot walks to the portal of the
 // zone it is in, so it goes back and forth between the two nodes. Returns its pid.
 pid_t StartZoneBots(uint16_t port, int bots, int seconds, const std::string& report) {
-  const std::string args[] = {"--port",
-                              std::to_string(port),
-                              "--bots",
-                              std::to_string(bots),
-                              "--ramp",
-                              "100",
-                              "--duration",
-                              std::to_string(seconds),
-                              "--scenario",
-                              "zones",
-                              "--verify-every",
-                              "5",
-                              "--report",
-                              report,
-                              "--max-failed-logins",
-                              "1000000"};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int out = ::open((report + ".log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    std::vector<char*> argv = {const_cast<char*>(ZS_CLIENT_SIM_BIN)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(ZS_CLIENT_SIM_BIN, argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int WaitExit(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return StartClientSim(
+      {"--port", std::to_string(port), "--bots", std::to_string(bots), "--ramp", "100",
+       "--duration", std::to_string(seconds), "--scenario", "zones", "--verify-every", "5",
+       "--report", report, "--max-failed-logins", "1000000"},
+      report + ".log");
 }
 
 double Players(ServerProcess& s) { return MetricValue(s.HttpGet("/metrics"), "zs_players"); }

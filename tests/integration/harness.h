@@ -342,4 +342,34 @@ inline pid_t StartBots(uint16_t port, int bots, int seconds) {
   return pid;
 }
 
+// Starts client_sim with `args` in the background, its output in `log`; returns its pid.
+inline pid_t StartClientSim(const std::vector<std::string>& args, const std::string& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    std::vector<char*> argv = {const_cast<char*>(ZS_CLIENT_SIM_BIN)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(ZS_CLIENT_SIM_BIN, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// The exit status of child `pid` (128 + the signal that ended it), once it ends.
+inline int WaitExit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 }  // namespace zs::integration
