@@ -134,6 +134,12 @@ Vec2 Zone::Confine(Vec2 p) const {
   return {std::clamp(p.x, area_.min.x, area_.max.x), std::clamp(p.y, area_.min.y, area_.max.y)};
 }
 
+Vec2 Zone::PlayerPlace(Vec2 p) {
+  const uint32_t cell = CellAt(config_.bounds, config_.cells, Clamp(p));
+  const bool near = cell == cell_ || NeighbourOf(cell) != nullptr;
+  return players_cross_ && near ? Clamp(p) : Confine(p);
+}
+
 Vec2 Zone::RandomPointIn(const Aabb& area) {
   const float x = rng_.Range(area.min.x, area.max.x);
   const float y = rng_.Range(area.min.y, area.max.y);
@@ -220,7 +226,7 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
   if (index < slot_of_.size() && slot_of_[index] >= 0) {
     return {StatusCode::kAlreadyExists, "entity index already in this zone"};
   }
-  player.position = Confine(position);
+  player.position = PlayerPlace(position);
   player.ghost_of = kWholeZone;
   player.velocity = {};
   player.player().move_direction = {};
@@ -317,11 +323,7 @@ void Zone::Respawn(uint64_t tick) {
   for (Entity& e : entities_) {
     if (e.alive || e.is_ghost() || tick < e.respawn_tick) continue;
     if (e.is_player()) {
-      // The zone's spawn point, in whichever cell next to this one (it migrates there).
-      const uint32_t cell = CellAt(config_.bounds, config_.cells, config_.player_spawn);
-      const bool near = cell == cell_ || NeighbourOf(cell) != nullptr;
-      Place(e,
-            players_cross_ && near ? Clamp(config_.player_spawn) : Confine(config_.player_spawn));
+      Place(e, PlayerPlace(config_.player_spawn));  // the zone's spawn point
     } else {
       MonsterPart& m = e.monster();
       // Its group's area, in whichever cell (it migrates there at the end of the tick), but

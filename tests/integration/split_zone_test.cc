@@ -431,6 +431,54 @@ TEST_F(SplitZone, APlayerWalksAcrossTheBorderAndBackOnOneConnection) {
   EXPECT_FALSE(east_->Wait(0).has_value());
 }
 
+// Wes, connected to the west, walks into the east's cell and leaves the game there: the east,
+// which owns him, saves him (the west saves nothing of a player away). He logs in at the west
+// again and is where he left, in the east's cell: the west puts him there, he migrates to the
+// east at the end of his first tick, and his frames come relayed, one tick apart.
+TEST_F(SplitZone, APlayerWhoLeftInTheOtherCellIsSavedThereAndComesBackThere) {
+  ASSERT_TRUE(Meet());
+  ASSERT_TRUE(WalkWes({150, 64}, [](const pb::ServerMessage&) {})) << west_->Log();
+  const double saved_before =
+      MetricValue(east_->HttpGet("/metrics"), "zs_storage_rows_saved_total");
+  wes_->Close();
+  const auto real_at = [](ServerProcess& s) {
+    return MetricValue(s.HttpGet("/metrics"), "zs_players_real");
+  };
+  EXPECT_TRUE(PollUntil(
+      *eve_,
+      [&] {
+        return real_at(*east_) == 1 &&  // Eve alone
+               MetricValue(east_->HttpGet("/metrics"), "zs_storage_rows_saved_total") >
+                   saved_before;
+      },
+      kSlack * 10))
+      << "the east let Wes go and saved him" << east_->Log();
+
+  TestClient again(west_->port());
+  const auto welcome = again.Login("Wes");
+  ASSERT_TRUE(welcome.has_value()) << west_->Log();
+  EXPECT_GT(welcome->x(), 140 * 100) << "where he left, in the east's cell";
+  uint64_t last = 0;
+  int gaps = 0;
+  const bool relayed = PollUntil(
+      again,
+      [&] {
+        return ByDirection(*west_, "zs_migrations_total", "out") >= 2 && real_at(*east_) == 2;
+      },
+      kSlack * 10);
+  EXPECT_TRUE(relayed) << "he went on to the east" << west_->Log() << east_->Log();
+  again.ReadUntil(
+      [&](const pb::ServerMessage& m) {
+        if (!m.has_tick()) return false;
+        if (last != 0 && m.tick().tick() != last + 1) ++gaps;
+        last = m.tick().tick();
+        return false;
+      },
+      1.5);
+  EXPECT_GT(last, 0u) << "his frames come, through the west";
+  EXPECT_EQ(gaps, 0);
+}
+
 // client_sim's `border` scenario on both nodes, 100 verifying bots each: every bot walks back
 // and forth across the border, swinging, so players migrate all the time and most clients are
 // relayed at some point. No protocol violation (no tick gap, nothing entered twice, no id
