@@ -12,6 +12,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -76,15 +78,16 @@ bool PollUntil(TestClient& c, const std::function<bool()>& done, double seconds)
 
 class SplitZone : public test::PostgresSuite {
  protected:
-  // The node `node` (west or east) owning its cell of the field.
-  std::unique_ptr<ServerProcess> Node(const std::string& node) {
+  // The node `node` (west or east; sw, se, nw or ne in `world` cells4.yaml) owning its cell of
+  // the field.
+  std::unique_ptr<ServerProcess> Node(const std::string& node, const char* world = ZS_CELLS_WORLD) {
     const std::string top = "storage: {backend: postgres, postgres: \"" + conninfo() +
                             "\", checkpoint_seconds: 1}\n" + "cluster: {nats_url: \"" +
                             nats_.url() + "\", node: " + node +
                             ", public_address: \"127.0.0.1:0\", zones: [field], "
                             "directory_ttl_seconds: 3}\n";
     return std::make_unique<ServerProcess>(
-        "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, ZS_CELLS_WORLD);
+        "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, world);
   }
 
   // Both nodes running, Wes logged in at the west and Eve at the east, on the border, each
@@ -479,67 +482,81 @@ TEST_F(SplitZone, APlayerWhoLeftInTheOtherCellIsSavedThereAndComesBackThere) {
   EXPECT_EQ(gaps, 0);
 }
 
-// client_sim's `border` scenario on both nodes, 100 verifying bots each: every bot walks back
-// and forth across the border, swinging, so players migrate all the time and most clients are
-// relayed at some point. No protocol violation (no tick gap, nothing entered twice, no id
-// changing, every input answered), never more players real on the two nodes together than
-// there are bots, and migrations both ways.
-TEST_F(SplitZone, TwoHundredVerifyingBotsWalkBackAndForthAcrossTheBorder) {
-  if (kUnderTsan) GTEST_SKIP() << "200 verifying bots on two TSan servers (5-15x slower)";
-  auto west = Node("west");
-  auto east = Node("east");
-  constexpr int kBots = 100;  // per node
-  const int seconds = kSanitizerBuild ? 10 : 20;
+// client_sim's `border` scenario on every node of a split field, `bots` verifying bots each:
+// every bot walks back and forth across the border, swinging, so players migrate all the time
+// and most clients are relayed at some point. No protocol violation (no tick gap, nothing
+// entered twice, no id changing, every input answered), never more players real on the nodes
+// together than there are bots, and migrations out of every node.
+void BotsWalkBackAndForthAcrossTheBorders(std::vector<std::unique_ptr<ServerProcess>>& nodes,
+                                          int bots, int seconds) {
   const std::string base =
       (std::filesystem::temp_directory_path() / ("zs_border_" + std::to_string(::getpid())))
           .string();
   std::vector<pid_t> sims;
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
     const std::string report = base + "-" + std::to_string(i) + ".json";
     sims.push_back(
-        StartClientSim({"--port", std::to_string((i == 0 ? west : east)->port()), "--bots",
-                        std::to_string(kBots), "--first-bot", std::to_string(i * kBots), "--ramp",
-                        "100", "--duration", std::to_string(seconds), "--scenario", "border",
+        StartClientSim({"--port", std::to_string(nodes[i]->port()), "--bots", std::to_string(bots),
+                        "--first-bot", std::to_string(static_cast<int>(i) * bots), "--ramp", "100",
+                        "--duration", std::to_string(seconds), "--scenario", "border",
                         "--verify-every", "1", "--report", report},
                        report + ".log"));
   }
-  const auto real = [](ServerProcess& s) {
-    return MetricValue(s.HttpGet("/metrics"), "zs_players_real");
+  // Each node read twice in a row and the smaller count taken: a player handed over between
+  // two reads would count on both nodes otherwise.
+  const auto sweep = [&] {
+    std::vector<double> real;
+    for (auto& n : nodes) real.push_back(MetricValue(n->HttpGet("/metrics"), "zs_players_real"));
+    return real;
   };
   const double end = NowS() + 2 + seconds - 1;  // the ramp-up, then the run (ends just after)
   double most = 0;
+  std::vector<double> before = sweep();
   while (NowS() < end) {
-    // Read the east before and after the west and take the smaller: a player handed over
-    // between the reads would count twice otherwise.
-    const double east_before = real(*east);
-    const double both = real(*west) + std::min(east_before, real(*east));
-    most = std::max(most, both);
     std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the next sample
+    const std::vector<double> after = sweep();
+    double both = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) both += std::min(before[i], after[i]);
+    most = std::max(most, both);
+    before = after;
   }
-  EXPECT_LE(most, 2 * kBots) << "a player real on both nodes";
-  EXPECT_GT(most, 2 * kBots * 0.9) << "everyone in the world";
-  for (int i = 0; i < 2; ++i) {
+  const double all = static_cast<double>(bots) * static_cast<double>(nodes.size());
+  EXPECT_LE(most, all) << "a player real on two nodes";
+  EXPECT_GT(most, all * 0.9) << "everyone in the world";
+  for (size_t i = 0; i < nodes.size(); ++i) {
     const std::string report = base + "-" + std::to_string(i) + ".json";
-    EXPECT_EQ(WaitExit(sims[static_cast<size_t>(i)]), 0) << ReadFile(report + ".log");
+    EXPECT_EQ(WaitExit(sims[i]), 0) << ReadFile(report + ".log");
     const nlohmann::json j =
         nlohmann::json::parse(ReadFile(report), nullptr, /*allow_exceptions=*/false);
     ASSERT_FALSE(j.is_discarded()) << ReadFile(report + ".log");
     EXPECT_EQ(j["violations_total"], 0) << ReadFile(report + ".log");
-    std::printf("[ border ] node %d: answer p50 %.1f ms, p99 %.1f ms\n", i,
-                j["answer_ms"]["p50"].get<double>(), j["answer_ms"]["p99"].get<double>());
+    const double out = ByDirection(*nodes[i], "zs_migrations_total", "out");
+    std::printf(
+        "[ border ] node %zu: %.0f migrations out in %d s, answer p50 %.1f ms, p99 %.1f ms\n", i,
+        out, seconds, j["answer_ms"]["p50"].get<double>(), j["answer_ms"]["p99"].get<double>());
+    EXPECT_GE(out, bots) << "node " << i << ": every bot of its crossed at least once";
+    EXPECT_GT(ByDirection(*nodes[i], "zs_relay_messages_total", "in"), 0) << "node " << i;
+    EXPECT_FALSE(nodes[i]->Wait(0).has_value()) << "node " << i;
     std::filesystem::remove(report);
     std::filesystem::remove(report + ".log");
   }
-  const double west_out = ByDirection(*west, "zs_migrations_total", "out");
-  const double east_out = ByDirection(*east, "zs_migrations_total", "out");
-  std::printf("[ border ] migrations west -> east %.0f, east -> west %.0f in %d s\n", west_out,
-              east_out, seconds);
-  EXPECT_GE(west_out, kBots) << "every west bot crossed at least once";
-  EXPECT_GE(east_out, kBots);
-  EXPECT_GT(ByDirection(*west, "zs_relay_messages_total", "in"), 0);
-  EXPECT_GT(ByDirection(*east, "zs_relay_messages_total", "in"), 0);
-  EXPECT_FALSE(west->Wait(0).has_value());
-  EXPECT_FALSE(east->Wait(0).has_value());
+}
+
+TEST_F(SplitZone, TwoHundredVerifyingBotsWalkBackAndForthAcrossTheBorder) {
+  if (kUnderTsan) GTEST_SKIP() << "200 verifying bots on two TSan servers (5-15x slower)";
+  std::vector<std::unique_ptr<ServerProcess>> nodes;
+  nodes.push_back(Node("west"));
+  nodes.push_back(Node("east"));
+  BotsWalkBackAndForthAcrossTheBorders(nodes, 100, kSanitizerBuild ? 10 : 20);
+}
+
+// The same on a field split 2 x 2, one node per quarter, players starting where the four meet:
+// they cross both borders and go diagonally from corner to corner.
+TEST_F(SplitZone, TwoHundredVerifyingBotsWalkAcrossTheBordersOfFourCells) {
+  if (kUnderTsan) GTEST_SKIP() << "200 verifying bots on four TSan servers (5-15x slower)";
+  std::vector<std::unique_ptr<ServerProcess>> nodes;
+  for (const char* name : {"sw", "se", "nw", "ne"}) nodes.push_back(Node(name, ZS_CELLS4_WORLD));
+  BotsWalkBackAndForthAcrossTheBorders(nodes, 50, kSanitizerBuild ? 10 : 15);
 }
 
 // NATS down for a few seconds (longer than the directory's ttl), then back on the same port:
