@@ -163,7 +163,8 @@ std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& co
                                                   std::vector<cluster::ZoneClaim> zones,
                                                   uint16_t port, host::TicketBook* tickets,
                                                   storage::StorageWorker* storage,
-                                                  agones::AgonesSdk* agones) {
+                                                  agones::AgonesSdk* agones,
+                                                  const zone::WorldConfig& world) {
   if (!config.cluster.enabled) return nullptr;
   const config::ClusterConfig& c = config.cluster;
   return std::make_unique<cluster::ClusterNode>(
@@ -172,7 +173,8 @@ std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& co
                            .public_address = PublicAddress(config, port, agones),
                            .directory_ttl_seconds = c.directory_ttl_seconds,
                            .handoff_timeout_ms = c.handoff_timeout_ms,
-                           .on_lost = ExitOnLostZone},
+                           .on_lost = ExitOnLostZone,
+                           .world = &world},
       std::move(zones), tickets, storage);
 }
 

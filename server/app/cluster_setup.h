@@ -52,6 +52,7 @@ std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& co
                                                   std::vector<cluster::ZoneClaim> zones,
                                                   uint16_t port, host::TicketBook* tickets,
                                                   storage::StorageWorker* storage,
-                                                  agones::AgonesSdk* agones);
+                                                  agones::AgonesSdk* agones,
+                                                  const zone::WorldConfig& world);
 
 }  // namespace zs::app

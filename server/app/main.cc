@@ -467,7 +467,8 @@ int main(int argc, char** argv) {
   const auto agones = StartAgones(configs.agones, config.agones);
   std::unique_ptr<zs::cluster::ClusterNode> node;
   try {  // after listening: a public address with port 0 means the port just bound
-    node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get());
+    node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get(),
+                                world_config);
     if (node) {  // the cells of split zones: their neighbours' ghosts, and ours to them
       const zs::cluster::ClusterNode::BorderPorts ports = node->JoinBorder(
           world_config, metrics.border(),

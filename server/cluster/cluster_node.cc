@@ -48,11 +48,8 @@ ClusterNode::ClusterNode(NodeOptions options, std::vector<ZoneClaim> zones,
                                                                 .zone_id = 0,
                                                                 .started_ms = started_ms_});
   if (!claim.ok) throw std::runtime_error(claim.error);
-  for (const ZoneClaim& z : zones_) {
-    // A cell's node takes no hand-offs yet: the zone's key is nobody's, so a portal into a split
-    // zone leaves the player where it was, with a notice (docs/seamless.md).
-    if (z.cell != zone::kWholeZone) continue;
-    bus_->Serve(HandoffSubject(z.zone_id),
+  for (const ZoneClaim& z : zones_) {  // a cell's owner takes the arrivals in its cell
+    bus_->Serve(HandoffSubject(z.zone_id, z.cell),
                 MakeHandoffHandler([this](const HandoffRequest& r) { return Decide(r); }));
   }
   for (size_t i = 0; i < std::max<size_t>(options_.handoff_threads, 1); ++i) {
@@ -124,18 +121,21 @@ void ClusterNode::Work() {
 // The source side: who hosts the zone, and will it take the character?
 host::HandoffAnswer ClusterNode::Handle(const host::HandoffOffer& offer) {
   const uint32_t zone = offer.character.state.zone;
-  const LookupResult owner = directory_->Lookup(zone);
+  const uint32_t cell = CellOfArrival(zone, offer.character.state.position);
+  const LookupResult owner = directory_->Lookup(zone, cell);
   if (owner.status == LookupStatus::kNone) {
-    return Unreachable("no server hosts zone " + std::to_string(zone));
+    return Unreachable("no server hosts zone " + std::to_string(zone) +
+                       (cell == zone::kWholeZone ? "" : ", cell " + std::to_string(cell)));
   }
   if (owner.status == LookupStatus::kError) return Unreachable(owner.error);
-  const HandoffResult r = RequestHandoff(*bus_,
-                                         {.version = 0,
-                                          .from_node = options_.node,
-                                          .target_zone = zone,
-                                          .character = offer.character,
-                                          .arrival = offer.character.state.position},
-                                         std::chrono::milliseconds(options_.handoff_timeout_ms));
+  const HandoffResult r =
+      RequestHandoff(*bus_,
+                     {.version = 0,
+                      .from_node = options_.node,
+                      .target_zone = zone,
+                      .character = offer.character,
+                      .arrival = offer.character.state.position},
+                     cell, std::chrono::milliseconds(options_.handoff_timeout_ms));
   if (r.status != BusStatus::kOk) {
     return Unreachable("node '" + owner.owner.node + "': " + BusStatusName(r.status) + " " +
                        r.error);
@@ -150,6 +150,14 @@ host::HandoffAnswer ClusterNode::Handle(const host::HandoffOffer& offer) {
           .ticket = r.reply.ticket,
           .address = r.reply.address,
           .reason = {}};
+}
+
+uint32_t ClusterNode::CellOfArrival(uint32_t zone, Vec2 at) const {
+  const zone::ZoneConfig* z = options_.world != nullptr ? options_.world->FindZone(zone) : nullptr;
+  if (z == nullptr || !z->cells.split() || !IsFinite(at)) return zone::kWholeZone;
+  return zone::CellAt(z->bounds, z->cells,
+                      {std::clamp(at.x, z->bounds.min.x, z->bounds.max.x),
+                       std::clamp(at.y, z->bounds.min.y, z->bounds.max.y)});
 }
 
 // The owner side (libnats' delivery thread): take the character under a ticket, and save it

@@ -45,6 +45,9 @@ struct NodeOptions {
   // held by another node: it was paused or cut off longer than the ttl and a standby took the
   // zone. Logged as critical either way; null: nothing more (the server decides, see main).
   std::function<void(uint32_t zone, const std::string& now_node)> on_lost;
+  // The world's zones (borrowed, outlives the node): a hand-off into a split zone goes to the
+  // owner of the cell its arrival is in. Null: no zone is split.
+  const zone::WorldConfig* world = nullptr;
 };
 
 class ClusterNode : public host::HandoffPort {
@@ -79,6 +82,8 @@ class ClusterNode : public host::HandoffPort {
   };
   void Work();
   host::HandoffAnswer Handle(const host::HandoffOffer& offer);
+  // The cell of split zone `zone` that `at` is in (kWholeZone: the zone is not split here).
+  [[nodiscard]] uint32_t CellOfArrival(uint32_t zone, Vec2 at) const;
   HandoffReply Decide(const HandoffRequest& request);
 
   const NodeOptions options_;

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "zone/cells.h"
+
 namespace zs::cluster {
 
 // The version this build speaks (HandoffRequest.version, HandoffReply.version).
@@ -17,8 +19,12 @@ inline constexpr uint32_t kClusterProtocolVersion = 4;
 // split zone: CellKey).
 inline constexpr const char* kZoneBucket = "zs_zones";
 
-// Hand-off requests for zone `zone` go to this subject; its owner serves it.
-inline std::string HandoffSubject(uint32_t zone) { return "zs.v1.handoff." + std::to_string(zone); }
+// Hand-off requests for zone `zone` go to this subject; its owner serves it. For a split zone,
+// a request for an arrival in cell `cell` goes to that cell's subject, which its owner serves.
+inline std::string HandoffSubject(uint32_t zone, uint32_t cell = zone::kWholeZone) {
+  std::string s = "zs.v1.handoff." + std::to_string(zone);
+  return cell == zone::kWholeZone ? s : s + "." + std::to_string(cell);
+}
 
 // The directory key of cell `cell` of a split zone: "<zone id>.<cell>".
 inline std::string CellKey(uint32_t zone, uint32_t cell) {

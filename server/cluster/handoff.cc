@@ -104,11 +104,11 @@ bool DecodeHandoffReply(std::string_view bytes, HandoffReply* out, std::string* 
   return true;
 }
 
-HandoffResult RequestHandoff(NatsBus& bus, HandoffRequest request,
+HandoffResult RequestHandoff(NatsBus& bus, HandoffRequest request, uint32_t cell,
                              std::chrono::milliseconds timeout) {
   request.version = kClusterProtocolVersion;
-  BusReply answer =
-      bus.Request(HandoffSubject(request.target_zone), EncodeHandoffRequest(request), timeout);
+  BusReply answer = bus.Request(HandoffSubject(request.target_zone, cell),
+                                EncodeHandoffRequest(request), timeout);
   HandoffResult result{.status = answer.status, .reply = {}, .error = std::move(answer.error)};
   if (answer.status == BusStatus::kOk &&
       !DecodeHandoffReply(answer.bytes, &result.reply, &result.error)) {

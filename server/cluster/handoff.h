@@ -56,7 +56,8 @@ struct HandoffResult {
 };
 
 // Sends `request` (version set here) to the owner of request.target_zone. Never throws.
-HandoffResult RequestHandoff(NatsBus& bus, HandoffRequest request,
+// `cell`: the cell of a split zone the arrival is in (its owner answers), else kWholeZone.
+HandoffResult RequestHandoff(NatsBus& bus, HandoffRequest request, uint32_t cell,
                              std::chrono::milliseconds timeout);
 
 // The server's decision about a valid request of our version. May throw (answered

@@ -57,7 +57,7 @@ TEST_F(HandoffTest, AcceptedCarriesTheCharacterAndTheTicket) {
                                       .address = "10.0.0.5:7777",
                                       .reason = {}};
                 }));
-  const HandoffResult result = RequestHandoff(source_, Request(), kTimeout);
+  const HandoffResult result = RequestHandoff(source_, Request(), zone::kWholeZone, kTimeout);
   ASSERT_EQ(result.status, BusStatus::kOk) << result.error;
   EXPECT_EQ(result.reply.outcome, HandoffOutcome::kAccepted);
   EXPECT_EQ(result.reply.ticket, "t-123");
@@ -111,16 +111,16 @@ TEST_F(HandoffTest, ADeciderThatThrowsAnswersBadRequest) {
                 MakeHandoffHandler([](const HandoffRequest&) -> HandoffReply {
                   throw std::runtime_error("ticket store unavailable");
                 }));
-  const HandoffResult result = RequestHandoff(source_, Request(), kTimeout);
+  const HandoffResult result = RequestHandoff(source_, Request(), zone::kWholeZone, kTimeout);
   ASSERT_EQ(result.status, BusStatus::kOk) << result.error;
   EXPECT_EQ(result.reply.outcome, HandoffOutcome::kBadRequest);
   EXPECT_EQ(result.reply.reason, "ticket store unavailable");
   // Still serving.
-  EXPECT_EQ(RequestHandoff(source_, Request(), kTimeout).status, BusStatus::kOk);
+  EXPECT_EQ(RequestHandoff(source_, Request(), zone::kWholeZone, kTimeout).status, BusStatus::kOk);
 }
 
 TEST_F(HandoffTest, NobodyHostingTheZoneIsNoResponders) {
-  const HandoffResult result = RequestHandoff(source_, Request(), kTimeout);
+  const HandoffResult result = RequestHandoff(source_, Request(), zone::kWholeZone, kTimeout);
   EXPECT_EQ(result.status, BusStatus::kNoResponders) << result.error;
 }
 

@@ -80,11 +80,13 @@ class SplitZone : public test::PostgresSuite {
  protected:
   // The node `node` (west or east; sw, se, nw or ne in `world` cells4.yaml) owning its cell of
   // the field.
-  std::unique_ptr<ServerProcess> Node(const std::string& node, const char* world = ZS_CELLS_WORLD) {
+  std::unique_ptr<ServerProcess> Node(const std::string& node, const char* world = ZS_CELLS_WORLD,
+                                      const std::string& zones = "field") {
     const std::string top = "storage: {backend: postgres, postgres: \"" + conninfo() +
                             "\", checkpoint_seconds: 1}\n" + "cluster: {nats_url: \"" +
                             nats_.url() + "\", node: " + node +
-                            ", public_address: \"127.0.0.1:0\", zones: [field], "
+                            ", public_address: \"127.0.0.1:0\", zones: [" + zones +
+                            "], "
                             "directory_ttl_seconds: 3}\n";
     return std::make_unique<ServerProcess>(
         "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, world);
@@ -480,6 +482,40 @@ TEST_F(SplitZone, APlayerWhoLeftInTheOtherCellIsSavedThereAndComesBackThere) {
       1.5);
   EXPECT_GT(last, 0u) << "his frames come, through the west";
   EXPECT_EQ(gaps, 0);
+}
+
+// A portal into a split zone: the lobby's node offers the player to the owner of the cell its
+// arrival point is in (the east), which takes it with a ticket; the client reconnects there and
+// enters the field where the portal says.
+TEST_F(SplitZone, APortalIntoASplitZoneHandsThePlayerToTheOwnerOfItsArrivalCell) {
+  auto lobby = Node("lobby", ZS_CELLS_WORLD, "lobby");
+  auto west = Node("west");
+  auto east = Node("east");
+  TestClient c(lobby->port());
+  ASSERT_TRUE(c.Login("Visitor")) << lobby->Log();
+  c.Move(1, 0, 1);
+  const auto m =
+      c.ReadUntil([](const pb::ServerMessage& s) { return s.has_zone_changed() || s.has_notice(); },
+                  kSlack * 15);
+  ASSERT_TRUE(m && m->has_zone_changed()) << lobby->Log();
+  const pb::ZoneChanged& z = m->zone_changed();
+  EXPECT_EQ(z.zone_name(), "field");
+  const std::string address = z.server_address();
+  EXPECT_EQ(address.substr(address.rfind(':') + 1), std::to_string(east->port()))
+      << "the east owns the arrival point";
+  ASSERT_FALSE(z.ticket().empty());
+
+  TestClient there(east->port());
+  pb::ClientMessage hello;
+  hello.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
+  hello.mutable_hello()->set_ticket(z.ticket());
+  there.Send(hello);
+  const auto w =
+      there.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, kSlack * 5);
+  ASSERT_TRUE(w) << east->Log();
+  EXPECT_EQ(w->welcome().player_name(), "Visitor");
+  EXPECT_EQ(w->welcome().zone_id(), 3u);
+  EXPECT_EQ(w->welcome().x(), 15000) << "the portal's arrival point";
 }
 
 // client_sim's `border` scenario on every node of a split field, `bots` verifying bots each:
