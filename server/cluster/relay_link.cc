@@ -103,6 +103,12 @@ void RelayLink::Back(uint64_t session) {
   away_.erase(session);
 }
 
+uint64_t RelayLink::FramesRelayed(uint64_t session) {
+  const std::lock_guard lock(away_mu_);
+  const auto it = away_.find(session);
+  return it == away_.end() ? 0 : it->second.frames;
+}
+
 void RelayLink::Receive(std::string_view bytes) {
   RelayMessage m;
   if (const auto refused = DecodeRelay(bytes, world_, &m)) {
@@ -136,6 +142,7 @@ void RelayLink::Deliver(const RelayMessage& m) {
     if (it != away_.end()) {
       sink = it->second.sink.lock();
       it->second.owner = {.zone_id = m.to.zone, .cell = m.from_cell};  // the owner now
+      ++it->second.frames;
     }
   }
   if (!sink) {  // the client left: its player's owner lets it go

@@ -52,6 +52,7 @@ class RelayLink final : public host::RelayPort {
       const host::RelayAddress& to) override;
   void Away(uint64_t session, std::weak_ptr<host::SessionSink> sink, zone::CellRef owner) override;
   void Back(uint64_t session) override;
+  [[nodiscard]] uint64_t FramesRelayed(uint64_t session) override;
 
   // Sends `m` (m.from_cell: this node's cell of m.to.zone, filled in here). Any thread.
   void Publish(RelayMessage& m);
@@ -69,6 +70,7 @@ class RelayLink final : public host::RelayPort {
   struct AwayClient {
     std::weak_ptr<host::SessionSink> sink;
     zone::CellRef owner;  // the cell whose frames came last
+    uint64_t frames = 0;  // relayed since Away
   };
   std::mutex away_mu_;
   std::unordered_map<uint64_t, AwayClient> away_;  // by local session; guarded by away_mu_

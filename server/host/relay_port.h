@@ -57,6 +57,9 @@ class RelayPort {
   // for the session go to `sink`, until Back.
   virtual void Away(uint64_t session, std::weak_ptr<SessionSink> sink, zone::CellRef owner) = 0;
   virtual void Back(uint64_t session) = 0;
+  // Frames relayed to local session `session` since Away (0: none, or not away). The home
+  // watches it: an owner that died sends none.
+  [[nodiscard]] virtual uint64_t FramesRelayed(uint64_t session) = 0;
 };
 
 }  // namespace zs::host

@@ -368,7 +368,10 @@ void ZoneRunner::TakeBorder() {
     counters.immigrants.Add(migrants);
     if (!players.empty() && relay_ != nullptr) TakePlayers(*z, players);
   }
-  if (relay_ != nullptr && world_.tick() % tick_rate_ == 0) ForgetDeparted();
+  if (relay_ != nullptr && world_.tick() % tick_rate_ == 0) {
+    ForgetDeparted();
+    WatchAway();
+  }
 }
 
 void ZoneRunner::SendBorder() {

@@ -178,6 +178,9 @@ class ZoneRunner {
   // The players whose clients are gone: saved and removed, after the tick made them real.
   void DismissOrphans();
   void ForgetDeparted();
+  // Closes the connections of players away whose owner relayed no frame for kSilentOwnerTicks
+  // (its node died or is cut off): they log in again, from the last save.
+  void WatchAway();
   [[nodiscard]] const std::string& NodeOf(size_t z, uint32_t cell) const;
   [[nodiscard]] std::optional<uint32_t> CellOfNode(size_t z, const std::string& node) const;
   void PublishStorageStats();
@@ -234,6 +237,11 @@ class ZoneRunner {
     uint64_t account = 0;
   };
   std::vector<Orphan> orphans_;
+  struct AwayWatch {
+    uint64_t frames = 0;      // RelayPort::FramesRelayed when last looked at
+    uint64_t since_tick = 0;  // when that count last moved
+  };
+  std::unordered_map<uint64_t, AwayWatch> away_watch_;  // by session: our players away
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/zone_runner.h"
+#include "wire/encoder.h"
 
 namespace zs::host {
 
@@ -19,6 +20,8 @@ namespace {
 
 // Inputs for a player let go to another cell are sent on for this long (ticks at 20 Hz: 10 s).
 constexpr uint64_t kDepartedTicks = 200;
+// A player away whose owner relayed nothing for this long (ticks at 20 Hz: 3 s) has lost it.
+constexpr uint64_t kSilentOwnerTicks = 60;
 
 }  // namespace
 
@@ -65,6 +68,7 @@ void ZoneRunner::SendPlayersAway(zone::GhostBatch& batch) {
     client.session = session;
     p->owner = zone::CellRef{.zone_id = batch.zone, .cell = batch.to_cell};
     relay_->Away(session, p->sink, *p->owner);
+    away_watch_[session] = {.frames = 0, .since_tick = world_.tick()};
   }
 }
 
@@ -88,6 +92,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
       p->owner.reset();
       p->tick_offset = offset(client);
       relay_->Back(client.session);
+      away_watch_.erase(client.session);
       continue;
     }
     const std::string& name = world_.NameOf(entity);
@@ -119,7 +124,10 @@ bool ZoneRunner::RelayToOwner(uint64_t session, const PlayerDirectory::Player* p
   if (player != nullptr) {
     if (!player->owner) return false;
     relay_->FromHome(session, input);
-    if (input == nullptr) relay_->Back(session);
+    if (input == nullptr) {
+      relay_->Back(session);
+      away_watch_.erase(session);
+    }
     return true;
   }
   const auto d = departed_.find(session);
@@ -136,6 +144,33 @@ bool ZoneRunner::RelayToOwner(uint64_t session, const PlayerDirectory::Player* p
 void ZoneRunner::DismissOrphans() {
   for (const Orphan& o : orphans_) keeper_.Dismiss(o.entity, o.account);
   orphans_.clear();
+}
+
+void ZoneRunner::WatchAway() {
+  std::vector<uint64_t> silent;
+  for (auto& [session, watch] : away_watch_) {
+    const uint64_t frames = relay_->FramesRelayed(session);
+    if (frames != watch.frames) {
+      watch = {.frames = frames, .since_tick = world_.tick()};
+    } else if (world_.tick() - watch.since_tick > kSilentOwnerTicks) {
+      silent.push_back(session);
+    }
+  }
+  for (const uint64_t session : silent) {
+    PlayerDirectory::Player* p = players_.BySession(session);
+    if (p == nullptr) {
+      away_watch_.erase(session);
+      continue;
+    }
+    spdlog::warn("player {} ({}): the node owning it relayed nothing for {} ticks: closed",
+                 ToRaw(p->entity), p->name, kSilentOwnerTicks);
+    if (const auto sink = p->sink.lock()) {
+      sink->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneUnavailable)),
+                      CloseReason::kZoneUnavailable);
+    }
+    RelayToOwner(session, p, nullptr);  // should it come back, it lets the player go
+    keeper_.Logout(session);
+  }
 }
 
 void ZoneRunner::ForgetDeparted() {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -81,15 +82,16 @@ class SplitZone : public test::PostgresSuite {
   // The node `node` (west or east; sw, se, nw or ne in `world` cells4.yaml) owning its cell of
   // the field.
   std::unique_ptr<ServerProcess> Node(const std::string& node, const char* world = ZS_CELLS_WORLD,
-                                      const std::string& zones = "field") {
+                                      const std::string& zones = "field",
+                                      const std::string& extra = "",
+                                      const ProcessExtras& extras = {}) {
     const std::string top = "storage: {backend: postgres, postgres: \"" + conninfo() +
                             "\", checkpoint_seconds: 1}\n" + "cluster: {nats_url: \"" +
                             nats_.url() + "\", node: " + node +
                             ", public_address: \"127.0.0.1:0\", zones: [" + zones +
-                            "], "
-                            "directory_ttl_seconds: 3}\n";
+                            "], directory_ttl_seconds: 3" + extra + "}\n";
     return std::make_unique<ServerProcess>(
-        "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, world);
+        "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, world, 0, extras);
   }
 
   // Both nodes running, Wes logged in at the west and Eve at the east, on the border, each
@@ -516,6 +518,51 @@ TEST_F(SplitZone, APortalIntoASplitZoneHandsThePlayerToTheOwnerOfItsArrivalCell)
   EXPECT_EQ(w->welcome().player_name(), "Visitor");
   EXPECT_EQ(w->welcome().zone_id(), 3u);
   EXPECT_EQ(w->welcome().x(), 15000) << "the portal's arrival point";
+}
+
+// kill -9 of the east while Wes, whose client is at the west, walks in the east's cell: the
+// west closes his connection once the east relays nothing (zone_unavailable) rather than leave
+// him without frames. A standby for the east (same node name, waiting) takes over its cell
+// once the directory entry expires. Wes logs in at the west again and is where the east last
+// saved him, now owned by the standby; Eve, whose home died, logs in at the standby; they see
+// each other again.
+TEST_F(SplitZone, AStandbyTakesOverADeadNodesCellAndItsPlayersComeBack) {
+  ASSERT_TRUE(Meet());
+  auto standby = Node("east", ZS_CELLS_WORLD, "field", ", standby: true",
+                      {.env = {}, .args = {}, .wait_for_ports = false});
+  ASSERT_TRUE(PollUntil(
+      *wes_, [&] { return standby->Log().find("standby: watching") != std::string::npos; },
+      kSlack * 20))
+      << standby->Log();
+  ASSERT_TRUE(WalkWes({150, 64}, [](const pb::ServerMessage&) {})) << west_->Log();
+  const auto saved = [&] {
+    return MetricValue(east_->HttpGet("/metrics"), "zs_storage_rows_saved_total");
+  };
+  const double before = saved();
+  ASSERT_TRUE(PollUntil(
+      *wes_, [&] { return saved() > before; }, kSlack * 10))
+      << "a checkpoint at the east saved him there";
+
+  east_->Signal(SIGKILL);
+  ASSERT_TRUE(east_->Wait(10).has_value());
+  const auto closed = wes_->ReadUntilClosed(kSlack * 15);
+  ASSERT_TRUE(closed && closed->has_kick()) << west_->Log();
+  EXPECT_EQ(closed->kick().reason(), "zone_unavailable");
+  EXPECT_NE(west_->Log().find("relayed nothing"), std::string::npos);
+
+  ASSERT_TRUE(standby->AwaitPorts(kSlack * 20)) << "the standby took the cell" << standby->Log();
+  TestClient wes(west_->port());
+  const auto w = wes.Login("Wes");
+  ASSERT_TRUE(w.has_value()) << west_->Log();
+  EXPECT_GT(w->x(), 140 * 100) << "where the east last saved him";
+  TestClient eve(standby->port());
+  const auto e = eve.Login("Eve");
+  ASSERT_TRUE(e.has_value()) << standby->Log();
+  EXPECT_TRUE(AwaitEntered(wes, e->entity_id(), kSlack * 10))
+      << "Wes, relayed from the standby, sees Eve" << west_->Log() << standby->Log();
+  EXPECT_TRUE(AwaitEntered(eve, w->entity_id(), kSlack * 10)) << standby->Log();
+  EXPECT_GE(ByDirection(*standby, "zs_migrations_total", "in"), 1)
+      << "Wes is the standby's" << standby->Log();
 }
 
 // client_sim's `border` scenario on every node of a split field, `bots` verifying bots each:
