@@ -501,15 +501,18 @@ int main(int argc, char** argv) {
   RunIo(io, config.io_threads);
 
   runners.Stop();
+  if (node) node->Release();  // the directory forgets this node at once; no more arrivals
+  // Characters handed here whose clients never came are saved with everyone else.
+  storage.Save(tickets.Expire(std::numeric_limits<double>::infinity()));
+  // With the node still up: the leavings of players owned by other nodes (their clients here
+  // were closed) reach those nodes, and the relay the runners hold is alive while they drain.
+  const bool storage_stopped =
+      SaveOnShutdown(runners, storage, config.storage.shutdown_timeout_seconds);
   if (node) {
-    node->Release();  // the directory forgets this node at once; no more arrivals
+    runners.AttachRelay(nullptr);
     node.reset();
     zs::cluster::NatsBus::ShutdownLibrary();
   }
-  // Characters handed here whose clients never came are saved with everyone else.
-  storage.Save(tickets.Expire(std::numeric_limits<double>::infinity()));
-  const bool storage_stopped =
-      SaveOnShutdown(runners, storage, config.storage.shutdown_timeout_seconds);
   if (agones) agones->Shutdown(kAgonesShutdownTimeout);
   spdlog::info("zone_server stopped");
   if (!storage_stopped) ExitLeavingStorage();

@@ -143,6 +143,7 @@ void RelayLink::Deliver(const RelayMessage& m) {
       sink = it->second.sink.lock();
       it->second.owner = {.zone_id = m.to.zone, .cell = m.from_cell};  // the owner now
       ++it->second.frames;
+      if (!sink) away_.erase(it);  // its connection is gone
     }
   }
   if (!sink) {  // the client left: its player's owner lets it go

@@ -126,6 +126,18 @@ void ZoneRunner::Adopt(LocalArrival arrival) {
   requests_.PushAlways({.session = session, .what = std::move(arrival)});
 }
 
+void ZoneRunner::SubmitRelayed(uint64_t session, std::optional<ClientInput> input) {
+  if (!input) {
+    if (IsRelayedSession(session)) {
+      requests_.PushAlways({.session = session, .what = LeaveRequest{}});
+    }
+    return;
+  }
+  if (!requests_.Push({.session = session, .what = std::move(*input), .relayed = true})) {
+    metrics_->RejectInput("server_busy", 1);
+  }
+}
+
 void ZoneRunner::Relay(RelayedChat chat) {
   // A flood from one runner to another is cut like inputs.
   if (!relayed_in_.Push(std::move(chat))) metrics_->RejectInput("server_busy", 1);
@@ -216,12 +228,12 @@ void ZoneRunner::ObserveLoad(double share) {
       governor_.level(), governor_.scale(), share * 100);
 }
 
-void ZoneRunner::Drain() {
+void ZoneRunner::Drain(std::vector<Request>& requests) {
   inputs_.clear();
   chat_text_.clear();
   results_.clear();
   relayed_.clear();
-  for (Request& r : requests_.Take()) Admit(r);
+  for (Request& r : requests) Admit(r);
   AdmitRelayed(relayed_in_.Take());
   for (auto& [session, result] : loaded_.Take()) keeper_.OnLoaded(session, std::move(result));
   ApplyAnswers();
@@ -241,7 +253,9 @@ void ZoneRunner::ApplyEarly() {
 void ZoneRunner::Admit(Request& r) {
   PlayerDirectory::Player* player = players_.BySession(r.session);
   if (auto* join = std::get_if<JoinRequest>(&r.what)) {
-    if (player == nullptr) keeper_.Login(r.session, std::move(join->sink), std::move(join->who));
+    if (player == nullptr && !RefuseJoinOfAway(r.session, join->who, join->sink)) {
+      keeper_.Login(r.session, std::move(join->sink), std::move(join->who));
+    }
   } else if (auto* arrive = std::get_if<ArriveRequest>(&r.what)) {
     if (player == nullptr) {
       keeper_.Arrive(r.session, std::move(arrive->sink), std::move(arrive->character));
@@ -254,19 +268,22 @@ void ZoneRunner::Admit(Request& r) {
   } else if (relay_ != nullptr && RelayToOwner(r.session, player, &std::get<ClientInput>(r.what))) {
     // a player owned by another node now
   } else if (player != nullptr) {  // an input from a player in the world
-    Apply(std::get<ClientInput>(r.what), *player);
+    Apply(std::get<ClientInput>(r.what), *player, r.relayed);
   } else if (keeper_.Joining(r.session) &&  // ... or one pipelined behind its Hello
              !early_.Hold(r.session, std::move(std::get<ClientInput>(r.what)))) {
     metrics_->RejectInput("server_busy", 1);
   }
 }
 
-void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player) {
+void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player, bool relayed) {
   if (auto* in = std::get_if<zone::PlayerInput>(&input)) {
-    if (player.home && zone::KindOf(*in) != zone::InputKind::kChat) {  // relayed
+    if (zone::KindOf(*in) != zone::InputKind::kChat) {
       const uint32_t seq = zone::SeqOf(*in);
-      if (std::holds_alternative<zone::MoveInput>(*in) && !zone::SeqNewer(seq, player.newest_seq)) {
-        return;  // a newer move is in already
+      // A relayed move older than the newest move or skill came by a slower path (the home's
+      // queue, a node that had let the player go) after a newer one: it is stale.
+      if (relayed && std::holds_alternative<zone::MoveInput>(*in) &&
+          !zone::SeqNewer(seq, player.newest_seq)) {
+        return;
       }
       if (zone::SeqNewer(seq, player.newest_seq)) player.newest_seq = seq;
     }
@@ -312,8 +329,11 @@ void ZoneRunner::AdmitRelayed(std::vector<RelayedChat>& relayed) {
 void ZoneRunner::Step() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  TakeBorder();  // first: players crossing in are filed before their relayed inputs are taken
-  Drain();
+  // The requests before the batches: an input relayed after the batch that brought its player
+  // here (they come in that order from one node) is then never taken before that batch.
+  std::vector<Request>& requests = requests_.Take();
+  TakeBorder();
+  Drain(requests);
   world_.Tick({.inputs = inputs_, .results = results_, .relayed = relayed_}, governor_.level(),
               &pool_);
   if (!orphans_.empty()) DismissOrphans();
@@ -370,6 +390,7 @@ void ZoneRunner::TakeBorder() {
   }
   if (relay_ != nullptr && world_.tick() % tick_rate_ == 0) {
     ForgetDeparted();
+    SweepRelay();
     WatchAway();
   }
 }
@@ -397,6 +418,7 @@ void ZoneRunner::SendBorder() {
         zone::GhostBatch with_clients = batch;  // a player crossing: rare, copied
         SendPlayersAway(with_clients);
         border_->Send(with_clients);
+        RelayAway();  // after the batch: no input of theirs goes out before it
       } else {
         border_->Send(batch);
       }

@@ -114,6 +114,10 @@ class ZoneRunner {
   // kMaxPendingRequests are queued already: a tick thread that falls behind must not let
   // inputs pile up without bound; joins, leaves and resyncs always go through).
   void Submit(uint64_t session, ClientInput input);
+  // An input or (nullopt) the leaving of `session`'s client relayed from another node
+  // (ZoneRunners::Relayed): a player owned here whose client is elsewhere, or one of ours that
+  // came back (a leaving for one of ours is ignored: its own connection says when it leaves).
+  void SubmitRelayed(uint64_t session, std::optional<ClientInput> input);
 
   [[nodiscard]] uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
   [[nodiscard]] uint32_t tick_rate() const { return tick_rate_; }
@@ -139,6 +143,7 @@ class ZoneRunner {
   struct Request {
     uint64_t session = 0;
     std::variant<ClientInput, JoinRequest, ArriveRequest, LocalArrival, LeaveRequest> what;
+    bool relayed = false;  // from another node (RelayPort): may come after a newer input
   };
   using Loaded = std::pair<uint64_t, storage::LoadResult>;
   using Answer = std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>;
@@ -146,10 +151,11 @@ class ZoneRunner {
   void Run();
   void WaitForNextTick(std::chrono::steady_clock::time_point next);
   void ObserveLoad(double share);  // work / interval of the last tick
-  void Drain();
+  void Drain() { Drain(requests_.Take()); }
+  void Drain(std::vector<Request>& requests);
   void Admit(Request& r);
   // The player's input, for this tick's World::Tick (or the runner's own: resync, refusals).
-  void Apply(ClientInput& input, PlayerDirectory::Player& player);
+  void Apply(ClientInput& input, PlayerDirectory::Player& player, bool relayed = false);
   // Inputs that came before their session's player: applied once it is in the world, dropped
   // once its login ended without one.
   void ApplyEarly();
@@ -178,6 +184,16 @@ class ZoneRunner {
   // The players whose clients are gone: saved and removed, after the tick made them real.
   void DismissOrphans();
   void ForgetDeparted();
+  // A player of `session` that a join would take over is away (owned by another node): its
+  // connection is closed and the owner told it left; the join is refused, to be tried again
+  // once the owner has saved it. False: no such player.
+  bool RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
+                        const std::weak_ptr<SessionSink>& sink);
+  // Once a second: sinks, watches and away entries of sessions that left the directory by
+  // any path (logouts, takeovers, hand-offs) are let go.
+  void SweepRelay();
+  // Relays the players of away_ (their inputs straight to their owners from now on).
+  void RelayAway();
   // Closes the connections of players away whose owner relayed no frame for kSilentOwnerTicks
   // (its node died or is cut off): they log in again, from the last save.
   void WatchAway();
@@ -242,6 +258,7 @@ class ZoneRunner {
     uint64_t since_tick = 0;  // when that count last moved
   };
   std::unordered_map<uint64_t, AwayWatch> away_watch_;  // by session: our players away
+  std::vector<uint64_t> away_;  // sessions whose players went away in this tick's batches
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)

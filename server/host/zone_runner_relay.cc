@@ -67,8 +67,7 @@ void ZoneRunner::SendPlayersAway(zone::GhostBatch& batch) {
     client.home = NodeOf(*z, here);
     client.session = session;
     p->owner = zone::CellRef{.zone_id = batch.zone, .cell = batch.to_cell};
-    relay_->Away(session, p->sink, *p->owner);
-    away_watch_[session] = {.frames = 0, .since_tick = world_.tick()};
+    away_.push_back(session);  // relayed once the batch is sent (RelayAway)
   }
 }
 
@@ -91,6 +90,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
       }
       p->owner.reset();
       p->tick_offset = offset(client);
+      p->newest_seq = a.last_input_seq;  // its inputs went straight to the owner meanwhile
       relay_->Back(client.session);
       away_watch_.erase(client.session);
       continue;
@@ -171,6 +171,50 @@ void ZoneRunner::WatchAway() {
     RelayToOwner(session, p, nullptr);  // should it come back, it lets the player go
     keeper_.Logout(session);
   }
+}
+
+bool ZoneRunner::RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
+                                  const std::weak_ptr<SessionSink>& sink) {
+  if (relay_ == nullptr) return false;
+  PlayerDirectory::Player* p = players_.ByName(who.name);
+  if (p == nullptr || !p->owner) p = players_.ByAccount(who.account);
+  if (p == nullptr || !p->owner) return false;
+  const uint64_t away = players_.SessionOf(*p);
+  if (const auto old = p->sink.lock()) {
+    old->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kLoggedInElsewhere)),
+                   CloseReason::kLoggedInElsewhere);
+  }
+  RelayToOwner(away, p, nullptr);  // its owner saves it and lets it go
+  keeper_.Logout(away);
+  if (const auto s = sink.lock()) {
+    s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kStorageUnavailable,
+                                  "your character is being saved by another node: log in again"),
+                 CloseReason::kZoneUnavailable);
+  }
+  spdlog::info("session {}: login as {} refused while its player, away, is saved", session,
+               who.name);
+  return true;
+}
+
+void ZoneRunner::RelayAway() {
+  for (const uint64_t session : away_) {
+    const PlayerDirectory::Player* p = players_.BySession(session);
+    if (p == nullptr || !p->owner) continue;
+    relay_->Away(session, p->sink, *p->owner);
+    away_watch_[session] = {.frames = 0, .since_tick = world_.tick()};
+  }
+  away_.clear();
+}
+
+void ZoneRunner::SweepRelay() {
+  std::erase_if(relay_sinks_,
+                [this](const auto& s) { return players_.BySession(s.first) == nullptr; });
+  std::erase_if(away_watch_, [this](const auto& w) {
+    const PlayerDirectory::Player* p = players_.BySession(w.first);
+    if (p != nullptr && p->owner) return false;
+    relay_->Back(w.first);  // the owner's next frame is answered with a leaving
+    return true;
+  });
 }
 
 void ZoneRunner::ForgetDeparted() {

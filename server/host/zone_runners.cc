@@ -58,11 +58,7 @@ void ZoneRunners::Relayed(uint32_t zone, uint64_t session, std::optional<ClientI
   } else {
     runner = &RunnerOf(session);  // a client here, whose player came back or moved on
   }
-  if (input) {
-    runner->Submit(session, std::move(*input));
-  } else {
-    runner->Leave(session);
-  }
+  runner->SubmitRelayed(session, std::move(input));
 }
 
 void ZoneRunners::SetObserver(size_t runner, TickObserver* observer) {

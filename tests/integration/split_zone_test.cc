@@ -520,6 +520,38 @@ TEST_F(SplitZone, APortalIntoASplitZoneHandsThePlayerToTheOwnerOfItsArrivalCell)
   EXPECT_EQ(w->welcome().x(), 15000) << "the portal's arrival point";
 }
 
+// Wes logs in again at the west while his player is away in the east (a client reconnecting
+// before its old connection timed out): the old connection is closed (logged_in_elsewhere), the
+// east is told he left and saves him, and the new login is refused for now (its row is being
+// written by another node); the next login finds him where the east saved him.
+TEST_F(SplitZone, ASecondLoginAtTheHomeOfAPlayerAwayWaitsForItsOwnersSave) {
+  ASSERT_TRUE(Meet());
+  ASSERT_TRUE(WalkWes({150, 64}, [](const pb::ServerMessage&) {})) << west_->Log();
+  const auto saved = [&] {
+    return MetricValue(east_->HttpGet("/metrics"), "zs_storage_rows_saved_total");
+  };
+  const double before = saved();
+  TestClient second(west_->port());
+  second.Hello("Wes");
+  const auto refused = second.ReadUntilClosed(kSlack * 10);
+  ASSERT_TRUE(refused && refused->has_error()) << west_->Log();
+  EXPECT_EQ(refused->error().code(), pb::ERROR_CODE_STORAGE_UNAVAILABLE);
+  const auto kicked = wes_->ReadUntilClosed(kSlack * 10);
+  ASSERT_TRUE(kicked && kicked->has_kick());
+  EXPECT_EQ(kicked->kick().reason(), "logged_in_elsewhere");
+  ASSERT_TRUE(PollUntil(
+      *eve_,
+      [&] {
+        return saved() > before && MetricValue(east_->HttpGet("/metrics"), "zs_players_real") == 1;
+      },
+      kSlack * 10))
+      << "the east saved him and let him go" << east_->Log();
+  TestClient third(west_->port());
+  const auto w = third.Login("Wes");
+  ASSERT_TRUE(w.has_value()) << west_->Log();
+  EXPECT_GT(w->x(), 140 * 100) << "where the east saved him";
+}
+
 // kill -9 of the east while Wes, whose client is at the west, walks in the east's cell: the
 // west closes his connection once the east relays nothing (zone_unavailable) rather than leave
 // him without frames. A standby for the east (same node name, waiting) takes over its cell
