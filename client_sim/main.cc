@@ -115,7 +115,8 @@ void AddOptions(CLI::App* cli, Options* o) {
   cli->add_option("-d,--duration", o->duration, "Seconds to run after the ramp-up")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cli->add_option("-s,--scenario", o->scenario, "wander, crowd, raid, churn, zones, spread or border")
+  cli->add_option("-s,--scenario", o->scenario,
+                  "wander, crowd, raid, churn, zones, spread or border")
       ->capture_default_str()
       ->check(CLI::IsMember({"wander", "crowd", "raid", "churn", "zones", "spread", "border"}));
   cli->add_option("--verify-every", o->bot.verify_every,

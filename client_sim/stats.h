@@ -29,7 +29,7 @@ struct Stats {
   std::mutex mu;
   std::vector<double> rtt_ms;            // ping -> pong
   std::vector<double> tick_interval_ms;  // arrival gaps between consecutive TickUpdates
-  std::vector<double> answer_ms;  // verifying bots: a skill or chat sent -> its result received
+  std::vector<double> answer_ms;      // verifying bots: a skill or chat sent -> its result received
   std::vector<double> handoff_ms;     // hand-offs to another server: the last tick in the old zone
                                       // (the portal's tick) -> the first tick from the new server
   std::atomic<uint64_t> handoffs{0};  // ZoneChanged with a server_address followed

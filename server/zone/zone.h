@@ -174,13 +174,13 @@ class Zone {
   Entity* FindMutable(EntityId id);
   uint32_t Insert(Entity e);
   void EraseSlot(uint32_t slot);
-  Vec2 Clamp(Vec2 p) const;              // into the zone's bounds
-  Vec2 Confine(Vec2 p) const;            // into area_: where a real entity may be
+  Vec2 Clamp(Vec2 p) const;    // into the zone's bounds
+  Vec2 Confine(Vec2 p) const;  // into area_: where a real entity may be
   // Where a player put at `p` (a login's saved position, a respawn, an arrival) is placed:
   // there when players cross and `p` is in this cell or one next to it (in a neighbour's, it
   // migrates there at the end of the tick), else the nearest point of this cell.
   Vec2 PlayerPlace(Vec2 p);
-  Vec2 RandomPointIn(const Aabb& area);  // clamped into the zone
+  Vec2 RandomPointIn(const Aabb& area);                      // clamped into the zone
   [[nodiscard]] bool Spawns(const SpawnGroup& group) const;  // this cell spawns the group
   // Moves an entity (quadtree included) and records what changed.
   void Place(Entity& e, Vec2 position);
