@@ -270,10 +270,9 @@ TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   RelayLink east_relay(east_bus, world, "east", east_counters, at_east.sink());
   BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
   BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
-  west.Listen(
-      1, 0, [](zone::GhostBatch) {}, &west_relay);
-  east.Listen(
-      1, 1, [](zone::GhostBatch) {}, &east_relay);
+  const BorderLink::Sink no_batches = [](const zone::GhostBatch&) {};  // relay only here
+  west.Listen(1, 0, no_batches, &west_relay);
+  east.Listen(1, 1, no_batches, &east_relay);
 
   // Wes, session 7 at the west, walked into the east's cell.
   const auto wes = std::make_shared<RecordingSink>();
