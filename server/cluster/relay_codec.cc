@@ -6,6 +6,8 @@
 
 #include "cluster/cluster_protocol.h"
 #include "wire/chat_text.h"
+#include "wire/encoder.h"
+#include "wire/frame_codec.h"
 
 namespace zs::cluster {
 
@@ -120,13 +122,9 @@ bool InputFromProto(const v1::RelayInput& in, host::ClientInput* out) {
 // Exactly one whole client frame: a varint length prefix (at most 5 bytes) and that many bytes.
 bool OneFrame(std::string_view frame) {
   if (frame.empty() || frame.size() > kMaxRelayedFrame) return false;
+  size_t at = 0;
   uint64_t length = 0;
-  for (size_t i = 0; i < 5 && i < frame.size(); ++i) {
-    const auto byte = static_cast<uint8_t>(frame[i]);
-    length |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
-    if ((byte & 0x80) == 0) return i + 1 + length == frame.size();
-  }
-  return false;
+  return wire::ReadVarint(frame, &at, &length) && at <= 5 && at + length == frame.size();
 }
 
 }  // namespace
@@ -195,6 +193,11 @@ std::optional<host::BorderRefusal> DecodeRelay(std::string_view bytes,
            !(m.frame().frame().empty() && !m.frame().close().empty())) ||
           m.frame().close().size() > kMaxRelayedName) {
         return BorderRefusal::kUnparsable;
+      }
+      if (out->kind != host::FrameKind::kControl) {  // a TickUpdate: its tick, for the order
+        const std::optional<uint64_t> tick = wire::TickOfFrame(m.frame().frame());
+        if (!tick) return BorderRefusal::kUnparsable;
+        out->tick = *tick;
       }
       out->frame = m.frame().frame();
       out->close = m.frame().close();

@@ -6,8 +6,8 @@
 // another version, for a zone or cell the world does not split that way, from a node that is
 // not the configured owner of the sending cell (host::BorderRefusal), or whose input or frame
 // is invalid (kUnparsable: a non-finite number, a session beyond kMaxRelayedSession, a chat
-// text that is not text, a frame over kMaxRelayedFrame or with a bad length prefix, an unknown
-// enum). The zone checks an input's values as any input's.
+// text that is not text, a frame over kMaxRelayedFrame or with a bad length prefix, a tick
+// frame without its tick, an unknown enum). The zone checks an input's values as any input's.
 //
 // Threads: pure functions, no state.
 #pragma once
@@ -37,6 +37,7 @@ struct RelayMessage {
   host::ClientInput input = {};                   // kInput
   std::string frame = {};                         // kFrame: a whole client frame
   host::FrameKind kind = host::FrameKind::kTick;  // kFrame
+  uint64_t tick = 0;       // kFrame of a TickUpdate: its tick (wire::TickOfFrame)
   std::string close = {};  // kFrame: the close reason's name after this frame (empty: no close)
 };
 

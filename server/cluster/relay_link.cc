@@ -140,9 +140,17 @@ void RelayLink::Deliver(const RelayMessage& m) {
     const std::lock_guard lock(away_mu_);
     const auto it = away_.find(m.to.session);
     if (it != away_.end()) {
-      sink = it->second.sink.lock();
-      it->second.owner = {.zone_id = m.to.zone, .cell = m.from_cell};  // the owner now
-      ++it->second.frames;
+      AwayClient& a = it->second;
+      if (m.kind != host::FrameKind::kControl) {
+        if (m.tick <= a.last_tick) {
+          counters_.relay_stale.Add(1);
+          return;
+        }
+        a.last_tick = m.tick;
+      }
+      sink = a.sink.lock();
+      a.owner = {.zone_id = m.to.zone, .cell = m.from_cell};  // the owner now
+      ++a.frames;
       if (!sink) away_.erase(it);  // its connection is gone
     }
   }

@@ -11,7 +11,9 @@
 //   the session's key there (host::RelayedSession, or the home's own session when the player
 //   came home).
 // Messages come in through Receive (BorderLink listens to the cell's subjects); what does not
-// decode is counted by reason (host::BorderCounters::relay_refusals) and dropped.
+// decode is counted by reason (host::BorderCounters::relay_refusals) and dropped, and so is a
+// tick frame not newer than the last delivered to its client (a replay or a late one:
+// relay_stale), since a client counts one tick per frame.
 //
 // Ownership: borrows the bus, the world config and the counters (all outlive the link).
 // Threads: any; Receive runs on libnats' delivery thread.
@@ -69,8 +71,9 @@ class RelayLink final : public host::RelayPort {
 
   struct AwayClient {
     std::weak_ptr<host::SessionSink> sink;
-    zone::CellRef owner;  // the cell whose frames came last
-    uint64_t frames = 0;  // relayed since Away
+    zone::CellRef owner;     // the cell whose frames came last
+    uint64_t frames = 0;     // relayed since Away
+    uint64_t last_tick = 0;  // of the newest tick frame delivered: an older one is a replay
   };
   std::mutex away_mu_;
   std::unordered_map<uint64_t, AwayClient> away_;  // by local session; guarded by away_mu_

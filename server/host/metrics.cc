@@ -52,6 +52,18 @@ void AddScalar(std::vector<prometheus::MetricFamily>* out, const char* name, con
                                                                        : GaugeValue(v));
 }
 
+// A counter family with one value per direction: {direction="out"} and {direction="in"}.
+void AddByDirection(std::vector<prometheus::MetricFamily>* out, const char* name, const char* help,
+                    const Counter& out_count, const Counter& in_count) {
+  out->push_back(Family(name, help, prometheus::MetricType::Counter));
+  for (const auto& [direction, counter] :
+       {std::pair{"out", &out_count}, std::pair{"in", &in_count}}) {
+    prometheus::ClientMetric m = CounterValue(Num(*counter));
+    m.label.push_back({.name = "direction", .value = direction});
+    out->back().metric.push_back(std::move(m));
+  }
+}
+
 }  // namespace
 
 void TickHistogram::Observe(double seconds) {
@@ -156,15 +168,9 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
       Num(border_.bytes_received));
   add("zs_border_silent_total", "Times a silent neighbour's ghosts were dropped.",
       MetricType::Counter, Num(border_.silent_neighbours));
-  out->push_back(Family("zs_migrations_total",
-                        "Entities whose authority moved across a cell border, by direction.",
-                        MetricType::Counter));
-  for (const auto& [direction, counter] :
-       {std::pair{"out", &border_.emigrants}, std::pair{"in", &border_.immigrants}}) {
-    prometheus::ClientMetric m = CounterValue(Num(*counter));
-    m.label.push_back({.name = "direction", .value = direction});
-    out->back().metric.push_back(std::move(m));
-  }
+  AddByDirection(out, "zs_migrations_total",
+                 "Entities whose authority moved across a cell border, by direction.",
+                 border_.emigrants, border_.immigrants);
   out->push_back(Family("zs_border_batches_total",
                         "Border batches received, by what became of them (taken, or why not).",
                         MetricType::Counter));
@@ -184,16 +190,10 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
 
 void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {
   using prometheus::MetricType;
-  out->push_back(Family("zs_relay_messages_total",
-                        "Relay messages of migrated players' clients (inputs, leavings, frames), "
-                        "by direction.",
-                        MetricType::Counter));
-  for (const auto& [direction, counter] :
-       {std::pair{"out", &border_.relayed_out}, std::pair{"in", &border_.relayed_in}}) {
-    prometheus::ClientMetric m = CounterValue(Num(*counter));
-    m.label.push_back({.name = "direction", .value = direction});
-    out->back().metric.push_back(std::move(m));
-  }
+  AddByDirection(out, "zs_relay_messages_total",
+                 "Relay messages of migrated players' clients (inputs, leavings, frames), by "
+                 "direction.",
+                 border_.relayed_out, border_.relayed_in);
   AddScalar(out, "zs_relay_orphaned_total",
             "Relayed frames for a client no longer here (its player's owner is told it left).",
             MetricType::Counter, Num(border_.relay_orphaned));
@@ -206,6 +206,9 @@ void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {
         {.name = "reason", .value = BorderRefusalName(static_cast<BorderRefusal>(i))});
     out->back().metric.push_back(std::move(m));
   }
+  prometheus::ClientMetric stale = CounterValue(Num(border_.relay_stale));
+  stale.label.push_back({.name = "reason", .value = "stale"});
+  out->back().metric.push_back(std::move(stale));
 }
 
 void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {

@@ -172,6 +172,7 @@ struct BorderCounters {
   Counter relayed_out;     // messages sent: inputs and leavings to owners, frames to homes
   Counter relayed_in;      // messages taken
   Counter relay_orphaned;  // frames for a client no longer here (the owner is told it left)
+  Counter relay_stale;     // tick frames not newer than the last its client got: dropped
   std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> relay_refusals;
 };
 

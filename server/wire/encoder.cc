@@ -360,6 +360,18 @@ void TickEncoder::AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) 
   if (fields & zone::kChangedAlive) out->append(f.alive.view());
 }
 
+std::optional<uint64_t> TickOfFrame(std::string_view frame) {
+  size_t at = 0;
+  uint64_t length = 0, tag = 0, body = 0, tick = 0;
+  if (!ReadVarint(frame, &at, &length) || !ReadVarint(frame, &at, &tag) ||
+      tag != ((pb::ServerMessage::kTickFieldNumber << 3) | 2) || !ReadVarint(frame, &at, &body) ||
+      !ReadVarint(frame, &at, &tag) || tag != (pb::TickUpdate::kTickFieldNumber << 3) ||
+      !ReadVarint(frame, &at, &tick)) {
+    return std::nullopt;
+  }
+  return tick;
+}
+
 void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync,
                              uint64_t tick, Scratch& sc) {
   using T = pb::TickUpdate;

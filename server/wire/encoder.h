@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,10 @@ std::string NoticeFrame(NoticeCode code, std::string_view text);
 std::string PongFrame(uint64_t client_time, uint64_t server_tick, uint64_t server_time_ms);
 std::string ErrorFrame(ErrorCode code, std::string_view message);
 std::string KickFrame(std::string_view reason);
+// The `tick` of a TickUpdate frame as TickEncoder writes it (the length prefix, then
+// ServerMessage.tick, whose first field is TickUpdate.tick), or nullopt for bytes that do not
+// start so.
+[[nodiscard]] std::optional<uint64_t> TickOfFrame(std::string_view frame);
 
 // A fixed-capacity run of bytes: one pre-encoded piece of a message (a field or a few).
 struct Piece {

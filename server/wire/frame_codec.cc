@@ -55,6 +55,20 @@ void AppendVarint(uint64_t v, std::string* out) {
   out->push_back(static_cast<char>(v));
 }
 
+bool ReadVarint(std::string_view bytes, size_t* at, uint64_t* out) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 10 && *at + i < bytes.size(); ++i) {
+    const auto byte = static_cast<uint8_t>(bytes[*at + i]);
+    v |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+    if ((byte & 0x80) == 0) {
+      *at += i + 1;
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
 void AppendFrame(std::string_view body, std::string* out) {
   AppendVarint(body.size(), out);
   out->append(body);

@@ -49,5 +49,8 @@ class FrameDecoder {
 // Appends `body` to *out as one frame: varint length, then the bytes.
 void AppendFrame(std::string_view body, std::string* out);
 void AppendVarint(uint64_t v, std::string* out);
+// Reads the varint at bytes[*at] (at most 10 bytes) into *out and moves *at past it; false
+// (nothing moved) when the bytes end first or it runs longer.
+[[nodiscard]] bool ReadVarint(std::string_view bytes, size_t* at, uint64_t* out);
 
 }  // namespace zs::wire

@@ -116,12 +116,8 @@ TEST(ViewerFrame, LayoutMatchesTheHeaderComment) {
 // In a zone split into cells, the neighbouring node's entities near the border are drawn as
 // ghosts: the capture marks them, and only them.
 TEST(ViewerFrame, TheNeighbouringCellsGhostsAreMarked) {
-  zone::WorldConfig config = zone::testing::TestWorld();
+  zone::WorldConfig config = zone::testing::SplitInTwo();
   zone::ZoneConfig& z = config.zones[0];
-  z.cells.columns = 2;
-  z.cells.nodes = {"west", "east"};
-  z.cells.ghost_distance = zone::MinGhostDistance(config, z);
-  z.cells.ghost_timeout_ticks = 20;
   zone::EntityIdAllocator ids(zone::IdsOfCell(z.cells, 0));
   const std::vector<zone::HostedCell> cells = {{.zone_id = 1, .cell = 0}};
   zone::World world(config, {}, &ids, cells);

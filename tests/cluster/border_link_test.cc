@@ -18,16 +18,6 @@ namespace {
 using host::BorderRefusal;
 using std::chrono::milliseconds;
 
-// TestWorld's zone split in two: "west" owns cell 0, "east" cell 1.
-zone::WorldConfig SplitWorld() {
-  zone::WorldConfig w = zone::testing::TestWorld();
-  w.zones[0].cells.columns = 2;
-  w.zones[0].cells.nodes = {"west", "east"};
-  w.zones[0].cells.ghost_distance = zone::MinGhostDistance(w, w.zones[0]);
-  w.zones[0].cells.ghost_timeout_ticks = 20;
-  return w;
-}
-
 zone::GhostBatch EastBatch() {
   zone::GhostBatch b{.zone = 1,
                      .from_cell = 1,
@@ -172,7 +162,7 @@ void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
 }
 
 TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
-  const zone::WorldConfig world = SplitWorld();
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
   const zone::GhostBatch sent = EastBatch();
   zone::GhostBatch got;
   ASSERT_FALSE(DecodeGhostBatch(Encoded(sent, "east", 1234), world, &got).has_value());
@@ -193,7 +183,7 @@ TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
 }
 
 TEST(GhostCodec, EachRefusalIsNamed) {
-  const zone::WorldConfig world = SplitWorld();
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
   zone::GhostBatch got;
   const auto refusal = [&](const std::string& bytes) {
     return DecodeGhostBatch(bytes, world, &got);
@@ -264,7 +254,7 @@ struct Received {
 
 TEST(BorderLink, CarriesBatchesBetweenTheCellsNodesAndCountsWhatItRefuses) {
   test::NatsServer server;
-  const zone::WorldConfig world = SplitWorld();
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
   NatsBus west_bus(test::FastBusOptions(server, "west"));
   NatsBus east_bus(test::FastBusOptions(server, "east"));
   host::BorderCounters west_counters, east_counters;

@@ -16,6 +16,8 @@
 #include "cluster/cluster_protocol.h"
 #include "cluster/nats_test_env.h"
 #include "support/nats_server.h"
+#include "wire/frame_codec.h"
+#include "zone.pb.h"
 #include "zone/test_world.h"
 
 namespace zs::cluster {
@@ -24,19 +26,18 @@ namespace {
 using host::BorderRefusal;
 using std::chrono::milliseconds;
 
-// TestWorld's zone split in two: "west" owns cell 0, "east" cell 1.
-zone::WorldConfig SplitWorld() {
-  zone::WorldConfig w = zone::testing::TestWorld();
-  w.zones[0].cells.columns = 2;
-  w.zones[0].cells.nodes = {"west", "east"};
-  w.zones[0].cells.ghost_distance = zone::MinGhostDistance(w, w.zones[0]);
-  w.zones[0].cells.ghost_timeout_ticks = 20;
-  return w;
-}
-
 // A whole client frame: a varint length, then that many bytes.
 std::string Frame(const std::string& body) {
   return std::string(1, static_cast<char>(body.size())) + body;
+}
+
+// A TickUpdate frame of tick `tick`, as the encoder writes one (its tick first).
+std::string TickFrame(uint64_t tick) {
+  zone::v1::ServerMessage m;
+  m.mutable_tick()->set_tick(tick);
+  std::string out;
+  wire::AppendFrame(m.SerializeAsString(), &out);
+  return out;
 }
 
 RelayMessage InputFromWest(host::ClientInput input) {
@@ -54,7 +55,7 @@ std::string Encoded(const RelayMessage& m, const std::string& node) {
 }
 
 TEST(RelayCodec, EveryKindOfMessageCrossesTheWireUnchanged) {
-  const zone::WorldConfig world = SplitWorld();
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
   const auto round_trip = [&](const RelayMessage& m, const std::string& node) {
     RelayMessage got;
     EXPECT_FALSE(DecodeRelay(Encoded(m, node), world, &got).has_value());
@@ -116,10 +117,11 @@ TEST(RelayCodec, EveryKindOfMessageCrossesTheWireUnchanged) {
         round_trip({.to = {.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7},
                     .from_cell = 1,
                     .what = RelayMessage::What::kFrame,
-                    .frame = Frame("a tick"),
+                    .frame = TickFrame(41),
                     .kind = host::FrameKind::kResyncTick},
                    "east");
-    EXPECT_EQ(got.frame, Frame("a tick"));
+    EXPECT_EQ(got.frame, TickFrame(41));
+    EXPECT_EQ(got.tick, 41u);
     EXPECT_EQ(got.kind, host::FrameKind::kResyncTick);
     EXPECT_TRUE(got.close.empty());
   }
@@ -141,7 +143,7 @@ TEST(RelayCodec, EveryKindOfMessageCrossesTheWireUnchanged) {
 }
 
 TEST(RelayCodec, EachRefusalIsNamed) {
-  const zone::WorldConfig world = SplitWorld();
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
   const auto refusal = [&](const std::string& bytes) {
     RelayMessage got;
     return DecodeRelay(bytes, world, &got);
@@ -201,6 +203,12 @@ TEST(RelayCodec, EachRefusalIsNamed) {
             }),
             BorderRefusal::kUnparsable)
       << "no frame kind";
+  EXPECT_EQ(edited([](v1::Relay& r) {
+              r.mutable_frame()->set_frame(Frame("ok"));
+              r.mutable_frame()->set_kind(v1::RELAY_FRAME_KIND_TICK);
+            }),
+            BorderRefusal::kUnparsable)
+      << "a tick frame without its tick";
   EXPECT_EQ(edited([](v1::Relay& r) { r.mutable_frame()->set_kind(v1::RELAY_FRAME_KIND_TICK); }),
             BorderRefusal::kUnparsable)
       << "an empty frame that closes nothing";
@@ -261,7 +269,7 @@ struct Relayed {
 
 TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   test::NatsServer server;
-  const zone::WorldConfig world = SplitWorld();
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
   NatsBus west_bus(test::FastBusOptions(server, "west"));
   NatsBus east_bus(test::FastBusOptions(server, "east"));
   host::BorderCounters west_counters, east_counters;
@@ -292,22 +300,24 @@ TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   // The east's frames for him reach his connection unchanged, in order.
   const std::shared_ptr<host::SessionSink> to_wes =
       east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
-  to_wes->DeliverFrame(Frame("tick 1"), host::FrameKind::kTick);
-  to_wes->DeliverFrame(Frame("tick 2"), host::FrameKind::kResyncTick);
+  to_wes->DeliverFrame(TickFrame(1), host::FrameKind::kTick);
+  to_wes->DeliverFrame(TickFrame(2), host::FrameKind::kResyncTick);
+  to_wes->DeliverFrame(TickFrame(2), host::FrameKind::kTick);  // a replay: not newer
   ASSERT_TRUE(test::WaitFor([&] { return wes->frames() == 2; }, milliseconds(5000)));
-  EXPECT_EQ(wes->frame(0), Frame("tick 1"));
-  EXPECT_EQ(wes->frame(1), Frame("tick 2"));
+  EXPECT_EQ(wes->frame(0), TickFrame(1));
+  EXPECT_EQ(wes->frame(1), TickFrame(2));
   EXPECT_EQ(wes->kind(1), host::FrameKind::kResyncTick);
 
   // A close from the owner closes his connection with the owner's reason.
   to_wes->CloseWith(Frame("kick"), host::CloseReason::kLoggedInElsewhere);
   ASSERT_TRUE(test::WaitFor([&] { return wes->closed().has_value(); }, milliseconds(5000)));
   EXPECT_EQ(*wes->closed(), host::CloseReason::kLoggedInElsewhere);
+  EXPECT_EQ(west_counters.relay_stale.value(), 1u) << "the replayed tick 2 was dropped";
 
   // He is gone from the west: a frame for him is answered with his leaving, so the east lets
   // his player go.
   west_relay.Back(7);
-  to_wes->DeliverFrame(Frame("tick 3"), host::FrameKind::kTick);
+  to_wes->DeliverFrame(TickFrame(3), host::FrameKind::kTick);
   ASSERT_TRUE(test::WaitFor([&] { return at_east.size() == 2; }, milliseconds(5000)));
   {
     const std::lock_guard lock(at_east.mu);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "cluster/ghost_codec.h"
 #include "zone/test_world.h"
@@ -34,11 +35,7 @@ const WorldConfig& Split() {
     ZoneConfig& z = w.zones[0];
     z.spawns = {{.monster = testing::kDummy, .count = 1, .area = {{48, 20}, {48, 20}}},
                 {.monster = testing::kWolf, .count = 1, .area = {{52, 20}, {52, 20}}}};
-    z.cells.columns = 2;
-    z.cells.nodes = {"west", "east"};
-    z.cells.ghost_distance = MinGhostDistance(w, z);
-    z.cells.ghost_timeout_ticks = 20;
-    return w;
+    return testing::SplitInTwo(std::move(w));
   }();
   return world;
 }

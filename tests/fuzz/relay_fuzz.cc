@@ -31,15 +31,7 @@ void Require(bool ok) {
 
 // TestWorld's zone split in two: "west" owns cell 0, "east" cell 1.
 const zone::WorldConfig& Split() {
-  static const zone::WorldConfig world = [] {
-    zone::WorldConfig w = zone::testing::TestWorld();
-    zone::ZoneConfig& z = w.zones[0];
-    z.cells.columns = 2;
-    z.cells.nodes = {"west", "east"};
-    z.cells.ghost_distance = zone::MinGhostDistance(w, z);
-    z.cells.ghost_timeout_ticks = 20;
-    return w;
-  }();
+  static const zone::WorldConfig world = zone::testing::SplitInTwo();
   return world;
 }
 

@@ -204,4 +204,15 @@ inline interest::InterestConfig SmallInterest() {
           .relevant_max = 4};
 }
 
+// `w`'s first zone split in two cells side by side (docs/seamless.md): node "west" owns cell 0,
+// "east" cell 1; the least ghost distance, and a neighbour silent 20 ticks loses its ghosts.
+inline WorldConfig SplitInTwo(WorldConfig w = TestWorld()) {
+  ZoneConfig& z = w.zones[0];
+  z.cells.columns = 2;
+  z.cells.nodes = {"west", "east"};
+  z.cells.ghost_distance = MinGhostDistance(w, z);
+  z.cells.ghost_timeout_ticks = 20;
+  return w;
+}
+
 }  // namespace zs::zone::testing
