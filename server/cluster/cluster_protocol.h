@@ -13,7 +13,7 @@
 namespace zs::cluster {
 
 // The version this build speaks (HandoffRequest.version, HandoffReply.version).
-inline constexpr uint32_t kClusterProtocolVersion = 4;
+inline constexpr uint32_t kClusterProtocolVersion = 5;
 
 // The JetStream key-value bucket of the zone directory (key: zone id in decimal; a cell of a
 // split zone: CellKey).

@@ -1,5 +1,6 @@
 #include "cluster/relay_codec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <variant>
@@ -127,6 +128,15 @@ bool OneFrame(std::string_view frame) {
   return wire::ReadVarint(frame, &at, &length) && at <= 5 && at + length == frame.size();
 }
 
+// 1 .. kMaxHeldSessions sessions, each 1 .. kMaxRelayedSession.
+bool HeldFromProto(const v1::RelayHeld& held, std::vector<uint64_t>* out) {
+  const auto& sessions = held.sessions();
+  if (sessions.empty() || static_cast<size_t>(sessions.size()) > kMaxHeldSessions) return false;
+  out->assign(sessions.begin(), sessions.end());
+  return std::all_of(out->begin(), out->end(),
+                     [](uint64_t s) { return s != 0 && s <= host::kMaxRelayedSession; });
+}
+
 }  // namespace
 
 void EncodeRelay(const RelayMessage& m, const std::string& node, v1::Relay* scratch,
@@ -153,6 +163,12 @@ void EncodeRelay(const RelayMessage& m, const std::string& node, v1::Relay* scra
     case RelayMessage::What::kLeave:
       r.set_leave(true);
       break;
+    case RelayMessage::What::kHeld: {
+      v1::RelayHeld* held = r.mutable_held();
+      held->clear_sessions();
+      for (const uint64_t s : m.sessions) held->add_sessions(s);
+      break;
+    }
   }
   r.SerializeToString(out);
 }
@@ -172,7 +188,9 @@ std::optional<host::BorderRefusal> DecodeRelay(std::string_view bytes,
     return BorderRefusal::kNotSplit;
   }
   if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
-  if (m.session() == 0 || m.session() > host::kMaxRelayedSession) {
+  const bool held = m.what_case() == v1::Relay::kHeld;
+  if (held ? m.session() != 0 || m.home_cell() != m.from_cell()
+           : m.session() == 0 || m.session() > host::kMaxRelayedSession) {
     return BorderRefusal::kUnparsable;
   }
   out->to = {.zone = m.zone_id(),
@@ -204,6 +222,10 @@ std::optional<host::BorderRefusal> DecodeRelay(std::string_view bytes,
       return std::nullopt;
     case v1::Relay::kLeave:
       out->what = RelayMessage::What::kLeave;
+      return std::nullopt;
+    case v1::Relay::kHeld:
+      out->what = RelayMessage::What::kHeld;
+      if (!HeldFromProto(m.held(), &out->sessions)) return BorderRefusal::kUnparsable;
       return std::nullopt;
     case v1::Relay::WHAT_NOT_SET:
       break;

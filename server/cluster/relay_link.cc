@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <map>
 #include <utility>
+#include <vector>
 
 #include "cluster/cluster_protocol.h"
 #include "host/close_reason.h"
@@ -15,6 +18,11 @@ namespace {
 class HomeSink final : public host::SessionSink {
  public:
   HomeSink(RelayLink* link, host::RelayAddress home) : link_(link), home_(home) {}
+  ~HomeSink() override {
+    link_->ForgetHome(home_.zone, host::RelayedSession(home_.home_cell, home_.session));
+  }
+  HomeSink(const HomeSink&) = delete;
+  HomeSink& operator=(const HomeSink&) = delete;
 
   void DeliverFrame(std::string_view frame, host::FrameKind kind) override {
     RelayMessage m{.to = home_, .what = RelayMessage::What::kFrame, .kind = kind};
@@ -90,7 +98,57 @@ void RelayLink::SendOn(const host::RelayAddress& to, const host::ClientInput* in
 }
 
 std::shared_ptr<host::SessionSink> RelayLink::SinkAtHome(const host::RelayAddress& to) {
+  {
+    const std::lock_guard lock(homes_mu_);
+    ++homes_[{.zone = to.zone, .key = host::RelayedSession(to.home_cell, to.session)}].sinks;
+  }
   return std::make_shared<HomeSink>(this, to);
+}
+
+void RelayLink::ForgetHome(uint32_t zone, uint64_t key) {
+  const std::lock_guard lock(homes_mu_);
+  const auto it = homes_.find({.zone = zone, .key = key});
+  if (it != homes_.end() && --it->second.sinks == 0) homes_.erase(it);
+}
+
+uint64_t RelayLink::HomeNotices(uint32_t zone, uint64_t key) {
+  const std::lock_guard lock(homes_mu_);
+  const auto it = homes_.find({.zone = zone, .key = key});
+  return it == homes_.end() ? 0 : it->second.notices;
+}
+
+void RelayLink::Hold(std::span<const uint64_t> sessions) {
+  // By owner cell: one notice (or a few, kMaxHeldSessions each) per owner.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> by_owner;
+  {
+    const std::lock_guard lock(away_mu_);
+    for (const uint64_t session : sessions) {
+      const auto it = away_.find(session);
+      if (it == away_.end() || session == 0 || session > host::kMaxRelayedSession) continue;
+      by_owner[{it->second.owner.zone_id, it->second.owner.cell}].push_back(session);
+    }
+  }
+  for (auto& [owner, held] : by_owner) {
+    const std::optional<uint32_t> here = CellHere(owner.first);
+    if (!here) continue;
+    for (size_t at = 0; at < held.size(); at += kMaxHeldSessions) {
+      const size_t end = std::min(held.size(), at + kMaxHeldSessions);
+      RelayMessage m{.to = {.zone = owner.first, .to_cell = owner.second, .home_cell = *here},
+                     .what = RelayMessage::What::kHeld};
+      m.sessions.assign(held.begin() + static_cast<ptrdiff_t>(at),
+                        held.begin() + static_cast<ptrdiff_t>(end));
+      Publish(m);
+    }
+  }
+}
+
+void RelayLink::Noticed(const RelayMessage& m) {
+  const std::lock_guard lock(homes_mu_);
+  for (const uint64_t session : m.sessions) {
+    const auto it =
+        homes_.find({.zone = m.to.zone, .key = host::RelayedSession(m.from_cell, session)});
+    if (it != homes_.end()) ++it->second.notices;
+  }
 }
 
 void RelayLink::Away(uint64_t session, std::weak_ptr<host::SessionSink> sink, zone::CellRef owner) {
@@ -123,6 +181,10 @@ void RelayLink::Receive(std::string_view bytes) {
   counters_.relayed_in.Add(1);
   if (m.what == RelayMessage::What::kFrame) {
     Deliver(m);
+    return;
+  }
+  if (m.what == RelayMessage::What::kHeld) {
+    Noticed(m);
     return;
   }
   const uint64_t session =

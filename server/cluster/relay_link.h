@@ -10,6 +10,9 @@
 //   input or leaving received goes to the sink given at construction (the zone runners), under
 //   the session's key there (host::RelayedSession, or the home's own session when the player
 //   came home).
+// - Liveness both ways: the home counts the frames relayed to each client (FramesRelayed); the
+//   owner counts the home's held notices of each player (Hold, HomeNotices). Each side's runner
+//   lets go of what falls silent.
 // Messages come in through Receive (BorderLink listens to the cell's subjects); what does not
 // decode is counted by reason (host::BorderCounters::relay_refusals) and dropped, and so is a
 // tick frame not newer than the last delivered to its client (a replay or a late one:
@@ -24,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,12 +59,17 @@ class RelayLink final : public host::RelayPort {
   void Away(uint64_t session, std::weak_ptr<host::SessionSink> sink, zone::CellRef owner) override;
   void Back(uint64_t session) override;
   [[nodiscard]] uint64_t FramesRelayed(uint64_t session) override;
+  void Hold(std::span<const uint64_t> sessions) override;
+  [[nodiscard]] uint64_t HomeNotices(uint32_t zone, uint64_t key) override;
+  // A sink SinkAtHome gave for `key` in `zone` is gone (HomeSink's destructor).
+  void ForgetHome(uint32_t zone, uint64_t key);
 
   // Sends `m` (m.from_cell: this node's cell of m.to.zone, filled in here). Any thread.
   void Publish(RelayMessage& m);
 
  private:
   void Deliver(const RelayMessage& m);  // a frame for a client here
+  void Noticed(const RelayMessage& m);  // a home's held notice
   [[nodiscard]] std::optional<uint32_t> CellHere(uint32_t zone) const;
 
   NatsBus& bus_;
@@ -77,6 +86,26 @@ class RelayLink final : public host::RelayPort {
   };
   std::mutex away_mu_;
   std::unordered_map<uint64_t, AwayClient> away_;  // by local session; guarded by away_mu_
+
+  // At the owner: held notices of the homes of players relayed for, by (zone, RelayedSession
+  // key), while a sink for it lives (held notices for any other key are ignored: the map never
+  // holds more than the players relayed for).
+  struct HomeKey {
+    uint32_t zone = 0;
+    uint64_t key = 0;
+    bool operator==(const HomeKey&) const = default;
+  };
+  struct HomeKeyHash {
+    size_t operator()(const HomeKey& k) const {
+      return std::hash<uint64_t>{}(k.key ^ (uint64_t{k.zone} * 0x9E3779B97F4A7C15ull));
+    }
+  };
+  struct HomeNotice {
+    uint64_t notices = 0;
+    uint32_t sinks = 0;  // live HomeSinks for the key (a new one may come before the old goes)
+  };
+  std::mutex homes_mu_;
+  std::unordered_map<HomeKey, HomeNotice, HomeKeyHash> homes_;  // guarded by homes_mu_
 
   std::mutex send_mu_;  // Publish's scratch
   v1::Relay scratch_;

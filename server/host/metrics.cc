@@ -197,6 +197,9 @@ void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {
   AddScalar(out, "zs_relay_orphaned_total",
             "Relayed frames for a client no longer here (its player's owner is told it left).",
             MetricType::Counter, Num(border_.relay_orphaned));
+  AddScalar(out, "zs_relay_homes_silent_total",
+            "Players whose home told nothing of their client for 2 s: saved here and let go.",
+            MetricType::Counter, Num(border_.relay_homes_silent));
   out->push_back(Family("zs_relay_refused_total", "Relay messages refused before use, by reason.",
                         MetricType::Counter));
   for (size_t i = 0; i < border_.relay_refusals.size(); ++i) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "host/client_input.h"
 #include "host/session_sink.h"
@@ -60,6 +61,12 @@ class RelayPort {
   // Frames relayed to local session `session` since Away (0: none, or not away). The home
   // watches it: an owner that died sends none.
   [[nodiscard]] virtual uint64_t FramesRelayed(uint64_t session) = 0;
+  // To the owner of each of these local sessions' players (each away): the home still holds
+  // their clients. The owner watches it: a home that died or is cut off sends none.
+  virtual void Hold(std::span<const uint64_t> sessions) = 0;
+  // Notices that the home still holds the client of the player filed here under RelayedSession
+  // key `key` in zone `zone`, counted while a sink SinkAtHome gave for it lives (0: none).
+  [[nodiscard]] virtual uint64_t HomeNotices(uint32_t zone, uint64_t key) = 0;
 };
 
 }  // namespace zs::host

@@ -388,7 +388,10 @@ void ZoneRunner::TakeBorder() {
     counters.immigrants.Add(migrants);
     if (!players.empty() && relay_ != nullptr) TakePlayers(*z, players);
   }
-  if (relay_ != nullptr && world_.tick() % tick_rate_ == 0) {
+  if (relay_ == nullptr) return;
+  HoldAway();
+  WatchHomes();
+  if (world_.tick() % tick_rate_ == 0) {
     ForgetDeparted();
     SweepRelay();
     WatchAway();

@@ -197,6 +197,11 @@ class ZoneRunner {
   // Closes the connections of players away whose owner relayed no frame for kSilentOwnerTicks
   // (its node died or is cut off): they log in again, from the last save.
   void WatchAway();
+  // Tells the owners of our players away that we still hold their clients (RelayPort::Hold).
+  void HoldAway();
+  // Saves and lets go of the players relayed for whose home sent no held notice for
+  // kSilentHomeTicks (its node died or is cut off): no player stays real behind a lost client.
+  void WatchHomes();
   [[nodiscard]] const std::string& NodeOf(size_t z, uint32_t cell) const;
   [[nodiscard]] std::optional<uint32_t> CellOfNode(size_t z, const std::string& node) const;
   void PublishStorageStats();
@@ -253,12 +258,16 @@ class ZoneRunner {
     uint64_t account = 0;
   };
   std::vector<Orphan> orphans_;
-  struct AwayWatch {
-    uint64_t frames = 0;      // RelayPort::FramesRelayed when last looked at
-    uint64_t since_tick = 0;  // when that count last moved
+  // A count the other side of the relay moves while it lives (frames relayed to a home, held
+  // notices from an owner's homes), as last looked at.
+  struct SilenceWatch {
+    uint64_t count = 0;
+    uint64_t since_tick = 0;  // when the count last moved
   };
-  std::unordered_map<uint64_t, AwayWatch> away_watch_;  // by session: our players away
+  std::unordered_map<uint64_t, SilenceWatch> away_watch_;  // by session: our players away
+  std::unordered_map<uint64_t, SilenceWatch> home_watch_;  // by key: players relayed for
   std::vector<uint64_t> away_;  // sessions whose players went away in this tick's batches
+  std::vector<uint64_t> held_;  // HoldAway's scratch
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)

@@ -22,6 +22,12 @@ namespace {
 constexpr uint64_t kDepartedTicks = 200;
 // A player away whose owner relayed nothing for this long (ticks at 20 Hz: 3 s) has lost it.
 constexpr uint64_t kSilentOwnerTicks = 60;
+// A home tells the owners of its players away that it holds their clients this often (ticks at
+// 20 Hz: 0.5 s); a player relayed for whose home told nothing for kSilentHomeTicks (2 s) is let
+// go. Shorter than kSilentOwnerTicks: a player is let go before its home closes the client, so
+// that its login elsewhere finds it saved.
+constexpr uint64_t kHoldPeriodTicks = 10;
+constexpr uint64_t kSilentHomeTicks = 40;
 
 }  // namespace
 
@@ -108,6 +114,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
     std::shared_ptr<SessionSink> sink = relay_->SinkAtHome(
         {.zone = zone_id, .to_cell = *home, .home_cell = *home, .session = client.session});
     departed_.erase(key);
+    home_watch_[key] = {.count = relay_->HomeNotices(zone_id, key), .since_tick = world_.tick()};
     players_.Add(key, {.entity = entity,
                        .sink = sink,
                        .name = name,
@@ -150,8 +157,8 @@ void ZoneRunner::WatchAway() {
   std::vector<uint64_t> silent;
   for (auto& [session, watch] : away_watch_) {
     const uint64_t frames = relay_->FramesRelayed(session);
-    if (frames != watch.frames) {
-      watch = {.frames = frames, .since_tick = world_.tick()};
+    if (frames != watch.count) {
+      watch = {.count = frames, .since_tick = world_.tick()};
     } else if (world_.tick() - watch.since_tick > kSilentOwnerTicks) {
       silent.push_back(session);
     }
@@ -201,9 +208,50 @@ void ZoneRunner::RelayAway() {
     const PlayerDirectory::Player* p = players_.BySession(session);
     if (p == nullptr || !p->owner) continue;
     relay_->Away(session, p->sink, *p->owner);
-    away_watch_[session] = {.frames = 0, .since_tick = world_.tick()};
+    away_watch_[session] = {.count = 0, .since_tick = world_.tick()};
   }
   away_.clear();
+}
+
+void ZoneRunner::HoldAway() {
+  if (world_.tick() % kHoldPeriodTicks != 0 || away_watch_.empty()) return;
+  held_.clear();
+  for (const auto& [session, watch] : away_watch_) held_.push_back(session);
+  relay_->Hold(held_);
+}
+
+void ZoneRunner::WatchHomes() {
+  if (world_.tick() % kHoldPeriodTicks != 0) return;
+  std::vector<uint64_t> silent;
+  for (auto it = home_watch_.begin(); it != home_watch_.end();) {
+    const PlayerDirectory::Player* p = players_.BySession(it->first);
+    if (p == nullptr || !p->home) {  // gone (or home: a key is never a local session)
+      it = home_watch_.erase(it);
+      continue;
+    }
+    SilenceWatch& watch = it->second;
+    const uint64_t notices = relay_->HomeNotices(p->home->zone_id, it->first);
+    if (notices != watch.count) {
+      watch = {.count = notices, .since_tick = world_.tick()};
+    } else if (world_.tick() - watch.since_tick > kSilentHomeTicks) {
+      silent.push_back(it->first);
+    }
+    ++it;
+  }
+  for (const uint64_t key : silent) {
+    const PlayerDirectory::Player* p = players_.BySession(key);
+    spdlog::warn(
+        "player {} ({}): its home (cell {}) told nothing of its client for {} ticks: "
+        "saved and let go",
+        ToRaw(p->entity), p->name, p->home->cell, kSilentHomeTicks);
+    metrics_->border().relay_homes_silent.Add(1);
+    if (const auto sink = p->sink.lock()) {  // should the home hear it, it closes the client
+      sink->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneUnavailable)),
+                      CloseReason::kZoneUnavailable);
+    }
+    home_watch_.erase(key);
+    keeper_.Logout(key);
+  }
 }
 
 void ZoneRunner::SweepRelay() {

@@ -140,6 +140,15 @@ TEST(RelayCodec, EveryKindOfMessageCrossesTheWireUnchanged) {
               .from_cell = 0,
               .what = RelayMessage::What::kLeave},
              "west");
+  {
+    const RelayMessage got = round_trip({.to = {.zone = 1, .to_cell = 1, .home_cell = 0},
+                                         .from_cell = 0,
+                                         .what = RelayMessage::What::kHeld,
+                                         .sessions = {7, 9, host::kMaxRelayedSession}},
+                                        "west");
+    EXPECT_EQ(got.sessions, (std::vector<uint64_t>{7, 9, host::kMaxRelayedSession}));
+    EXPECT_EQ(got.to.session, 0u);
+  }
 }
 
 TEST(RelayCodec, EachRefusalIsNamed) {
@@ -212,6 +221,33 @@ TEST(RelayCodec, EachRefusalIsNamed) {
   EXPECT_EQ(edited([](v1::Relay& r) { r.mutable_frame()->set_kind(v1::RELAY_FRAME_KIND_TICK); }),
             BorderRefusal::kUnparsable)
       << "an empty frame that closes nothing";
+
+  // Held notices: from the home itself, no session of their own, 1 .. kMaxHeldSessions good
+  // sessions.
+  const auto held = [&](const std::function<void(v1::Relay&)>& edit) {
+    return edited([&](v1::Relay& r) {
+      r.set_session(0);
+      r.mutable_held()->add_sessions(7);
+      edit(r);
+    });
+  };
+  EXPECT_EQ(held([](v1::Relay&) {}), std::nullopt) << "the good one";
+  EXPECT_EQ(held([](v1::Relay& r) { r.set_session(7); }), BorderRefusal::kUnparsable);
+  EXPECT_EQ(held([](v1::Relay& r) { r.set_home_cell(1); }), BorderRefusal::kUnparsable)
+      << "a held notice for another home";
+  EXPECT_EQ(held([](v1::Relay& r) { r.mutable_held()->clear_sessions(); }),
+            BorderRefusal::kUnparsable)
+      << "no session";
+  EXPECT_EQ(held([](v1::Relay& r) { r.mutable_held()->add_sessions(0); }),
+            BorderRefusal::kUnparsable);
+  EXPECT_EQ(
+      held([](v1::Relay& r) { r.mutable_held()->add_sessions(host::kMaxRelayedSession + 1); }),
+      BorderRefusal::kUnparsable);
+  EXPECT_EQ(held([](v1::Relay& r) {
+              for (size_t i = 0; i < kMaxHeldSessions; ++i) r.mutable_held()->add_sessions(i + 1);
+            }),
+            BorderRefusal::kUnparsable)
+      << "one more than kMaxHeldSessions";
 }
 
 // A client's connection, as its home's runner holds it: what it was sent.
@@ -345,6 +381,70 @@ TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   EXPECT_GT(east_counters.relayed_in.value(), 0u);
   EXPECT_GT(west_counters.relayed_out.value(), 0u);
   east_bus.Close();  // before the links their handlers use
+  west_bus.Close();
+}
+
+TEST(RelayLink, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
+  test::NatsServer server;
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
+  NatsBus west_bus(test::FastBusOptions(server, "west"));
+  NatsBus east_bus(test::FastBusOptions(server, "east"));
+  host::BorderCounters west_counters, east_counters;
+  Relayed at_west, at_east;
+  RelayLink west_relay(west_bus, world, "west", west_counters, at_west.sink());
+  RelayLink east_relay(east_bus, world, "east", east_counters, at_east.sink());
+  BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
+  BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
+  const BorderLink::Sink no_batches = [](const zone::GhostBatch&) {};
+  west.Listen(1, 0, no_batches, &west_relay);
+  east.Listen(1, 1, no_batches, &east_relay);
+
+  // Sessions 7 and 8 at the west walked into the east's cell; the east relays for 7 only (8's
+  // player is let go there, its sink dropped). Session 9 is not away.
+  const auto c7 = std::make_shared<RecordingSink>();
+  const auto c8 = std::make_shared<RecordingSink>();
+  west_relay.Away(7, c7, {.zone_id = 1, .cell = 1});
+  west_relay.Away(8, c8, {.zone_id = 1, .cell = 1});
+  const uint64_t key7 = host::RelayedSession(0, 7);
+  const uint64_t key8 = host::RelayedSession(0, 8);
+  std::shared_ptr<host::SessionSink> to7 =
+      east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 0u);
+  const std::vector<uint64_t> held = {7, 8, 9};
+  west_relay.Hold(held);
+  west_relay.Hold(held);
+  ASSERT_TRUE(
+      test::WaitFor([&] { return east_relay.HomeNotices(1, key7) == 2; }, milliseconds(5000)));
+  EXPECT_EQ(east_relay.HomeNotices(1, key8), 0u) << "no sink for it: not counted, not kept";
+  EXPECT_EQ(west_counters.relayed_out.value(), 2u) << "one notice per owner, not per session";
+
+  // A second sink for the same player (it came back to the east) before the first is dropped:
+  // the count goes on; once both are gone, nothing is kept.
+  std::shared_ptr<host::SessionSink> again =
+      east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u);
+  to7.reset();
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u) << "the second sink lives";
+  again.reset();
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 0u) << "both gone: forgotten";
+
+  // Notices from a node that is not the west are refused before they count.
+  NatsBus mallory(test::FastBusOptions(server, "mallory"));
+  ASSERT_EQ(
+      mallory.Publish(RelaySubject(1, 1), Encoded({.to = {.zone = 1, .to_cell = 1, .home_cell = 0},
+                                                   .from_cell = 0,
+                                                   .what = RelayMessage::What::kHeld,
+                                                   .sessions = {7}},
+                                                  "mallory")),
+      BusStatus::kOk);
+  ASSERT_TRUE(test::WaitFor(
+      [&] {
+        return east_counters.relay_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
+                   .value() == 1;
+      },
+      milliseconds(5000)));
+  EXPECT_EQ(at_east.size(), 0u) << "a notice is no input";
+  east_bus.Close();
   west_bus.Close();
 }
 

@@ -9,7 +9,7 @@
 //   - what it hands over is within the bounds it promises: cells of the split zone, a session in
 //     1..kMaxRelayedSession, finite move and skill numbers, chat on a channel with text that is
 //     text (empty when the home refused it), a frame that is one whole client frame (or none,
-//     with a close);
+//     with a close), a held notice of 1..kMaxHeldSessions sessions from the home itself;
 //   - the message encodes and decodes to the same.
 #include <cmath>
 #include <cstddef>
@@ -56,11 +56,18 @@ void Run(std::string_view bytes) {
   RelayMessage m;
   if (DecodeRelay(bytes, world, &m).has_value()) return;
   Require(m.to.zone == 1 && m.to.to_cell < 2 && m.to.home_cell < 2 && m.from_cell < 2);
-  Require(m.to.session >= 1 && m.to.session <= host::kMaxRelayedSession);
+  if (m.what != RelayMessage::What::kHeld) {
+    Require(m.to.session >= 1 && m.to.session <= host::kMaxRelayedSession);
+  }
   if (m.what == RelayMessage::What::kInput) CheckInput(m.input);
   if (m.what == RelayMessage::What::kFrame) {
     Require(m.frame.size() <= kMaxRelayedFrame);
     Require(!m.frame.empty() || !m.close.empty());
+  }
+  if (m.what == RelayMessage::What::kHeld) {
+    Require(!m.sessions.empty() && m.sessions.size() <= kMaxHeldSessions);
+    Require(m.to.session == 0 && m.to.home_cell == m.from_cell);
+    for (const uint64_t s : m.sessions) Require(s != 0 && s <= host::kMaxRelayedSession);
   }
   v1::Relay scratch;
   std::string again;
@@ -69,7 +76,8 @@ void Run(std::string_view bytes) {
   Require(!DecodeRelay(again, world, &twice).has_value());
   Require(twice.what == m.what && twice.to.session == m.to.session &&
           twice.to.home_cell == m.to.home_cell && twice.frame == m.frame &&
-          twice.close == m.close && twice.input.index() == m.input.index());
+          twice.close == m.close && twice.input.index() == m.input.index() &&
+          twice.sessions == m.sessions);
 }
 
 }  // namespace

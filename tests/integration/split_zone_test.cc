@@ -552,6 +552,47 @@ TEST_F(SplitZone, ASecondLoginAtTheHomeOfAPlayerAwayWaitsForItsOwnersSave) {
   EXPECT_GT(w->x(), 140 * 100) << "where the east saved him";
 }
 
+// kill -9 of the west, Wes's home, while his player walks in the east's cell: his client's
+// connection died with the west, so the east, hearing nothing of his client from the west for
+// 2 s, saves him and lets him go. No player stays real behind a lost client (a cut-off home is
+// the same silence), and his next login finds him where the east saved him.
+TEST_F(SplitZone, AnOwnerLetsGoOfThePlayersOfAHomeThatDied) {
+  ASSERT_TRUE(Meet());
+  ASSERT_TRUE(WalkWes({150, 64}, [](const pb::ServerMessage&) {})) << west_->Log();
+  const auto metric = [&](const std::string& name) {
+    return MetricValue(east_->HttpGet("/metrics"), name);
+  };
+  ASSERT_TRUE(PollUntil(
+      *eve_, [&] { return metric("zs_players_real") == 2; }, kSlack * 10))
+      << "Wes is real at the east" << east_->Log();
+  const double saved = metric("zs_storage_rows_saved_total");
+  // Quiet ticks pass while his home still holds him: held notices keep him (2 s and more).
+  EXPECT_FALSE(PollUntil(
+      *eve_, [&] { return metric("zs_relay_homes_silent_total") > 0; }, 3))
+      << east_->Log();
+  EXPECT_EQ(metric("zs_players_real"), 2);
+
+  west_->Signal(SIGKILL);
+  ASSERT_TRUE(west_->Wait(10).has_value());
+  ASSERT_TRUE(PollUntil(
+      *eve_,
+      [&] {
+        return metric("zs_players_real") == 1 && metric("zs_relay_homes_silent_total") == 1 &&
+               metric("zs_storage_rows_saved_total") > saved;
+      },
+      kSlack * 10))
+      << "the east saved Wes and let him go" << east_->Log();
+  EXPECT_NE(east_->Log().find("told nothing of its client"), std::string::npos);
+
+  TestClient again(east_->port());
+  const auto w = again.Login("Wes");
+  ASSERT_TRUE(w.has_value()) << east_->Log();
+  EXPECT_GT(w->x(), 140 * 100) << "where the east saved him";
+  EXPECT_TRUE(PollUntil(
+      again, [&] { return metric("zs_players_real") == 2; }, kSlack * 10))
+      << "one real Wes again" << east_->Log();
+}
+
 // kill -9 of the east while Wes, whose client is at the west, walks in the east's cell: the
 // west closes his connection once the east relays nothing (zone_unavailable) rather than leave
 // him without frames. A standby for the east (same node name, waiting) takes over its cell
