@@ -261,10 +261,14 @@ void CharacterKeeper::Logout(uint64_t session) {
     counters_.players.online.Sub(1);
     return;
   }
-  if (storage_ != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
-    storage_->Save({RecordOf(*p, p->saved)});
+  if (p->owner) {
+    world_->ReleaseWhenGone(p->entity);  // away: its owner saves and removes it
+  } else {
+    if (storage_ != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
+      storage_->Save({RecordOf(*p, p->saved)});
+    }
+    (void)world_->RemovePlayer(p->entity);
   }
-  (void)world_->RemovePlayer(p->entity);
   players_->Remove(session);
   counters_.players.online.Sub(1);
 }

@@ -175,6 +175,28 @@ Status World::RemovePlayer(EntityId id) {
   return Status::Ok();
 }
 
+void World::ReleaseWhenGone(EntityId id) { releasing_.push_back({.id = id, .since = tick_}); }
+
+bool World::Holds(EntityId id) const {
+  const uint32_t index = EntityIndex(id);
+  if (ZoneIndexOf(id) || away_.contains(index)) return true;
+  return std::any_of(zones_.begin(), zones_.end(),
+                     [id](const Zone& z) { return z.Find(id) != nullptr; });
+}
+
+void World::ReleaseDue() {
+  while (!releasing_.empty() && tick_ - releasing_.front().since >= kReleaseAfterTicks) {
+    const EntityId id = releasing_.front().id;
+    releasing_.pop_front();
+    if (Holds(id)) {  // still here (a ghost, or it came back): looked at again later
+      releasing_.push_back({.id = id, .since = tick_});
+      continue;
+    }
+    if (EntityIndex(id) < names_.size()) names_[EntityIndex(id)].clear();
+    ids_->Free(id);  // a no-op for an id of another source or of an older generation
+  }
+}
+
 Status World::ForgetKnown(EntityId id) {
   const std::optional<size_t> z = ZoneIndexOf(id);
   if (!z) return {StatusCode::kNotFound, "no such player"};
@@ -208,6 +230,7 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
   TaskRunner& r = runner != nullptr ? *runner : inline_runner;
   ++tick_;
   new_departures_.clear();
+  if (!releasing_.empty()) ReleaseDue();
   const uint32_t unknown = RouteInputs(inputs.inputs);
   // Zones simulate side by side; then every view of every zone is one task on the same pool.
   r.ForEach(zones_.size(), [&](size_t z, size_t) {

@@ -120,6 +120,14 @@ class World {
   [[nodiscard]] const ZoneConfig* FindZone(uint32_t zone_id) const;
   [[nodiscard]] bool Hosts(uint32_t zone_id) const { return ZoneIndexById(zone_id).has_value(); }
   Status RemovePlayer(EntityId id);
+  // The id of a player of this world's id source that left the game while real in another cell
+  // (its client left this node, its home, while it was away): freed once kReleaseAfterTicks
+  // have passed and no zone here holds it (real, ghost or departing), so its index is not
+  // reused while a ghost or a migrant of the old entity may still come. Ids of another source,
+  // or freed meanwhile (the player came back and was removed here), are left alone.
+  void ReleaseWhenGone(EntityId id);
+  static constexpr uint64_t kReleaseAfterTicks = 200;
+  [[nodiscard]] size_t releasing() const { return releasing_.size(); }
   // A neighbouring cell's ghosts for the coming tick (Zone::TakeGhosts), for the zone it names
   // (kNotANeighbour when that zone is not hosted here). Each tick's batches for the neighbours
   // are in output(i).border, players' names filled in.
@@ -192,6 +200,14 @@ class World {
     Departure departure;
   };
   std::unordered_map<uint32_t, Away> away_;  // departing players, by EntityIndex
+  // Ids to free (ReleaseWhenGone) and the tick they were last found held, oldest first.
+  struct Releasing {
+    EntityId id = kInvalidEntity;
+    uint64_t since = 0;
+  };
+  std::deque<Releasing> releasing_;
+  void ReleaseDue();
+  [[nodiscard]] bool Holds(EntityId id) const;
   std::vector<Departure> new_departures_;
 
   std::vector<int32_t> zone_of_;                       // by EntityIndex, players only; -1 when none

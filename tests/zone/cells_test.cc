@@ -873,6 +873,43 @@ TEST(Cells, APlayerWalksAcrossTheBorderAndHisViewGoesOn) {
   EXPECT_EQ(split.cells[0]->world.NameOf(wes), "Wes");
 }
 
+// Wes's client leaves the west, his home, while he is real in the east: the west frees his id
+// only once nothing of him is left there (his ghost gone) and kReleaseAfterTicks have passed,
+// so his index is never reused while the old entity may still come back as a ghost or migrant.
+TEST(Cells, TheIdOfAPlayerWhoLeftWhileAwayIsFreedAtHisHomeOnceNothingHoldsIt) {
+  Split split(SplitWorld());
+  for (const auto& c : split.cells) c->world.SetPlayersCross(true);
+  const EntityId wes = Join(*split.cells[0], {48, 20}, "Wes");
+  const size_t live = split.cells[0]->ids.live();
+  uint32_t seq = 0;
+  for (int t = 0; t < 40; ++t) {
+    const MoveInput move{.entity = wes, .seq = ++seq, .direction = {1, 0}};
+    split.Tick({&move, 1});
+  }
+  const MoveInput stop{.entity = wes, .seq = ++seq, .direction = {0, 0}};
+  split.Tick({&stop, 1});
+  ASSERT_EQ(RealCopies(split, wes), 1);
+  ASSERT_FALSE(split.cells[1]->zone().Find(wes)->is_ghost()) << "real in the east";
+  split.cells[0]->world.ReleaseWhenGone(wes);  // his client left the west
+
+  // The east has not let him go yet: his ghost in the west keeps his id taken.
+  for (uint64_t t = 0; t < World::kReleaseAfterTicks + 20; ++t) split.Tick();
+  ASSERT_NE(split.cells[0]->zone().Find(wes), nullptr) << "his ghost";
+  EXPECT_EQ(split.cells[0]->ids.live(), live) << "held by his ghost: not freed";
+  EXPECT_EQ(split.cells[0]->world.releasing(), 1u);
+
+  const size_t east_live = split.cells[1]->ids.live();
+  ASSERT_TRUE(split.cells[1]->world.RemovePlayer(wes).ok());  // the east saves him, lets him go
+  EXPECT_EQ(split.cells[1]->ids.live(), east_live) << "not the east's to free";
+  for (int t = 0; t < 3; ++t) split.Tick();
+  EXPECT_EQ(split.cells[0]->zone().Find(wes), nullptr) << "his ghost went with him";
+  EXPECT_EQ(split.cells[0]->ids.live(), live) << "not before kReleaseAfterTicks more";
+  for (uint64_t t = 0; t < World::kReleaseAfterTicks; ++t) split.Tick();
+  EXPECT_EQ(split.cells[0]->ids.live(), live - 1) << "freed at his home";
+  EXPECT_EQ(split.cells[0]->world.releasing(), 0u);
+  EXPECT_EQ(split.cells[0]->world.NameOf(wes), "");
+}
+
 // A player migrant is taken only where players cross (its node relays the connection), and
 // checked like a monster's: the player template's hitbox and max hp, a name, a sane walking
 // direction and view radius, timers within the players' skills and respawn.
