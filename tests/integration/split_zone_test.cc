@@ -703,7 +703,7 @@ TEST_F(SplitZone, TwoHundredVerifyingBotsWalkBackAndForthAcrossTheBorder) {
   std::vector<std::unique_ptr<ServerProcess>> nodes;
   nodes.push_back(Node("west"));
   nodes.push_back(Node("east"));
-  BotsWalkBackAndForthAcrossTheBorders(nodes, 100, kSanitizerBuild ? 10 : 20);
+  BotsWalkBackAndForthAcrossTheBorders(nodes, 100, kSanitizerBuild ? 10 : 60);
 }
 
 // The same on a field split 2 x 2, one node per quarter, players starting where the four meet:
@@ -712,7 +712,7 @@ TEST_F(SplitZone, TwoHundredVerifyingBotsWalkAcrossTheBordersOfFourCells) {
   if (kUnderTsan) GTEST_SKIP() << "200 verifying bots on four TSan servers (5-15x slower)";
   std::vector<std::unique_ptr<ServerProcess>> nodes;
   for (const char* name : {"sw", "se", "nw", "ne"}) nodes.push_back(Node(name, ZS_CELLS4_WORLD));
-  BotsWalkBackAndForthAcrossTheBorders(nodes, 50, kSanitizerBuild ? 10 : 15);
+  BotsWalkBackAndForthAcrossTheBorders(nodes, 50, kSanitizerBuild ? 10 : 60);
 }
 
 // NATS down for a few seconds (longer than the directory's ttl), then back on the same port:
