@@ -7,7 +7,9 @@
 # migrate and their clients are relayed). One table row per layout and bot count: tick p99 of
 # each server, the CPU each process used over the same window (/proc/PID/stat; 100% = one core),
 # the ghosts held at the end, the border's bytes per second and bytes per ghost sent,
-# migrations per second (both nodes' `out`), relay messages per second, how long a skill took to
+# migrations per second (both nodes' `out`) and their latency (p50 / p99 of each node's
+# zs_migration_latency_seconds: from the sender's publishing to the tick that makes a migrant
+# real), relay messages per second, how long a skill took to
 # be answered (p50 / p99, client_sim's answer_ms: through the relay when the player is away
 # from its client's node), and client_sim's protocol violations.
 #
@@ -100,7 +102,7 @@ metric() { local v; v=$(zs_metric "$1" "$2"); echo "${v:-0}"; }
 hz=$(getconf CLK_TCK)
 settle=5
 
-echo "| bots | layout | tick p99 (ms) | CPU % servers | CPU % nats + postgres | CPU % client_sims | ghosts held | border KB/s | bytes per ghost | migrations/s | relay msgs/s | answer p50 / p99 (ms) | violations |"
+echo "| bots | layout | tick p99 (ms) | CPU % servers | CPU % nats + postgres | CPU % client_sims | ghosts held | border KB/s | bytes per ghost | migrations/s | migration latency p50 / p99 (ms) | relay msgs/s | answer p50 / p99 (ms) | violations |"
 echo "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|"
 for bots in $bots_list; do
   half=$(( bots / 2 ))
@@ -124,7 +126,10 @@ for bots in $bots_list; do
       sim_pids+=($!)
     done
     sleep $(( 1 + settle ))
-    for a in "${!admins[@]}"; do zs_histogram_buckets "${admins[$a]}" zs_tick_duration_seconds >"$work/b0-$a"; done
+    for a in "${!admins[@]}"; do
+      zs_histogram_buckets "${admins[$a]}" zs_tick_duration_seconds >"$work/b0-$a"
+      zs_histogram_buckets "${admins[$a]}" zs_migration_latency_seconds >"$work/m0-$a"
+    done
     s0=0 o0=$(( $(cpu "$ZS_NATS_PID") + $(zs_pg_ticks) ))
     for pid in "${node_pids[@]}"; do s0="$s0 $(cpu "$pid")"; done
     c0=$(( $(cpu "${sim_pids[0]}") + $(cpu "${sim_pids[1]}") ))
@@ -141,7 +146,7 @@ for bots in $bots_list; do
     s1=0 o1=$(( $(cpu "$ZS_NATS_PID") + $(zs_pg_ticks) ))
     for pid in "${node_pids[@]}"; do s1="$s1 $(cpu "$pid")"; done
     c1=$(( $(cpu "${sim_pids[0]}") + $(cpu "${sim_pids[1]}") ))
-    bytes1=0 ghosts1=0 held=0 ticks="" moved1=0 relayed1=0
+    bytes1=0 ghosts1=0 held=0 ticks="" moved1=0 relayed1=0 latency=
     for a in "${!admins[@]}"; do
       bytes1=$(( bytes1 + $(metric "${admins[$a]}" zs_border_bytes_sent_total) ))
       ghosts1=$(( ghosts1 + $(metric "${admins[$a]}" zs_ghosts_sent_total) ))
@@ -150,6 +155,10 @@ for bots in $bots_list; do
       held=$(( held + $(metric "${admins[$a]}" zs_ghosts) ))
       zs_histogram_buckets "${admins[$a]}" zs_tick_duration_seconds >"$work/b1-$a"
       ticks="$ticks${ticks:+ / }$(zs_p99_ms "$work/b0-$a" "$work/b1-$a")"
+      zs_histogram_buckets "${admins[$a]}" zs_migration_latency_seconds >"$work/m1-$a"
+      if [[ "$layout" != whole ]]; then
+        latency="$latency${latency:+, }$(zs_quantile_ms "$work/m0-$a" "$work/m1-$a" 0.5) / $(zs_quantile_ms "$work/m0-$a" "$work/m1-$a" 0.99)"
+      fi
     done
     for pid in "${sim_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     sim_pids=()
@@ -164,7 +173,7 @@ for bots in $bots_list; do
       -v o0="$o0" -v o1="$o1" -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" \
       -v held="$held" -v b="$(( bytes1 - bytes0 ))" -v g="$(( ghosts1 - ghosts0 ))" \
       -v v="$violations" -v m="$(( moved1 - moved0 ))" -v r="$(( relayed1 - relayed0 ))" \
-      -v answers="$answers" 'BEGIN {
+      -v answers="$answers" -v latency="${latency:--}" 'BEGIN {
         wall = t1 - t0
         n = split(s0, x, " "); split(s1, y, " ")
         servers = ""
@@ -176,8 +185,8 @@ for bots in $bots_list; do
         per = g > 0 ? sprintf("%.1f", b / g) : "-"
         mps = whole ? "-" : sprintf("%.1f", m / wall)
         rps = whole ? "-" : sprintf("%.0f", r / wall)
-        printf "| %d | %s | %s | %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %d |\n", bots, name,
-          ticks, servers, infra, 100 * (c1 - c0) / hz / wall, held, kbs, per, mps, rps, answers, v }'
+        printf "| %d | %s | %s | %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %d |\n", bots, name,
+          ticks, servers, infra, 100 * (c1 - c0) / hz / wall, held, kbs, per, mps, latency, rps, answers, v }'
     stop_nodes
   done
 done

@@ -46,13 +46,19 @@ zs_histogram_buckets() {
   zs_metrics "$1" | sed -n "s/^$2_bucket{le=\"\([^\"]*\)\"} \([0-9]*\)\$/\1 \2/p"
 }
 
-# zs_p99_ms BEFORE AFTER
-# Prints the p99, in ms, of what a histogram counted between two zs_histogram_buckets snapshots
-# (files BEFORE and AFTER, same buckets): the upper bound of the bucket it falls in, as "<= 7.5";
-# ">1000" if it is the +Inf bucket; "n/a" if nothing was counted in between. Returns 0.
-zs_p99_ms() {
-  paste "$1" "$2" | awk '{ le[NR] = $1; d[NR] = $4 - $2 } END {
+# zs_quantile_ms BEFORE AFTER Q
+# Prints quantile Q (0.5, 0.99), in ms, of what a histogram counted between two
+# zs_histogram_buckets snapshots (files BEFORE and AFTER, same buckets): the upper bound of the
+# bucket it falls in, as "<= 7.5"; ">1000" if it is the +Inf bucket; "n/a" if nothing was
+# counted in between. Returns 0.
+zs_quantile_ms() {
+  paste "$1" "$2" | awk -v q="$3" '{ le[NR] = $1; d[NR] = $4 - $2 } END {
     total = d[NR]; if (total == 0) { print "n/a"; exit }
-    for (i = 1; i <= NR; i++) if (d[i] >= 0.99 * total) {
+    for (i = 1; i <= NR; i++) if (d[i] >= q * total) {
       if (le[i] == "+Inf") print ">1000"; else printf "<= %g\n", le[i] * 1000; exit } }'
+}
+
+# zs_p99_ms BEFORE AFTER: zs_quantile_ms BEFORE AFTER 0.99.
+zs_p99_ms() {
+  zs_quantile_ms "$1" "$2" 0.99
 }

@@ -1,5 +1,7 @@
 #include "cluster/border_link.h"
 
+#include "host/clock.h"
+
 #include <utility>
 
 #include "cluster/cluster_protocol.h"
@@ -33,7 +35,7 @@ void BorderLink::Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* rela
 
 void BorderLink::Send(const zone::GhostBatch& batch) {
   const std::lock_guard lock(mu_);
-  EncodeGhostBatch(batch, options_.node, options_.epoch, &scratch_, &bytes_);
+  EncodeGhostBatch(batch, options_.node, options_.epoch, &scratch_, &bytes_, host::WallClockUs());
   const BusStatus s = bus_.Publish(GhostSubject(batch.zone, batch.to_cell), bytes_);
   if (s != BusStatus::kOk) return;  // NATS down: the neighbours' timeouts say so
   counters_.batches_sent.Add(1);

@@ -153,7 +153,7 @@ bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
 }  // namespace
 
 void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
-                      v1::GhostBatch* scratch, std::string* out) {
+                      v1::GhostBatch* scratch, std::string* out, uint64_t sent_at_us) {
   v1::GhostBatch& m = *scratch;
   m.set_version(kClusterProtocolVersion);
   m.set_from_node(node);
@@ -163,6 +163,7 @@ void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, ui
   m.set_epoch(epoch);
   m.set_tick(batch.tick);
   m.set_hits_applied(batch.hits_applied);
+  m.set_sent_at_us(sent_at_us);
   // Reuse the repeated field's elements: no allocation once warm.
   const int n = static_cast<int>(batch.ghosts.size());
   while (m.ghosts_size() > n) m.mutable_ghosts()->RemoveLast();
@@ -225,6 +226,7 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
   out->epoch = m.epoch();
   out->tick = m.tick();
   out->hits_applied = m.hits_applied();
+  out->sent_at_us = m.sent_at_us();
   out->ghosts.resize(static_cast<size_t>(m.ghosts_size()));
   for (int i = 0; i < m.ghosts_size(); ++i) {
     if (!FromProto(m.ghosts(i), &out->ghosts[static_cast<size_t>(i)])) {

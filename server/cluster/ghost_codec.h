@@ -22,10 +22,11 @@
 
 namespace zs::cluster {
 
-// `batch` as node `node` of process start `epoch` sends it (the batch's own epoch is ignored),
-// into *out; `scratch` is reused between calls (no allocation once warm).
+// `batch` as node `node` of process start `epoch` sends it at `sent_at_us` (the sender's wall
+// clock; the batch's own epoch and sent_at_us are ignored), into *out; `scratch` is reused
+// between calls (no allocation once warm).
 void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
-                      v1::GhostBatch* scratch, std::string* out);
+                      v1::GhostBatch* scratch, std::string* out, uint64_t sent_at_us = 0);
 
 // A batch from another node, or why it is none (nullopt: *out is the batch).
 [[nodiscard]] std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,

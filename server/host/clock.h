@@ -18,4 +18,11 @@ inline uint64_t WallClockMs() {
                                    .count());
 }
 
+// Wall-clock microseconds since the Unix epoch (stamped on ghost batches: migration latency).
+inline uint64_t WallClockUs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
 }  // namespace zs::host

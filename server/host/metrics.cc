@@ -186,6 +186,13 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
     labelled(BorderRefusalName(static_cast<BorderRefusal>(i)), Num(border_.refusals[i]));
   }
   RenderRelay(out);
+  out->push_back(Family("zs_migration_latency_seconds",
+                        "From a neighbour's sending of a batch to the tick that makes its "
+                        "migrants real here, per migrant (the nodes' wall clocks).",
+                        prometheus::MetricType::Histogram));
+  prometheus::ClientMetric latency;
+  border_.migration_latency.Fill(&latency);
+  out->back().metric.push_back(std::move(latency));
 }
 
 void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {

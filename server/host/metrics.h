@@ -169,10 +169,13 @@ struct BorderCounters {
   std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
   std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
   // The relay of migrated players' clients (docs/seamless.md "Relay").
-  Counter relayed_out;         // messages sent: inputs and leavings to owners, frames to homes
-  Counter relayed_in;          // messages taken
-  Counter relay_orphaned;      // frames for a client no longer here (the owner is told it left)
-  Counter relay_stale;         // tick frames not newer than the last its client got: dropped
+  Counter relayed_out;     // messages sent: inputs and leavings to owners, frames to homes
+  Counter relayed_in;      // messages taken
+  Counter relay_orphaned;  // frames for a client no longer here (the owner is told it left)
+  Counter relay_stale;     // tick frames not newer than the last its client got: dropped
+  // From a batch's sending to the tick that makes its migrants real here, per migrant (the
+  // nodes' wall clocks; a batch whose stamp is ahead of ours or a minute old is not counted).
+  TickHistogram migration_latency;
   Counter relay_homes_silent;  // players relayed for let go: their home told nothing for 2 s
   std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> relay_refusals;
 };

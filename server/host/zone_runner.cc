@@ -373,6 +373,7 @@ void ZoneRunner::TakeBorder() {
   std::vector<ArrivingPlayer> players;
   for (zone::GhostBatch& batch : ghosts_in_.Take()) {
     const size_t migrants = batch.migrants.size();
+    const uint64_t sent_at_us = batch.sent_at_us;
     const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
     players.clear();
     for (zone::Migrant& m : batch.migrants) {
@@ -386,6 +387,7 @@ void ZoneRunner::TakeBorder() {
     counters.verdicts[static_cast<size_t>(verdict)].Add(1);
     if (verdict != zone::GhostVerdict::kTaken) continue;
     counters.immigrants.Add(migrants);
+    ObserveMigration(sent_at_us, migrants);
     if (!players.empty() && relay_ != nullptr) TakePlayers(*z, players);
   }
   if (relay_ == nullptr) return;
@@ -396,6 +398,14 @@ void ZoneRunner::TakeBorder() {
     SweepRelay();
     WatchAway();
   }
+}
+
+void ZoneRunner::ObserveMigration(uint64_t sent_at_us, size_t migrants) {
+  constexpr uint64_t kMinuteUs = 60'000'000;
+  const uint64_t now = WallClockUs();
+  if (migrants == 0 || sent_at_us == 0 || sent_at_us > now || now - sent_at_us > kMinuteUs) return;
+  const double seconds = static_cast<double>(now - sent_at_us) / 1e6;
+  for (size_t i = 0; i < migrants; ++i) metrics_->border().migration_latency.Observe(seconds);
 }
 
 void ZoneRunner::SendBorder() {

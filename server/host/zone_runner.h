@@ -164,7 +164,9 @@ class ZoneRunner {
   void AdmitRelayed(std::vector<RelayedChat>& relayed);
   void ApplyAnswers();  // hand-off answers from the cluster
   void TakeBorder();    // the neighbours' batches, before the tick
-  void SendBorder();    // this tick's batches to the neighbours, silent ones logged
+  // A batch taken with `migrants` migrants, sent at `sent_at_us` (its sender's wall clock).
+  void ObserveMigration(uint64_t sent_at_us, size_t migrants);
+  void SendBorder();  // this tick's batches to the neighbours, silent ones logged
   // Relay (zone_runner_relay.cc).
   // Fills in where the clients of the batch's player migrants are, and lets go here of those
   // whose clients are elsewhere (their new owner relays to their homes).

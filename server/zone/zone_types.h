@@ -320,6 +320,9 @@ struct GhostBatch {
   // The newest tick of the receiver's batches whose hits the sender had applied when it made
   // this one (0: none): the receiver applies its later hits on this batch's migrants itself.
   uint64_t hits_applied = 0;
+  // When the sender published it (its wall clock, microseconds since the Unix epoch; 0: not
+  // known). Carried for the host's migration latency; the simulation never reads it.
+  uint64_t sent_at_us = 0;
 };
 
 // At most this many ghosts in one batch: more is a broken or hostile sender.

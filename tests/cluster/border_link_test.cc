@@ -168,6 +168,14 @@ TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
   ASSERT_FALSE(DecodeGhostBatch(Encoded(sent, "east", 1234), world, &got).has_value());
   ExpectSame(sent, got);
   EXPECT_EQ(got.epoch, 1234u) << "the sender's epoch, not the batch's";
+  EXPECT_EQ(got.sent_at_us, 0u) << "not stamped";
+  {
+    v1::GhostBatch stamped_scratch;
+    std::string stamped;
+    EncodeGhostBatch(sent, "east", 1234, &stamped_scratch, &stamped, 1'700'000'000'123'456);
+    ASSERT_FALSE(DecodeGhostBatch(stamped, world, &got).has_value());
+    EXPECT_EQ(got.sent_at_us, 1'700'000'000'123'456u) << "when the sender published it";
+  }
   // The scratch message is reused: a shorter batch after a longer one leaves nothing behind.
   v1::GhostBatch scratch;
   std::string bytes;

@@ -406,6 +406,12 @@ TEST_F(SplitZone, APlayerWalksAcrossTheBorderAndBackOnOneConnection) {
       << "Wes walked into the east" << west_->Log() << east_->Log();
   EXPECT_GE(ByDirection(*west_, "zs_migrations_total", "out"), 1) << west_->Log();
   EXPECT_GE(ByDirection(*east_, "zs_migrations_total", "in"), 1) << east_->Log();
+  const std::string east_page = east_->HttpGet("/metrics");
+  EXPECT_GE(MetricValue(east_page, "zs_migration_latency_seconds_count"), 1)
+      << "his migration's latency, measured where he arrived";
+  EXPECT_LE(MetricValue(east_page, "zs_migration_latency_seconds_sum"),
+            MetricValue(east_page, "zs_migration_latency_seconds_count") * 1.0)
+      << "each well under a second on loopback";
   EXPECT_GT(ByDirection(*east_, "zs_relay_messages_total", "out"), 0) << "frames to the west";
   EXPECT_GT(ByDirection(*west_, "zs_relay_messages_total", "out"), 0) << "inputs to the east";
 
