@@ -472,10 +472,13 @@ int main(int argc, char** argv) {
     if (node) {  // the cells of split zones: their neighbours' ghosts, and ours to them
       const zs::cluster::ClusterNode::BorderPorts ports = node->JoinBorder(
           world_config, metrics.border(),
-          [&runners](zs::zone::GhostBatch batch) { runners.TakeGhosts(std::move(batch)); },
-          [&runners](uint32_t zone, uint64_t session, std::optional<zs::host::ClientInput> in) {
-            runners.Relayed(zone, session, std::move(in));
-          });
+          {.batches = [&runners](zs::zone::GhostBatch b) { runners.TakeGhosts(std::move(b)); },
+           .chat = [&runners](zs::zone::ZoneChat chat) { runners.TakeZoneChat(std::move(chat)); },
+           .relayed =
+               [&runners](uint32_t zone, uint64_t session,
+                          std::optional<zs::host::ClientInput> in) {
+                 runners.Relayed(zone, session, std::move(in));
+               }});
       runners.AttachBorder(ports.border);
       runners.AttachRelay(ports.relay);
     }

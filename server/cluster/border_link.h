@@ -6,7 +6,8 @@
 // hands each batch that decodes to the sink (the zone runners), where the zone checks the rest
 // (zone::GhostVerdict). Bytes that are no batch, of another version, for a zone or cell the world
 // does not split that way, or from a node that is not the configured owner of the sending cell are
-// counted (host::BorderRefusal) and dropped here.
+// counted (host::BorderRefusal) and dropped here. A split zone's `zone` chat goes the same way to
+// every other cell of the zone (SendChat; host::BorderCounters::chat_*).
 //
 // Ownership: borrows the bus, the world config and the counters (all outlive the link).
 // Threads: Send from any thread (each runner's); the sink runs on libnats' delivery thread.
@@ -33,6 +34,7 @@ namespace zs::cluster {
 class BorderLink final : public host::BorderPort {
  public:
   using Sink = std::function<void(zone::GhostBatch)>;
+  using ChatSink = std::function<void(zone::ZoneChat)>;
   struct Options {
     std::string node;    // this node's name (cells.nodes)
     uint64_t epoch = 0;  // this process's start, wall clock ms
@@ -41,12 +43,17 @@ class BorderLink final : public host::BorderPort {
              host::BorderCounters& counters);
 
   // Receives what is sent to `cell` of `zone`, with one subscription (CellSubjects): the
-  // batches go to `sink`, relay messages to `relay` (null: refused as unparsable). Throws
-  // BusError (no subscription).
-  void Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* relay = nullptr);
+  // batches go to `sink`, relay messages to `relay`, zone chat to `chat` (null or empty:
+  // refused as unparsable). Throws BusError (no subscription).
+  void Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* relay = nullptr,
+              ChatSink chat = {});
   void Send(const zone::GhostBatch& batch) override;
+  // To the node of every other cell of chat.zone (ChatSubject).
+  void SendChat(const zone::ZoneChat& chat) override;
 
  private:
+  void ReceiveChat(std::string_view bytes, uint32_t cell, const ChatSink& sink);
+
   NatsBus& bus_;
   const zone::WorldConfig& world_;
   const Options options_;

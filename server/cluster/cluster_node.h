@@ -70,8 +70,14 @@ class ClusterNode : public host::HandoffPort {
     host::BorderPort* border = nullptr;
     host::RelayPort* relay = nullptr;
   };
+  // Where what the other cells send goes (the zone runners).
+  struct BorderSinks {
+    BorderLink::Sink batches;
+    BorderLink::ChatSink chat;
+    RelayLink::Sink relayed;
+  };
   BorderPorts JoinBorder(const zone::WorldConfig& world, host::BorderCounters& counters,
-                         const BorderLink::Sink& sink, RelayLink::Sink relayed);
+                         BorderSinks sinks);
   // Graceful shutdown: no more offers; the directory entries are deleted at once.
   void Release();
 

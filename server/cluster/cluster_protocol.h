@@ -43,6 +43,7 @@ inline std::string CellSubjects(uint32_t zone, uint32_t cell) {
 }
 inline constexpr const char* kGhostsSuffix = "ghosts";  // GhostBatch
 inline constexpr const char* kRelaySuffix = "relay";    // Relay
+inline constexpr const char* kChatSuffix = "chat";      // ZoneChat
 // Ghost batches for cell `cell` of zone `zone`.
 inline std::string GhostSubject(uint32_t zone, uint32_t cell) {
   return CellSubjectPrefix(zone, cell) + kGhostsSuffix;
@@ -50,6 +51,10 @@ inline std::string GhostSubject(uint32_t zone, uint32_t cell) {
 // Relay messages (a migrated player's inputs and frames) for the node of cell `cell`.
 inline std::string RelaySubject(uint32_t zone, uint32_t cell) {
   return CellSubjectPrefix(zone, cell) + kRelaySuffix;
+}
+// `zone` chat for the node of cell `cell` of zone `zone`.
+inline std::string ChatSubject(uint32_t zone, uint32_t cell) {
+  return CellSubjectPrefix(zone, cell) + kChatSuffix;
 }
 
 }  // namespace zs::cluster

@@ -260,4 +260,60 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
   return std::nullopt;
 }
 
+void EncodeZoneChat(const zone::ZoneChat& chat, uint32_t to_cell, const std::string& node,
+                    uint64_t epoch, std::string* out) {
+  v1::ZoneChat m;
+  m.set_version(kClusterProtocolVersion);
+  m.set_from_node(node);
+  m.set_zone_id(chat.zone);
+  m.set_from_cell(chat.from_cell);
+  m.set_to_cell(to_cell);
+  m.set_epoch(epoch);
+  m.set_tick(chat.tick);
+  for (const zone::ZoneLine& l : chat.lines) {
+    v1::ZoneChatLine* p = m.add_lines();
+    p->set_speaker(ToRaw(l.speaker));
+    p->set_name(l.name);
+    p->set_text(l.text);
+  }
+  m.SerializeToString(out);
+}
+
+std::optional<host::BorderRefusal> DecodeZoneChat(std::string_view bytes,
+                                                  const zone::WorldConfig& world,
+                                                  zone::ZoneChat* out, uint32_t* to_cell) {
+  using host::BorderRefusal;
+  v1::ZoneChat m;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return BorderRefusal::kUnparsable;
+  }
+  if (m.version() != kClusterProtocolVersion) return BorderRefusal::kVersion;
+  const zone::ZoneConfig* z = world.FindZone(m.zone_id());
+  if (z == nullptr || !z->cells.split() || m.from_cell() >= z->cells.count() ||
+      m.to_cell() >= z->cells.count() || m.from_cell() == m.to_cell()) {
+    return BorderRefusal::kNotSplit;
+  }
+  if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
+  if (m.lines_size() == 0 || static_cast<size_t>(m.lines_size()) > zone::kMaxZoneLines) {
+    return BorderRefusal::kUnparsable;
+  }
+  out->zone = m.zone_id();
+  out->from_cell = m.from_cell();
+  out->epoch = m.epoch();
+  out->tick = m.tick();
+  out->lines.clear();
+  for (const v1::ZoneChatLine& l : m.lines()) {
+    if (l.speaker() == 0 || static_cast<EntityId>(l.speaker()) == kInvalidEntity ||
+        l.name().size() > kMaxZoneName || !wire::IsChatText(l.name()) ||
+        !wire::IsChatText(l.text())) {
+      return BorderRefusal::kUnparsable;
+    }
+    out->lines.push_back(
+        {.speaker = static_cast<EntityId>(l.speaker()), .name = l.name(), .text = l.text()});
+  }
+  *to_cell = m.to_cell();
+  return std::nullopt;
+}
+
 }  // namespace zs::cluster

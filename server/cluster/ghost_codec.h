@@ -22,6 +22,19 @@
 
 namespace zs::cluster {
 
+// A split zone's `zone` chat of one tick for cell `to_cell`, as node `node` of process start
+// `epoch` sends it (chat.epoch is ignored), into *out.
+void EncodeZoneChat(const zone::ZoneChat& chat, uint32_t to_cell, const std::string& node,
+                    uint64_t epoch, std::string* out);
+// Another node's zone chat, or why it is none: as DecodeGhostBatch, and kUnparsable for no lines
+// or more than zone::kMaxZoneLines, a speaker 0 or kInvalidEntity, a name or text that is not chat
+// text or a name over kMaxZoneName bytes. *to_cell: the cell it was sent to.
+inline constexpr size_t kMaxZoneName = 64;
+[[nodiscard]] std::optional<host::BorderRefusal> DecodeZoneChat(std::string_view bytes,
+                                                                const zone::WorldConfig& world,
+                                                                zone::ZoneChat* out,
+                                                                uint32_t* to_cell);
+
 // `batch` as node `node` of process start `epoch` sends it at `sent_at_us` (the sender's wall
 // clock; the batch's own epoch and sent_at_us are ignored), into *out; `scratch` is reused
 // between calls (no allocation once warm).

@@ -16,6 +16,9 @@ class BorderPort {
   virtual ~BorderPort() = default;
   // One batch for one neighbouring cell (zone::ZoneTickOutput::border).
   virtual void Send(const zone::GhostBatch& batch) = 0;
+  // A tick's `zone` chat of a cell, for every other cell of its zone
+  // (zone::ZoneTickOutput::zone_chat).
+  virtual void SendChat(const zone::ZoneChat& chat) = 0;
 };
 
 // Why bytes from another node never became a batch for a zone (before the zone's own checks,

@@ -186,6 +186,21 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
     labelled(BorderRefusalName(static_cast<BorderRefusal>(i)), Num(border_.refusals[i]));
   }
   RenderRelay(out);
+  AddByDirection(out, "zs_zone_chat_lines_total",
+                 "Zone chat lines of split zones between their cells (out: once per receiving "
+                 "cell), by direction.",
+                 border_.chat_lines_out, border_.chat_lines_in);
+  out->push_back(Family("zs_zone_chat_total",
+                        "Zone chat messages from other cells, by what became of them (taken, or "
+                        "why not).",
+                        MetricType::Counter));
+  for (size_t i = 0; i < border_.chat_verdicts.size(); ++i) {
+    labelled(zone::GhostVerdictName(static_cast<zone::GhostVerdict>(i)),
+             Num(border_.chat_verdicts[i]));
+  }
+  for (size_t i = 0; i < border_.chat_refusals.size(); ++i) {
+    labelled(BorderRefusalName(static_cast<BorderRefusal>(i)), Num(border_.chat_refusals[i]));
+  }
   out->push_back(Family("zs_migration_latency_seconds",
                         "From a neighbour's sending of a batch to the tick that makes its "
                         "migrants real here, per migrant (the nodes' wall clocks).",

@@ -368,8 +368,17 @@ void ZoneRunner::TakeGhosts(zone::GhostBatch batch) {
   }
 }
 
+void ZoneRunner::TakeZoneChat(zone::ZoneChat chat) {
+  if (!chat_in_.Push(std::move(chat))) {
+    metrics_->border().chat_refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
+  }
+}
+
 void ZoneRunner::TakeBorder() {
   BorderCounters& counters = metrics_->border();
+  for (zone::ZoneChat& chat : chat_in_.Take()) {
+    counters.chat_verdicts[static_cast<size_t>(world_.TakeZoneChat(std::move(chat)))].Add(1);
+  }
   std::vector<ArrivingPlayer> players;
   for (zone::GhostBatch& batch : ghosts_in_.Take()) {
     const size_t migrants = batch.migrants.size();
@@ -438,6 +447,7 @@ void ZoneRunner::SendBorder() {
       counters.ghosts_sent.Add(batch.ghosts.size());
       counters.emigrants.Add(batch.migrants.size());
     }
+    if (!out.zone_chat.lines.empty()) border_->SendChat(out.zone_chat);
   }
   counters.ghosts_held.Add(held - ghosts_held_);
   ghosts_held_ = held;

@@ -95,6 +95,9 @@ class ZoneRunner {
   // A neighbouring cell's batch (any thread): taken at the start of the next tick; refused and
   // counted (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
   void TakeGhosts(zone::GhostBatch batch);
+  // Another cell's `zone` chat (any thread): heard at the next tick; refused and counted
+  // (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
+  void TakeZoneChat(zone::ZoneChat chat);
   // After Stop: applies the requests still queued (logouts) and hands every character still
   // online to storage. The caller then flushes the storage worker.
   void SaveEveryone();
@@ -228,6 +231,7 @@ class ZoneRunner {
   Inbox<Answer> answers_;                                     // hand-off answers
   static constexpr size_t kMaxQueuedBatches = 64;             // 8 neighbours x 8 ticks behind
   Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};      // from the cluster link
+  Inbox<zone::ZoneChat> chat_in_{kMaxQueuedBatches};          // ... zone chat of other cells
   BorderPort* border_ = nullptr;
   RelayPort* relay_ = nullptr;
   int64_t ghosts_held_ = 0;   // this runner's share of the zs_ghosts gauge

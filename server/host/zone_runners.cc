@@ -44,6 +44,15 @@ void ZoneRunners::TakeGhosts(zone::GhostBatch batch) {
   runners_[it->second]->TakeGhosts(std::move(batch));
 }
 
+void ZoneRunners::TakeZoneChat(zone::ZoneChat chat) {
+  const auto it = runner_of_zone_.find(chat.zone);
+  if (it == runner_of_zone_.end()) {
+    border_counters_.chat_refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].Add(1);
+    return;
+  }
+  runners_[it->second]->TakeZoneChat(std::move(chat));
+}
+
 void ZoneRunners::AttachRelay(RelayPort* relay) {
   relay_ = relay;
   for (auto& r : runners_) r->AttachRelay(relay);

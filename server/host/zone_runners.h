@@ -57,6 +57,8 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   // A neighbouring cell's batch, for the runner of its zone (any thread; a zone not ticked here
   // is counted as BorderRefusal::kNotSplit).
   void TakeGhosts(zone::GhostBatch batch);
+  // Another cell's `zone` chat, to the runner of its zone (any thread).
+  void TakeZoneChat(zone::ZoneChat chat);
   // Players cross the cells' borders, their clients relayed through `relay` (ZoneRunner).
   // REQUIRES: before Start.
   void AttachRelay(RelayPort* relay);

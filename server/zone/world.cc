@@ -238,6 +238,9 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
   });
   DeliverChat(inputs.inputs);
   for (size_t z = 0; z < zones_.size(); ++z) DeliverHeard(z);
+  heard_chat_.swap(pending_chat_);  // the last tick's heard are encoded by now
+  pending_chat_.clear();
+  DeliverZoneChat();
   DeliverRelayed(inputs.relayed);
   AddResults(inputs.results);
   ShareNames();

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -132,6 +133,12 @@ class World {
   // (kNotANeighbour when that zone is not hosted here). Each tick's batches for the neighbours
   // are in output(i).border, players' names filled in.
   GhostVerdict TakeGhosts(GhostBatch batch);
+  // Another cell's `zone` chat for a split zone hosted here, heard by every player of this cell
+  // at the coming tick (the speakers named as their cell names them). kTaken; kNotANeighbour
+  // when the zone is not hosted here split, or the cell is this one or beyond the zone's; kStale
+  // when not newer (epoch, tick) than the last taken from that cell; kTooMany beyond
+  // kMaxZoneLines. The lines' texts and names are checked by the caller (cluster codec).
+  GhostVerdict TakeZoneChat(ZoneChat chat);
   // Players cross the borders of the split zones' cells (Zone::SetPlayersCross): for a host
   // that relays a migrated player's connection (off by default: the border holds them).
   void SetPlayersCross(bool on);
@@ -200,6 +207,13 @@ class World {
     Departure departure;
   };
   std::unordered_map<uint32_t, Away> away_;  // departing players, by EntityIndex
+  // Other cells' zone chat: taken between ticks (pending), heard at the next (heard_, whose
+  // strings the tick's chat lines point at until the one after); the newest (epoch, tick) taken
+  // from each (zone, cell).
+  std::vector<ZoneChat> pending_chat_;
+  std::vector<ZoneChat> heard_chat_;
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<uint64_t, uint64_t>> chat_from_;
+  void DeliverZoneChat();
   // Ids to free (ReleaseWhenGone) and the tick they were last found held, oldest first.
   struct Releasing {
     EntityId id = kInvalidEntity;

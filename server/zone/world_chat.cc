@@ -30,6 +30,14 @@ void World::DeliverSay(size_t z, const ChatInput& c) {
     zones_[z].SayAcross(c.entity, c.text);  // and the players across a cell border
   } else {
     zones_[z].AllPlayers(&near_);
+    if (zones_[z].config().cells.split()) {  // and every other cell's
+      ZoneChat& chat = out.zone_chat;
+      chat.zone = zones_[z].config().id;
+      chat.from_cell = zones_[z].cell();
+      chat.tick = tick_;
+      chat.lines.push_back(
+          {.speaker = c.entity, .name = NameOf(c.entity), .text = std::string(c.text)});
+    }
   }
   for (const EntityId to : near_) DeliverTo(z, line, to);
 }
@@ -64,6 +72,36 @@ void World::DeliverHeard(size_t z) {
         ChatLine{.from = say.speaker, .channel = ChatChannel::kSay, .text = say.text});
     zones_[z].PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
     for (const EntityId to : near_) DeliverTo(z, line, to);
+  }
+}
+
+GhostVerdict World::TakeZoneChat(ZoneChat chat) {
+  const std::optional<size_t> z = ZoneIndexById(chat.zone);
+  if (!z || !zones_[*z].config().cells.split() || chat.from_cell == zones_[*z].cell() ||
+      chat.from_cell >= zones_[*z].config().cells.count()) {
+    return GhostVerdict::kNotANeighbour;
+  }
+  if (chat.lines.size() > kMaxZoneLines) return GhostVerdict::kTooMany;
+  const std::pair<uint64_t, uint64_t> at{chat.epoch, chat.tick};
+  const auto [it, first] = chat_from_.try_emplace({chat.zone, chat.from_cell}, at);
+  if (!first && at <= it->second) return GhostVerdict::kStale;
+  it->second = at;
+  pending_chat_.push_back(std::move(chat));
+  return GhostVerdict::kTaken;
+}
+
+void World::DeliverZoneChat() {
+  for (const ZoneChat& chat : heard_chat_) {
+    const std::optional<size_t> z = ZoneIndexById(chat.zone);
+    if (!z) continue;
+    ZoneTickOutput& out = outputs_[*z];
+    zones_[*z].AllPlayers(&near_);
+    for (const ZoneLine& l : chat.lines) {
+      const auto line = static_cast<uint32_t>(out.chat_lines.size());
+      out.chat_lines.push_back(ChatLine{
+          .from = l.speaker, .channel = ChatChannel::kZone, .text = l.text, .from_name = l.name});
+      for (const EntityId to : near_) DeliverTo(*z, line, to);
+    }
   }
 }
 

@@ -325,6 +325,23 @@ struct GhostBatch {
   uint64_t sent_at_us = 0;
 };
 
+// A split zone's `zone` chat of one tick, from the cell its speakers are real in, for the nodes
+// of every other cell of the zone (not only the neighbours: the whole zone hears it).
+struct ZoneLine {
+  EntityId speaker = kInvalidEntity;
+  std::string name;  // the speaker's, as its cell knows it
+  std::string text;  // chat text (wire::IsChatText)
+};
+struct ZoneChat {
+  uint32_t zone = 0;
+  uint32_t from_cell = 0;
+  uint64_t epoch = 0;  // the sending process's start (filled in by the cluster link)
+  uint64_t tick = 0;   // the sender's tick: a receiver takes only newer ones from a cell
+  std::vector<ZoneLine> lines;
+};
+// At most this many lines in one ZoneChat: more is a broken or hostile sender.
+inline constexpr size_t kMaxZoneLines = 1024;
+
 // At most this many ghosts in one batch: more is a broken or hostile sender.
 inline constexpr size_t kMaxGhostsPerBatch = 65536;
 
@@ -385,6 +402,9 @@ struct ZoneTickOutput {
   // them), and the neighbours whose ghosts were dropped this tick because they fell silent.
   std::vector<GhostBatch> border;
   std::vector<uint32_t> silent_cells;
+  // A split zone: this tick's `zone` chat of the players real here, for every other cell (the
+  // host sends it when it has lines).
+  ZoneChat zone_chat;
 
   void Reset(uint64_t t, uint32_t zone_id) {
     tick = t;
@@ -399,6 +419,7 @@ struct ZoneTickOutput {
     chat_lines.clear();
     chat_deliveries.clear();
     silent_cells.clear();
+    zone_chat.lines.clear();
   }
 
   // Sorts results by player (then arrival) and chat deliveries by recipient (then line).

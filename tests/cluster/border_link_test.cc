@@ -302,5 +302,120 @@ TEST(BorderLink, CarriesBatchesBetweenTheCellsNodesAndCountsWhatItRefuses) {
   EXPECT_GT(west_counters.bytes_received.value(), 0u);
 }
 
+zone::ZoneChat EastChat() {
+  return {.zone = 1,
+          .from_cell = 1,
+          .epoch = 0,
+          .tick = 88,
+          .lines = {{.speaker = MakeEntityId(3, 2), .name = "Eve", .text = "anyone?"},
+                    {.speaker = MakeEntityId(5, 0), .name = "Ézé", .text = "oui 🙂"}}};
+}
+
+std::string EncodedChat(const zone::ZoneChat& chat, uint32_t to_cell, const std::string& node) {
+  std::string bytes;
+  EncodeZoneChat(chat, to_cell, node, 42, &bytes);
+  return bytes;
+}
+
+TEST(GhostCodec, ZoneChatCrossesTheWireUnchangedAndEachRefusalIsNamed) {
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
+  zone::ZoneChat got;
+  uint32_t to_cell = 9;
+  ASSERT_EQ(DecodeZoneChat(EncodedChat(EastChat(), 0, "east"), world, &got, &to_cell),
+            std::nullopt);
+  EXPECT_EQ(to_cell, 0u);
+  EXPECT_EQ(got.zone, 1u);
+  EXPECT_EQ(got.from_cell, 1u);
+  EXPECT_EQ(got.epoch, 42u) << "the sender's epoch";
+  EXPECT_EQ(got.tick, 88u);
+  ASSERT_EQ(got.lines.size(), 2u);
+  EXPECT_EQ(got.lines[1].speaker, MakeEntityId(5, 0));
+  EXPECT_EQ(got.lines[1].name, "Ézé");
+  EXPECT_EQ(got.lines[1].text, "oui 🙂");
+
+  const auto refusal = [&](const zone::ZoneChat& chat, uint32_t to, const std::string& node) {
+    return DecodeZoneChat(EncodedChat(chat, to, node), world, &got, &to_cell);
+  };
+  EXPECT_EQ(DecodeZoneChat("\xff not protobuf", world, &got, &to_cell), BorderRefusal::kUnparsable);
+  EXPECT_EQ(refusal(EastChat(), 0, "mallory"), BorderRefusal::kWrongSender);
+  EXPECT_EQ(refusal(EastChat(), 0, "west"), BorderRefusal::kWrongSender);
+  EXPECT_EQ(refusal(EastChat(), 1, "east"), BorderRefusal::kNotSplit) << "to its own cell";
+  EXPECT_EQ(refusal(EastChat(), 2, "east"), BorderRefusal::kNotSplit) << "beyond the cells";
+  zone::ZoneChat bad = EastChat();
+  bad.zone = 9;
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kNotSplit);
+  bad = EastChat();
+  bad.lines.clear();
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kUnparsable) << "no lines";
+  bad.lines.assign(zone::kMaxZoneLines + 1, EastChat().lines[0]);
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kUnparsable) << "too many";
+  bad = EastChat();
+  bad.lines[0].speaker = kInvalidEntity;
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kUnparsable) << "no speaker";
+  bad.lines[0].speaker = static_cast<EntityId>(0);
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kUnparsable) << "id 0";
+  bad = EastChat();
+  bad.lines[0].text = "bell\a";
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kUnparsable) << "not text";
+  bad = EastChat();
+  bad.lines[0].text.clear();
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kUnparsable) << "nothing said";
+  bad = EastChat();
+  bad.lines[0].name = std::string(kMaxZoneName + 1, 'a');
+  EXPECT_EQ(refusal(bad, 0, "east"), BorderRefusal::kUnparsable) << "a name too long";
+  v1::ZoneChat m;
+  ASSERT_TRUE(m.ParseFromString(EncodedChat(EastChat(), 0, "east")));
+  m.set_version(kClusterProtocolVersion + 1);
+  EXPECT_EQ(DecodeZoneChat(m.SerializeAsString(), world, &got, &to_cell), BorderRefusal::kVersion);
+}
+
+TEST(BorderLink, CarriesZoneChatToEveryOtherCell) {
+  test::NatsServer server;
+  const zone::WorldConfig world = zone::testing::SplitInTwo();
+  NatsBus west_bus(test::FastBusOptions(server, "west"));
+  NatsBus east_bus(test::FastBusOptions(server, "east"));
+  host::BorderCounters west_counters, east_counters;
+  BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
+  BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
+  std::mutex mu;
+  std::vector<zone::ZoneChat> heard;
+  west.Listen(
+      1, 0, [](zone::GhostBatch) {}, nullptr,
+      [&](zone::ZoneChat c) {
+        const std::lock_guard lock(mu);
+        heard.push_back(std::move(c));
+      });
+  const auto count = [&] {
+    const std::lock_guard lock(mu);
+    return heard.size();
+  };
+  east.SendChat(EastChat());
+  ASSERT_TRUE(test::WaitFor([&] { return count() == 1; }, milliseconds(5000)));
+  {
+    const std::lock_guard lock(mu);
+    EXPECT_EQ(heard[0].epoch, 20u) << "the east's";
+    EXPECT_EQ(heard[0].lines.size(), 2u);
+  }
+  EXPECT_EQ(east_counters.chat_lines_out.value(), 2u) << "one other cell, two lines";
+  EXPECT_EQ(west_counters.chat_lines_in.value(), 2u);
+
+  NatsBus mallory(test::FastBusOptions(server, "mallory"));
+  ASSERT_EQ(mallory.Publish(ChatSubject(1, 0), EncodedChat(EastChat(), 0, "mallory")),
+            BusStatus::kOk);
+  ASSERT_EQ(mallory.Publish(ChatSubject(1, 0), EncodedChat(EastChat(), 1, "east")),
+            BusStatus::kOk);  // addressed to cell 1, on cell 0's subject: refused as well
+  ASSERT_TRUE(test::WaitFor(
+      [&] {
+        return west_counters.chat_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
+                       .value() == 1 &&
+               west_counters.chat_refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].value() ==
+                   1;
+      },
+      milliseconds(5000)));
+  EXPECT_EQ(count(), 1u) << "neither reached the runners";
+  east_bus.Close();
+  west_bus.Close();
+}
+
 }  // namespace
 }  // namespace zs::cluster

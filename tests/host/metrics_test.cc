@@ -261,6 +261,8 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_relay_homes_silent_total", "counter"},
       {"zs_relay_orphaned_total", "counter"},
       {"zs_relay_refused_total", "counter"},
+      {"zs_zone_chat_lines_total", "counter"},
+      {"zs_zone_chat_total", "counter"},
       {"zs_border_batches_total", "counter"},
       {"zs_viewers", "gauge"},
       {"zs_viewer_frames_total", "counter"},

@@ -763,5 +763,37 @@ TEST_F(SplitZone, NatsDownForAFewSecondsThenEverythingResumes) {
   EXPECT_FALSE(east_->Wait(0).has_value());
 }
 
+// `zone` chat is the whole zone's: Eve, far into the east's cell (beyond any say's reach and out
+// of Wes's view), hears Wes's zone line from the west, with his id and name; his own node tells
+// him at once.
+TEST_F(SplitZone, ZoneChatIsHeardOnEveryCellsNode) {
+  ASSERT_TRUE(Meet());
+  eve_->Move(1, 0, 1);  // 40 m/s east, out of Wes's view
+  ASSERT_TRUE(AwaitLeft(*wes_, eve_id_, kSlack * 10)) << east_->Log();
+  pb::ClientMessage zone_line;
+  zone_line.mutable_chat()->set_seq(1);
+  zone_line.mutable_chat()->set_channel(pb::CHAT_CHANNEL_ZONE);
+  zone_line.mutable_chat()->set_text("anyone in the field?");
+  wes_->Send(zone_line);
+  const auto line_in = [&](const pb::ServerMessage& m) -> const pb::ChatLine* {
+    if (!m.has_tick()) return nullptr;
+    for (const pb::ChatLine& line : m.tick().chat()) {
+      if (line.from_id() == wes_id_ && line.text() == "anyone in the field?") return &line;
+    }
+    return nullptr;
+  };
+  const auto own = wes_->ReadUntil([&](const pb::ServerMessage& m) { return line_in(m); }, 10);
+  ASSERT_TRUE(own) << west_->Log();
+  const auto heard =
+      eve_->ReadUntil([&](const pb::ServerMessage& m) { return line_in(m); }, kSlack * 10);
+  ASSERT_TRUE(heard) << "Eve hears it on the other node" << east_->Log();
+  const pb::ChatLine* line = line_in(*heard);
+  EXPECT_EQ(line->channel(), pb::CHAT_CHANNEL_ZONE);
+  EXPECT_EQ(line->from_name(), "Wes");
+  const std::string page = east_->HttpGet("/metrics");
+  EXPECT_EQ(Outcome(page, "zs_zone_chat_total", "taken"), 1);
+  EXPECT_EQ(ByDirection(*west_, "zs_zone_chat_lines_total", "out"), 1);
+}
+
 }  // namespace
 }  // namespace zs::integration

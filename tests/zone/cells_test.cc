@@ -558,6 +558,59 @@ TEST(Cells, ASayNearTheBorderIsHeardAcrossItByThoseInRange) {
   EXPECT_EQ(east.TakeGhosts(forged), GhostVerdict::kBadValue) << "nothing said";
 }
 
+// `zone` chat in a zone split 4 x 1: every player of every cell hears it, the far cells (no
+// neighbours of the speaker's) too, a tick later, with the speaker's id and name; a replayed,
+// misaddressed or oversized one changes nothing.
+TEST(Cells, ZoneChatIsHeardInEveryCell) {
+  Split split(SplitWorld(4, 1));
+  std::vector<EntityId> players;
+  for (uint32_t c = 0; c < 4; ++c) {
+    const Vec2 at{12.5f + 25.0f * static_cast<float>(c), 50};
+    players.push_back(Join(*split.cells[c], at, "P" + std::to_string(c)));
+  }
+  split.Tick();
+  World& speaker_cell = split.cells[0]->world;
+  const ChatInput hi{.entity = players[0], .seq = 1, .channel = ChatChannel::kZone, .text = "hi"};
+  const std::vector<PlayerInput> inputs = {hi};
+  speaker_cell.Tick({.inputs = inputs});
+  EXPECT_EQ(Heard(speaker_cell.output(0)).count({ToRaw(players[0]), ToRaw(players[0]), "hi"}), 1u)
+      << "heard in its own cell at once";
+  const ZoneChat chat = speaker_cell.output(0).zone_chat;
+  ASSERT_EQ(chat.lines.size(), 1u);
+  EXPECT_EQ(chat.from_cell, 0u);
+  EXPECT_EQ(chat.lines[0].name, "P0");
+  for (uint32_t c = 1; c < 4; ++c) {
+    World& w = split.cells[c]->world;
+    ASSERT_EQ(w.TakeZoneChat(chat), GhostVerdict::kTaken) << "cell " << c;
+    EXPECT_EQ(w.TakeZoneChat(chat), GhostVerdict::kStale) << "a replay";
+    w.Tick(std::span<const MoveInput>{}, {});
+    const ZoneTickOutput& o = w.output(0);
+    EXPECT_EQ(Heard(o), (std::set<std::tuple<uint32_t, uint32_t, std::string>>{
+                            {ToRaw(players[c]), ToRaw(players[0]), "hi"}}))
+        << "cell " << c << ": its player hears it once";
+    ASSERT_EQ(o.chat_lines.size(), 1u);
+    EXPECT_EQ(o.chat_lines[0].channel, ChatChannel::kZone);
+    EXPECT_EQ(o.chat_lines[0].from_name, "P0") << "named as the speaker's cell names it";
+    w.Tick(std::span<const MoveInput>{}, {});
+    EXPECT_TRUE(w.output(0).chat_lines.empty()) << "heard once";
+  }
+  World& east = split.cells[3]->world;
+  ZoneChat own = chat;
+  own.from_cell = 3;
+  own.tick += 10;
+  EXPECT_EQ(east.TakeZoneChat(own), GhostVerdict::kNotANeighbour) << "its own cell";
+  own.from_cell = 4;
+  EXPECT_EQ(east.TakeZoneChat(own), GhostVerdict::kNotANeighbour) << "beyond the zone's cells";
+  ZoneChat many = chat;
+  many.tick += 10;
+  many.lines.assign(kMaxZoneLines + 1, chat.lines[0]);
+  EXPECT_EQ(east.TakeZoneChat(many), GhostVerdict::kTooMany);
+  ZoneChat later = chat;
+  later.epoch += 1;  // the sender restarted: its ticks count anew
+  later.tick = 1;
+  EXPECT_EQ(east.TakeZoneChat(later), GhostVerdict::kTaken);
+}
+
 // The split is configuration only: run whole, a split zone is the unsplit zone, bit for bit.
 TEST(Cells, ASplitZoneRunWholeIsTheUnsplitZone) {
   WorldConfig split = SplitWorld();
