@@ -1229,5 +1229,66 @@ TEST(Cells, OneProcessAndTwoCellsTellTheSameStory) {
   EXPECT_LT(lagged, 20) << "a tick late now and then, never more";
 }
 
+// Caps and ties across the border are as in one process: five dummies in Wes's sword arc, two
+// on his side and three on the other, four of them at exactly the same distance (two pairs
+// mirrored across his position, so the border splits each pair). The sword hits at most 3,
+// nearest first, ties by id; the whirl hits all 5. The west's hit lists (the east's dummies are
+// ghosts there) equal those of the same zone run whole with the same ids, target for target.
+TEST(Cells, ASwingsCapAndTiesAcrossTheBorderAreAsInOneProcess) {
+  WorldConfig config = SplitWorld();
+  const auto at = [](Vec2 p) { return Aabb{p, p}; };
+  config.zones[0].spawns = {
+      {.monster = testing::kDummy, .count = 1, .area = at({50.5f, 21.5f})},  // east, tied
+      {.monster = testing::kDummy, .count = 1, .area = at({48.5f, 21.5f})},  // west, tied
+      {.monster = testing::kDummy, .count = 1, .area = at({51.0f, 21.0f})},  // east, tied
+      {.monster = testing::kDummy, .count = 1, .area = at({48.0f, 21.0f})},  // west, tied
+      {.monster = testing::kDummy, .count = 1, .area = at({49.5f, 21.2f})},  // west, nearest
+  };
+  const Vec2 wes_at{49.5f, 20};
+  Split split(config);
+  std::vector<uint32_t> order;
+  for (const SpawnGroup& g : config.zones[0].spawns) {
+    order.push_back(CellAt(config.zones[0].bounds, config.zones[0].cells, g.area.min));
+  }
+  order.push_back(0);  // Wes
+  AsTheCellsWould same_ids(config.zones[0].cells, order);
+  World whole(config, {}, &same_ids);
+  EntityId wes = kInvalidEntity;
+  ASSERT_TRUE(
+      whole.RestorePlayer({.zone = kZone, .position = wes_at, .hp = 100}, &wes, "Wes").ok());
+  ASSERT_EQ(Join(*split.cells[0], wes_at, "Wes"), wes);
+  for (int t = 0; t < 2; ++t) {
+    split.Tick();
+    whole.Tick(std::span<const MoveInput>{}, {});
+  }
+  const auto hits = [&](const ZoneTickOutput& o) {
+    std::vector<std::pair<uint32_t, int32_t>> out;
+    for (const HitEvent& ev : o.events) {
+      if (ev.attacker != wes) continue;
+      for (uint32_t t = 0; t < ev.num_targets; ++t) {
+        const HitTarget& h = o.targets[ev.first_target + t];
+        out.emplace_back(ToRaw(h.target), h.damage);
+      }
+    }
+    return out;
+  };
+  uint32_t seq = 0;
+  for (const uint32_t skill : {testing::kSword, testing::kWhirl}) {
+    const SkillInput swing{
+        .entity = wes, .seq = ++seq, .skill = skill, .facing = kPi / 2, .target = {}};
+    split.Tick({}, {}, {&swing, 1});
+    whole.Tick({}, {&swing, 1});
+    const auto two_cells = hits(split.cells[0]->world.output(0));
+    const auto one_process = hits(whole.output(0));
+    EXPECT_EQ(two_cells, one_process) << "skill " << skill;
+    ASSERT_EQ(two_cells.size(), skill == testing::kSword ? 3u : 5u) << "skill " << skill;
+    std::set<uint32_t> sides;
+    for (const auto& [target, damage] : two_cells) {
+      sides.insert(EntityIndex(static_cast<EntityId>(target)) % 2);
+    }
+    EXPECT_EQ(sides.size(), 2u) << "skill " << skill << ": targets on both sides";
+  }
+}
+
 }  // namespace
 }  // namespace zs::zone
