@@ -1,10 +1,9 @@
 #include "cluster/border_link.h"
 
-#include "host/clock.h"
-
 #include <utility>
 
 #include "cluster/cluster_protocol.h"
+#include "host/clock.h"
 
 namespace zs::cluster {
 

@@ -17,9 +17,12 @@ namespace {
 // The frames of one client at another node, sent to its home.
 class HomeSink final : public host::SessionSink {
  public:
-  HomeSink(RelayLink* link, host::RelayAddress home) : link_(link), home_(home) {}
+  HomeSink(RelayLink* link, std::weak_ptr<RelayLink::HomeRegistry> homes, host::RelayAddress home)
+      : link_(link), homes_(std::move(homes)), home_(home) {}
   ~HomeSink() override {
-    link_->ForgetHome(home_.zone, host::RelayedSession(home_.home_cell, home_.session));
+    if (const auto homes = homes_.lock()) {  // else the link is gone (shutdown): nothing to do
+      homes->Forget(home_.zone, host::RelayedSession(home_.home_cell, home_.session));
+    }
   }
   HomeSink(const HomeSink&) = delete;
   HomeSink& operator=(const HomeSink&) = delete;
@@ -39,7 +42,8 @@ class HomeSink final : public host::SessionSink {
   }
 
  private:
-  RelayLink* link_;
+  RelayLink* link_;  // frames are sent only while the runners run, which the link outlives
+  const std::weak_ptr<RelayLink::HomeRegistry> homes_;
   const host::RelayAddress home_;
 };
 
@@ -98,24 +102,34 @@ void RelayLink::SendOn(const host::RelayAddress& to, const host::ClientInput* in
 }
 
 std::shared_ptr<host::SessionSink> RelayLink::SinkAtHome(const host::RelayAddress& to) {
-  {
-    const std::lock_guard lock(homes_mu_);
-    ++homes_[{.zone = to.zone, .key = host::RelayedSession(to.home_cell, to.session)}].sinks;
-  }
-  return std::make_shared<HomeSink>(this, to);
+  homes_->Add(to.zone, host::RelayedSession(to.home_cell, to.session));
+  return std::make_shared<HomeSink>(this, homes_, to);
 }
 
-void RelayLink::ForgetHome(uint32_t zone, uint64_t key) {
-  const std::lock_guard lock(homes_mu_);
-  const auto it = homes_.find({.zone = zone, .key = key});
-  if (it != homes_.end() && --it->second.sinks == 0) homes_.erase(it);
+void RelayLink::HomeRegistry::Add(uint32_t zone, uint64_t key) {
+  const std::lock_guard lock(mu_);
+  ++entries_[{.zone = zone, .key = key}].sinks;
 }
 
-uint64_t RelayLink::HomeNotices(uint32_t zone, uint64_t key) {
-  const std::lock_guard lock(homes_mu_);
-  const auto it = homes_.find({.zone = zone, .key = key});
-  return it == homes_.end() ? 0 : it->second.notices;
+void RelayLink::HomeRegistry::Forget(uint32_t zone, uint64_t key) {
+  const std::lock_guard lock(mu_);
+  const auto it = entries_.find({.zone = zone, .key = key});
+  if (it != entries_.end() && --it->second.sinks == 0) entries_.erase(it);
 }
+
+void RelayLink::HomeRegistry::Notice(uint32_t zone, uint64_t key) {
+  const std::lock_guard lock(mu_);
+  const auto it = entries_.find({.zone = zone, .key = key});
+  if (it != entries_.end()) ++it->second.notices;
+}
+
+uint64_t RelayLink::HomeRegistry::Notices(uint32_t zone, uint64_t key) const {
+  const std::lock_guard lock(mu_);
+  const auto it = entries_.find({.zone = zone, .key = key});
+  return it == entries_.end() ? 0 : it->second.notices;
+}
+
+uint64_t RelayLink::HomeNotices(uint32_t zone, uint64_t key) { return homes_->Notices(zone, key); }
 
 void RelayLink::Hold(std::span<const uint64_t> sessions) {
   // By owner cell: one notice (or a few, kMaxHeldSessions each) per owner.
@@ -143,11 +157,8 @@ void RelayLink::Hold(std::span<const uint64_t> sessions) {
 }
 
 void RelayLink::Noticed(const RelayMessage& m) {
-  const std::lock_guard lock(homes_mu_);
   for (const uint64_t session : m.sessions) {
-    const auto it =
-        homes_.find({.zone = m.to.zone, .key = host::RelayedSession(m.from_cell, session)});
-    if (it != homes_.end()) ++it->second.notices;
+    homes_->Notice(m.to.zone, host::RelayedSession(m.from_cell, session));
   }
 }
 

@@ -61,8 +61,36 @@ class RelayLink final : public host::RelayPort {
   [[nodiscard]] uint64_t FramesRelayed(uint64_t session) override;
   void Hold(std::span<const uint64_t> sessions) override;
   [[nodiscard]] uint64_t HomeNotices(uint32_t zone, uint64_t key) override;
-  // A sink SinkAtHome gave for `key` in `zone` is gone (HomeSink's destructor).
-  void ForgetHome(uint32_t zone, uint64_t key);
+
+  // At the owner: held notices of the homes of players relayed for, by (zone, RelayedSession
+  // key), while a sink for it lives (held notices for any other key are ignored: the registry
+  // never holds more than the players relayed for). Shared with the sinks, which may outlive
+  // the link (a runner's sinks at shutdown): a sink forgets its key only if the registry lives.
+  class HomeRegistry {
+   public:
+    void Add(uint32_t zone, uint64_t key);
+    void Forget(uint32_t zone, uint64_t key);
+    void Notice(uint32_t zone, uint64_t key);  // for a key not registered: nothing
+    [[nodiscard]] uint64_t Notices(uint32_t zone, uint64_t key) const;
+
+   private:
+    struct Key {
+      uint32_t zone = 0;
+      uint64_t key = 0;
+      bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+      size_t operator()(const Key& k) const {
+        return std::hash<uint64_t>{}(k.key ^ (uint64_t{k.zone} * 0x9E3779B97F4A7C15ull));
+      }
+    };
+    struct Entry {
+      uint64_t notices = 0;
+      uint32_t sinks = 0;  // live HomeSinks for the key (a new one may come before the old goes)
+    };
+    mutable std::mutex mu_;
+    std::unordered_map<Key, Entry, KeyHash> entries_;  // guarded by mu_
+  };
 
   // Sends `m` (m.from_cell: this node's cell of m.to.zone, filled in here). Any thread.
   void Publish(RelayMessage& m);
@@ -87,25 +115,7 @@ class RelayLink final : public host::RelayPort {
   std::mutex away_mu_;
   std::unordered_map<uint64_t, AwayClient> away_;  // by local session; guarded by away_mu_
 
-  // At the owner: held notices of the homes of players relayed for, by (zone, RelayedSession
-  // key), while a sink for it lives (held notices for any other key are ignored: the map never
-  // holds more than the players relayed for).
-  struct HomeKey {
-    uint32_t zone = 0;
-    uint64_t key = 0;
-    bool operator==(const HomeKey&) const = default;
-  };
-  struct HomeKeyHash {
-    size_t operator()(const HomeKey& k) const {
-      return std::hash<uint64_t>{}(k.key ^ (uint64_t{k.zone} * 0x9E3779B97F4A7C15ull));
-    }
-  };
-  struct HomeNotice {
-    uint64_t notices = 0;
-    uint32_t sinks = 0;  // live HomeSinks for the key (a new one may come before the old goes)
-  };
-  std::mutex homes_mu_;
-  std::unordered_map<HomeKey, HomeNotice, HomeKeyHash> homes_;  // guarded by homes_mu_
+  const std::shared_ptr<HomeRegistry> homes_ = std::make_shared<HomeRegistry>();
 
   std::mutex send_mu_;  // Publish's scratch
   v1::Relay scratch_;

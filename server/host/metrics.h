@@ -176,14 +176,13 @@ struct BorderCounters {
   // From a batch's sending to the tick that makes its migrants real here, per migrant (the
   // nodes' wall clocks; a batch whose stamp is ahead of ours or a minute old is not counted).
   TickHistogram migration_latency;
-  Counter relay_homes_silent;
+  Counter relay_homes_silent;  // players relayed for let go: their home told nothing for 2 s
   // A split zone's `zone` chat between its cells: lines sent (once per receiving cell) and
   // taken, what the runner's world made of each message, and refusals before it.
   Counter chat_lines_out;
   Counter chat_lines_in;
   std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> chat_verdicts;
-  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)>
-      chat_refusals;  // players relayed for let go: their home told nothing for 2 s
+  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> chat_refusals;
   std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> relay_refusals;
 };
 

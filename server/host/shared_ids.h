@@ -17,9 +17,9 @@ class SharedIds : public zone::IdSource {
     std::lock_guard lock(mu_);
     return ids_.Allocate();
   }
-  void Free(EntityId id) override {
+  bool Free(EntityId id) override {
     std::lock_guard lock(mu_);
-    ids_.Free(id);
+    return ids_.Free(id);
   }
 
  private:

@@ -400,8 +400,9 @@ void ZoneRunner::TakeBorder() {
     if (!players.empty() && relay_ != nullptr) TakePlayers(*z, players);
   }
   if (relay_ == nullptr) return;
-  HoldAway();
-  WatchHomes();
+  const double now = MonotonicSeconds();
+  HoldAway(now);
+  WatchHomes(now);
   if (world_.tick() % tick_rate_ == 0) {
     ForgetDeparted();
     SweepRelay();

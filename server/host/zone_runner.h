@@ -199,14 +199,14 @@ class ZoneRunner {
   void SweepRelay();
   // Relays the players of away_ (their inputs straight to their owners from now on).
   void RelayAway();
-  // Closes the connections of players away whose owner relayed no frame for kSilentOwnerTicks
+  // Closes the connections of players away whose owner relayed no frame for kSilentOwnerSeconds
   // (its node died or is cut off): they log in again, from the last save.
   void WatchAway();
   // Tells the owners of our players away that we still hold their clients (RelayPort::Hold).
-  void HoldAway();
+  void HoldAway(double now);
   // Saves and lets go of the players relayed for whose home sent no held notice for
-  // kSilentHomeTicks (its node died or is cut off): no player stays real behind a lost client.
-  void WatchHomes();
+  // kSilentHomeSeconds (its node died or is cut off): no player stays real behind a lost client.
+  void WatchHomes(double now);
   [[nodiscard]] const std::string& NodeOf(size_t z, uint32_t cell) const;
   [[nodiscard]] std::optional<uint32_t> CellOfNode(size_t z, const std::string& node) const;
   void PublishStorageStats();
@@ -268,12 +268,14 @@ class ZoneRunner {
   // notices from an owner's homes), as last looked at.
   struct SilenceWatch {
     uint64_t count = 0;
-    uint64_t since_tick = 0;  // when the count last moved
+    double since_s = 0;  // when the count last moved (MonotonicSeconds)
   };
   std::unordered_map<uint64_t, SilenceWatch> away_watch_;  // by session: our players away
   std::unordered_map<uint64_t, SilenceWatch> home_watch_;  // by key: players relayed for
-  std::vector<uint64_t> away_;  // sessions whose players went away in this tick's batches
-  std::vector<uint64_t> held_;  // HoldAway's scratch
+  std::vector<uint64_t> away_;    // sessions whose players went away in this tick's batches
+  std::vector<uint64_t> held_;    // HoldAway's scratch
+  double next_hold_s_ = 0;        // when HoldAway sends next (MonotonicSeconds)
+  double next_home_watch_s_ = 0;  // when WatchHomes looks next
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)

@@ -11,6 +11,7 @@
 // - Every frame's tick goes on from the last its client was sent (Player::tick_offset).
 #include <spdlog/spdlog.h>
 
+#include "host/clock.h"
 #include "host/zone_runner.h"
 #include "wire/encoder.h"
 
@@ -20,20 +21,27 @@ namespace {
 
 // Inputs for a player let go to another cell are sent on for this long (ticks at 20 Hz: 10 s).
 constexpr uint64_t kDepartedTicks = 200;
-// A player away whose owner relayed nothing for this long (ticks at 20 Hz: 3 s) has lost it.
-constexpr uint64_t kSilentOwnerTicks = 60;
-// A home tells the owners of its players away that it holds their clients this often (ticks at
-// 20 Hz: 0.5 s); a player relayed for whose home told nothing for kSilentHomeTicks (2 s) is let
-// go. Shorter than kSilentOwnerTicks: a player is let go before its home closes the client, so
-// that its login elsewhere finds it saved.
-constexpr uint64_t kHoldPeriodTicks = 10;
-constexpr uint64_t kSilentHomeTicks = 40;
+// Liveness across the relay, in wall time (a node whose ticks slow down under load is still
+// alive): a player away whose owner relayed nothing for kSilentOwnerSeconds has lost it; a home
+// tells the owners of its players away that it holds their clients every kHoldPeriodSeconds,
+// and a player relayed for whose home told nothing for kSilentHomeSeconds is let go. Shorter
+// than kSilentOwnerSeconds: a player is let go before its home closes the client, so that its
+// login elsewhere finds it saved.
+constexpr double kSilentOwnerSeconds = 3.0;
+constexpr double kHoldPeriodSeconds = 0.5;
+constexpr double kSilentHomeSeconds = 2.0;
 
 }  // namespace
 
 void ZoneRunner::AttachRelay(RelayPort* relay) {
   relay_ = relay;
   world_.SetPlayersCross(relay != nullptr);
+  if (relay == nullptr) {  // detached (shutdown, the runner stopped): nothing of it is kept
+    relay_sinks_.clear();
+    home_watch_.clear();
+    away_watch_.clear();
+    departed_.clear();
+  }
 }
 
 const std::string& ZoneRunner::NodeOf(size_t z, uint32_t cell) const {
@@ -114,7 +122,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
     std::shared_ptr<SessionSink> sink = relay_->SinkAtHome(
         {.zone = zone_id, .to_cell = *home, .home_cell = *home, .session = client.session});
     departed_.erase(key);
-    home_watch_[key] = {.count = relay_->HomeNotices(zone_id, key), .since_tick = world_.tick()};
+    home_watch_[key] = {.count = relay_->HomeNotices(zone_id, key), .since_s = MonotonicSeconds()};
     players_.Add(key, {.entity = entity,
                        .sink = sink,
                        .name = name,
@@ -154,12 +162,13 @@ void ZoneRunner::DismissOrphans() {
 }
 
 void ZoneRunner::WatchAway() {
+  const double now = MonotonicSeconds();
   std::vector<uint64_t> silent;
   for (auto& [session, watch] : away_watch_) {
     const uint64_t frames = relay_->FramesRelayed(session);
     if (frames != watch.count) {
-      watch = {.count = frames, .since_tick = world_.tick()};
-    } else if (world_.tick() - watch.since_tick > kSilentOwnerTicks) {
+      watch = {.count = frames, .since_s = now};
+    } else if (now - watch.since_s > kSilentOwnerSeconds) {
       silent.push_back(session);
     }
   }
@@ -169,8 +178,8 @@ void ZoneRunner::WatchAway() {
       away_watch_.erase(session);
       continue;
     }
-    spdlog::warn("player {} ({}): the node owning it relayed nothing for {} ticks: closed",
-                 ToRaw(p->entity), p->name, kSilentOwnerTicks);
+    spdlog::warn("player {} ({}): the node owning it relayed nothing for {} s: closed",
+                 ToRaw(p->entity), p->name, kSilentOwnerSeconds);
     if (const auto sink = p->sink.lock()) {
       sink->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneUnavailable)),
                       CloseReason::kZoneUnavailable);
@@ -208,20 +217,22 @@ void ZoneRunner::RelayAway() {
     const PlayerDirectory::Player* p = players_.BySession(session);
     if (p == nullptr || !p->owner) continue;
     relay_->Away(session, p->sink, *p->owner);
-    away_watch_[session] = {.count = 0, .since_tick = world_.tick()};
+    away_watch_[session] = {.count = 0, .since_s = MonotonicSeconds()};
   }
   away_.clear();
 }
 
-void ZoneRunner::HoldAway() {
-  if (world_.tick() % kHoldPeriodTicks != 0 || away_watch_.empty()) return;
+void ZoneRunner::HoldAway(double now) {
+  if (now < next_hold_s_ || away_watch_.empty()) return;
+  next_hold_s_ = now + kHoldPeriodSeconds;
   held_.clear();
   for (const auto& [session, watch] : away_watch_) held_.push_back(session);
   relay_->Hold(held_);
 }
 
-void ZoneRunner::WatchHomes() {
-  if (world_.tick() % kHoldPeriodTicks != 0) return;
+void ZoneRunner::WatchHomes(double now) {
+  if (now < next_home_watch_s_) return;
+  next_home_watch_s_ = now + kHoldPeriodSeconds;
   std::vector<uint64_t> silent;
   for (auto it = home_watch_.begin(); it != home_watch_.end();) {
     const PlayerDirectory::Player* p = players_.BySession(it->first);
@@ -232,8 +243,8 @@ void ZoneRunner::WatchHomes() {
     SilenceWatch& watch = it->second;
     const uint64_t notices = relay_->HomeNotices(p->home->zone_id, it->first);
     if (notices != watch.count) {
-      watch = {.count = notices, .since_tick = world_.tick()};
-    } else if (world_.tick() - watch.since_tick > kSilentHomeTicks) {
+      watch = {.count = notices, .since_s = now};
+    } else if (now - watch.since_s > kSilentHomeSeconds) {
       silent.push_back(it->first);
     }
     ++it;
@@ -241,9 +252,9 @@ void ZoneRunner::WatchHomes() {
   for (const uint64_t key : silent) {
     const PlayerDirectory::Player* p = players_.BySession(key);
     spdlog::warn(
-        "player {} ({}): its home (cell {}) told nothing of its client for {} ticks: "
+        "player {} ({}): its home (cell {}) told nothing of its client for {} s: "
         "saved and let go",
-        ToRaw(p->entity), p->name, p->home->cell, kSilentHomeTicks);
+        ToRaw(p->entity), p->name, p->home->cell, kSilentHomeSeconds);
     metrics_->border().relay_homes_silent.Add(1);
     if (const auto sink = p->sink.lock()) {  // should the home hear it, it closes the client
       sink->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneUnavailable)),

@@ -26,13 +26,14 @@ EntityId EntityIdAllocator::Allocate() {
   return id;
 }
 
-void EntityIdAllocator::Free(EntityId id) {
-  if (!range_.Holds(id)) return;
+bool EntityIdAllocator::Free(EntityId id) {
+  if (!range_.Holds(id)) return false;
   const uint32_t j = (EntityIndex(id) - range_.offset) / range_.stride;
-  if (j == 0 || j >= generation_.size() || generation_[j] != EntityGeneration(id)) return;
+  if (j == 0 || j >= generation_.size() || generation_[j] != EntityGeneration(id)) return false;
   generation_[j] = (generation_[j] + 1) & kMaxGeneration;
   free_.push_back(j);
   --live_;
+  return true;
 }
 
 World::World(WorldConfig config, std::span<const uint32_t> hosted, IdSource* ids,
@@ -192,8 +193,9 @@ void World::ReleaseDue() {
       releasing_.push_back({.id = id, .since = tick_});
       continue;
     }
-    if (EntityIndex(id) < names_.size()) names_[EntityIndex(id)].clear();
-    ids_->Free(id);  // a no-op for an id of another source or of an older generation
+    // Its name goes only if the id was still taken: an index freed meanwhile may be another
+    // player's now (a no-op for an id of another source or of an older generation).
+    if (ids_->Free(id) && EntityIndex(id) < names_.size()) names_[EntityIndex(id)].clear();
   }
 }
 

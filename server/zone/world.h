@@ -41,7 +41,9 @@ class IdSource {
   virtual ~IdSource() = default;
   // kInvalidEntity when no ids are left.
   [[nodiscard]] virtual EntityId Allocate() = 0;
-  virtual void Free(EntityId id) = 0;
+  // False (nothing done): not one of this source's live ids (another range, or freed already:
+  // an older generation).
+  virtual bool Free(EntityId id) = 0;
 };
 
 // Hands out generational ids: a freed index comes back with the next generation. Only indices
@@ -50,7 +52,7 @@ class EntityIdAllocator : public IdSource {
  public:
   explicit EntityIdAllocator(IdRange range = {}) : range_(range) {}
   [[nodiscard]] EntityId Allocate() override;
-  void Free(EntityId id) override;
+  bool Free(EntityId id) override;
   [[nodiscard]] size_t live() const { return live_; }
 
  private:

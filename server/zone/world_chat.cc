@@ -30,7 +30,9 @@ void World::DeliverSay(size_t z, const ChatInput& c) {
     zones_[z].SayAcross(c.entity, c.text);  // and the players across a cell border
   } else {
     zones_[z].AllPlayers(&near_);
-    if (zones_[z].config().cells.split()) {  // and every other cell's
+    if (zones_[z].config().cells.split() && out.zone_chat.lines.size() < kMaxZoneLines) {
+      // and every other cell's (in a tick with more lines than a ZoneChat holds, the rest are
+      // heard in this cell only)
       ZoneChat& chat = out.zone_chat;
       chat.zone = zones_[z].config().id;
       chat.from_cell = zones_[z].cell();

@@ -403,7 +403,7 @@ struct ZoneTickOutput {
   std::vector<GhostBatch> border;
   std::vector<uint32_t> silent_cells;
   // A split zone: this tick's `zone` chat of the players real here, for every other cell (the
-  // host sends it when it has lines).
+  // host sends it when it has lines), at most kMaxZoneLines (the rest: heard here only).
   ZoneChat zone_chat;
 
   void Reset(uint64_t t, uint32_t zone_id) {

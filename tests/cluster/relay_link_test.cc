@@ -418,16 +418,6 @@ TEST(RelayLink, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
   EXPECT_EQ(east_relay.HomeNotices(1, key8), 0u) << "no sink for it: not counted, not kept";
   EXPECT_EQ(west_counters.relayed_out.value(), 2u) << "one notice per owner, not per session";
 
-  // A second sink for the same player (it came back to the east) before the first is dropped:
-  // the count goes on; once both are gone, nothing is kept.
-  std::shared_ptr<host::SessionSink> again =
-      east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u);
-  to7.reset();
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u) << "the second sink lives";
-  again.reset();
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 0u) << "both gone: forgotten";
-
   // Notices from a node that is not the west are refused before they count.
   NatsBus mallory(test::FastBusOptions(server, "mallory"));
   ASSERT_EQ(
@@ -443,6 +433,17 @@ TEST(RelayLink, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
                    .value() == 1;
       },
       milliseconds(5000)));
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u) << "the forger's notice did not count";
+  // A second sink for the same player (it came back to the east) before the first is dropped:
+  // the count goes on; once both are gone, nothing is kept.
+  std::shared_ptr<host::SessionSink> again =
+      east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u);
+  to7.reset();
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u) << "the second sink lives";
+  again.reset();
+  EXPECT_EQ(east_relay.HomeNotices(1, key7), 0u) << "both gone: forgotten";
+
   EXPECT_EQ(at_east.size(), 0u) << "a notice is no input";
   east_bus.Close();
   west_bus.Close();

@@ -605,10 +605,14 @@ TEST(Cells, ZoneChatIsHeardInEveryCell) {
   many.tick += 10;
   many.lines.assign(kMaxZoneLines + 1, chat.lines[0]);
   EXPECT_EQ(east.TakeZoneChat(many), GhostVerdict::kTooMany);
+  east.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_TRUE(east.output(0).chat_lines.empty()) << "nothing of the refused ones is heard";
   ZoneChat later = chat;
   later.epoch += 1;  // the sender restarted: its ticks count anew
   later.tick = 1;
   EXPECT_EQ(east.TakeZoneChat(later), GhostVerdict::kTaken);
+  east.Tick(std::span<const MoveInput>{}, {});
+  EXPECT_EQ(east.output(0).chat_lines.size(), 1u);
 }
 
 // The split is configuration only: run whole, a split zone is the unsplit zone, bit for bit.
@@ -960,7 +964,15 @@ TEST(Cells, TheIdOfAPlayerWhoLeftWhileAwayIsFreedAtHisHomeOnceNothingHoldsIt) {
   for (uint64_t t = 0; t < World::kReleaseAfterTicks; ++t) split.Tick();
   EXPECT_EQ(split.cells[0]->ids.live(), live - 1) << "freed at his home";
   EXPECT_EQ(split.cells[0]->world.releasing(), 0u);
-  EXPECT_EQ(split.cells[0]->world.NameOf(wes), "");
+
+  // His index is taken by Ann; a late second release of his old id frees nothing of hers.
+  const EntityId ann = Join(*split.cells[0], {20, 20}, "Ann");
+  ASSERT_EQ(EntityIndex(ann), EntityIndex(wes)) << "the freed index, reused";
+  split.cells[0]->world.ReleaseWhenGone(wes);
+  for (uint64_t t = 0; t <= World::kReleaseAfterTicks; ++t) split.Tick();
+  EXPECT_EQ(split.cells[0]->world.releasing(), 0u);
+  EXPECT_EQ(split.cells[0]->ids.live(), live) << "Ann's id stays taken";
+  EXPECT_EQ(split.cells[0]->world.NameOf(ann), "Ann") << "and her name hers";
 }
 
 // A player migrant is taken only where players cross (its node relays the connection), and
@@ -1071,7 +1083,7 @@ class AsTheCellsWould : public IdSource {
     for (uint32_t c = 0; c < layout.count(); ++c) cells_.emplace_back(IdsOfCell(layout, c));
   }
   EntityId Allocate() override { return cells_.at(order_.at(next_++)).Allocate(); }
-  void Free(EntityId /*id*/) override {}
+  bool Free(EntityId /*id*/) override { return false; }
 
  private:
   std::vector<uint32_t> order_;
