@@ -380,7 +380,7 @@ TEST(BorderLink, CarriesZoneChatToEveryOtherCell) {
   std::mutex mu;
   std::vector<zone::ZoneChat> heard;
   west.Listen(
-      1, 0, [](zone::GhostBatch) {}, nullptr,
+      1, 0, [](const zone::GhostBatch&) {}, nullptr,
       [&](zone::ZoneChat c) {
         const std::lock_guard lock(mu);
         heard.push_back(std::move(c));
