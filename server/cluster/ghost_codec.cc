@@ -2,12 +2,16 @@
 
 #include <limits>
 
+#include "cluster/cell_message.h"
 #include "cluster/cluster_protocol.h"
 #include "wire/chat_text.h"
 
 namespace zs::cluster {
 
 namespace {
+
+// What protobuf can parse at all (its sizes are ints); NATS bounds a message far below.
+constexpr size_t kMaxMessageBytes = static_cast<size_t>(std::numeric_limits<int>::max());
 
 bool KindFromProto(v1::GhostKind kind, zone::EntityKind* out) {
   switch (kind) {
@@ -203,17 +207,10 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
                                                     zone::GhostBatch* out) {
   using host::BorderRefusal;
   v1::GhostBatch m;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return BorderRefusal::kUnparsable;
+  const zone::ZoneConfig* z = nullptr;
+  if (const auto refused = ParseCellMessage(bytes, kMaxMessageBytes, world, &m, &z)) {
+    return refused;
   }
-  if (m.version() != kClusterProtocolVersion) return BorderRefusal::kVersion;
-  const zone::ZoneConfig* z = world.FindZone(m.zone_id());
-  if (z == nullptr || !z->cells.split() || m.from_cell() >= z->cells.count() ||
-      m.to_cell() >= z->cells.count()) {
-    return BorderRefusal::kNotSplit;
-  }
-  if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
   if (static_cast<size_t>(m.ghosts_size()) > zone::kMaxGhostsPerBatch ||
       static_cast<size_t>(m.hits_size()) > zone::kMaxGhostsPerBatch ||
       static_cast<size_t>(m.says_size()) > zone::kMaxGhostsPerBatch ||
@@ -284,17 +281,11 @@ std::optional<host::BorderRefusal> DecodeZoneChat(std::string_view bytes,
                                                   zone::ZoneChat* out, uint32_t* to_cell) {
   using host::BorderRefusal;
   v1::ZoneChat m;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return BorderRefusal::kUnparsable;
+  const zone::ZoneConfig* z = nullptr;
+  if (const auto refused = ParseCellMessage(bytes, kMaxMessageBytes, world, &m, &z)) {
+    return refused;
   }
-  if (m.version() != kClusterProtocolVersion) return BorderRefusal::kVersion;
-  const zone::ZoneConfig* z = world.FindZone(m.zone_id());
-  if (z == nullptr || !z->cells.split() || m.from_cell() >= z->cells.count() ||
-      m.to_cell() >= z->cells.count() || m.from_cell() == m.to_cell()) {
-    return BorderRefusal::kNotSplit;
-  }
-  if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
+  if (m.from_cell() == m.to_cell()) return BorderRefusal::kNotSplit;  // its own cell's
   if (m.lines_size() == 0 || static_cast<size_t>(m.lines_size()) > zone::kMaxZoneLines) {
     return BorderRefusal::kUnparsable;
   }

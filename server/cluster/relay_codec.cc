@@ -5,6 +5,7 @@
 #include <limits>
 #include <variant>
 
+#include "cluster/cell_message.h"
 #include "cluster/cluster_protocol.h"
 #include "wire/chat_text.h"
 #include "wire/encoder.h"
@@ -177,17 +178,11 @@ std::optional<host::BorderRefusal> DecodeRelay(std::string_view bytes,
                                                const zone::WorldConfig& world, RelayMessage* out) {
   using host::BorderRefusal;
   v1::Relay m;
-  if (bytes.size() > kMaxRelayedFrame + 1024 ||
-      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return BorderRefusal::kUnparsable;
+  const zone::ZoneConfig* z = nullptr;
+  if (const auto refused = ParseCellMessage(bytes, kMaxRelayedFrame + 1024, world, &m, &z)) {
+    return refused;
   }
-  if (m.version() != kClusterProtocolVersion) return BorderRefusal::kVersion;
-  const zone::ZoneConfig* z = world.FindZone(m.zone_id());
-  if (z == nullptr || !z->cells.split() || m.from_cell() >= z->cells.count() ||
-      m.to_cell() >= z->cells.count() || m.home_cell() >= z->cells.count()) {
-    return BorderRefusal::kNotSplit;
-  }
-  if (m.from_node() != z->cells.nodes[m.from_cell()]) return BorderRefusal::kWrongSender;
+  if (m.home_cell() >= z->cells.count()) return BorderRefusal::kNotSplit;
   const bool held = m.what_case() == v1::Relay::kHeld;
   if (held ? m.session() != 0 || m.home_cell() != m.from_cell()
            : m.session() == 0 || m.session() > host::kMaxRelayedSession) {

@@ -247,50 +247,64 @@ TEST(GhostCodec, EachRefusalIsNamed) {
 }
 
 // What a node's runners would get: the batches, in order, on libnats' thread.
+// What a listener took, guarded: batches or zone chat.
+template <class T>
 struct Received {
   std::mutex mu;
-  std::vector<zone::GhostBatch> batches;
-  void Take(zone::GhostBatch b) {
+  std::vector<T> got;
+  void Take(T t) {
     const std::lock_guard lock(mu);
-    batches.push_back(std::move(b));
+    got.push_back(std::move(t));
   }
   size_t size() {
     const std::lock_guard lock(mu);
-    return batches.size();
+    return got.size();
   }
 };
 
-TEST(BorderLink, CarriesBatchesBetweenTheCellsNodesAndCountsWhatItRefuses) {
-  test::NatsServer server;
-  const zone::WorldConfig world = zone::testing::SplitInTwo();
-  NatsBus west_bus(test::FastBusOptions(server, "west"));
-  NatsBus east_bus(test::FastBusOptions(server, "east"));
-  host::BorderCounters west_counters, east_counters;
-  BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
-  BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
-  Received at_west;
-  west.Listen(1, 0, [&](zone::GhostBatch b) { at_west.Take(std::move(b)); });
+// The west (cell 0) and the east (cell 1) of TestWorld's split zone on a real nats-server; each
+// test makes the west listen with the sinks it needs (they fill at_west_ and heard_).
+class BorderLinks : public ::testing::Test {
+ protected:
+  ~BorderLinks() override {
+    east_bus_.Close();  // before the links and receivers their handlers use
+    west_bus_.Close();
+  }
+
+  Received<zone::GhostBatch> at_west_;
+  Received<zone::ZoneChat> heard_;
+  test::NatsServer server_;
+  const zone::WorldConfig world_ = zone::testing::SplitInTwo();
+  NatsBus west_bus_{test::FastBusOptions(server_, "west")};
+  NatsBus east_bus_{test::FastBusOptions(server_, "east")};
+  host::BorderCounters west_counters_, east_counters_;
+  BorderLink west_{west_bus_, world_, {.node = "west", .epoch = 10}, west_counters_};
+  BorderLink east_{east_bus_, world_, {.node = "east", .epoch = 20}, east_counters_};
+};
+
+TEST_F(BorderLinks, CarriesBatchesBetweenTheCellsNodesAndCountsWhatItRefuses) {
+  west_.Listen(1, 0, [this](zone::GhostBatch b) { at_west_.Take(std::move(b)); });
 
   const zone::GhostBatch sent = EastBatch();
-  east.Send(sent);
+  east_.Send(sent);
   zone::GhostBatch to_nowhere = sent;  // cell 1's own subject: nobody listens there here
   to_nowhere.to_cell = 1;
-  east.Send(to_nowhere);
-  ASSERT_TRUE(test::WaitFor([&] { return at_west.size() == 1; }, milliseconds(5000)));
+  east_.Send(to_nowhere);
+  ASSERT_TRUE(test::WaitFor([&] { return at_west_.size() == 1; }, milliseconds(5000)));
   {
-    const std::lock_guard lock(at_west.mu);
-    ExpectSame(sent, at_west.batches[0]);
-    EXPECT_EQ(at_west.batches[0].epoch, 20u);
+    const std::lock_guard lock(at_west_.mu);
+    ExpectSame(sent, at_west_.got[0]);
+    EXPECT_EQ(at_west_.got[0].epoch, 20u);
   }
-  EXPECT_EQ(east_counters.batches_sent.value(), 2u);
-  EXPECT_GT(east_counters.bytes_sent.value(), 0u);
+  EXPECT_EQ(east_counters_.batches_sent.value(), 2u);
+  EXPECT_GT(east_counters_.bytes_sent.value(), 0u);
 
   // Bytes from a node that does not own cell 1, and bytes that are no batch.
-  NatsBus mallory(test::FastBusOptions(server, "mallory"));
+  NatsBus mallory(test::FastBusOptions(server_, "mallory"));
   ASSERT_EQ(mallory.Publish(GhostSubject(1, 0), Encoded(sent, "mallory", 30)), BusStatus::kOk);
   ASSERT_EQ(mallory.Publish(GhostSubject(1, 0), "garbage"), BusStatus::kOk);
   const auto refused = [&](BorderRefusal r) {
-    return west_counters.refusals[static_cast<size_t>(r)].value();
+    return west_counters_.refusals[static_cast<size_t>(r)].value();
   };
   ASSERT_TRUE(test::WaitFor(
       [&] {
@@ -298,8 +312,8 @@ TEST(BorderLink, CarriesBatchesBetweenTheCellsNodesAndCountsWhatItRefuses) {
                refused(BorderRefusal::kUnparsable) == 1;
       },
       milliseconds(5000)));
-  EXPECT_EQ(at_west.size(), 1u) << "neither reached the runners";
-  EXPECT_GT(west_counters.bytes_received.value(), 0u);
+  EXPECT_EQ(at_west_.size(), 1u) << "neither reached the runners";
+  EXPECT_GT(west_counters_.bytes_received.value(), 0u);
 }
 
 zone::ZoneChat EastChat() {
@@ -318,10 +332,10 @@ std::string EncodedChat(const zone::ZoneChat& chat, uint32_t to_cell, const std:
 }
 
 TEST(GhostCodec, ZoneChatCrossesTheWireUnchangedAndEachRefusalIsNamed) {
-  const zone::WorldConfig world = zone::testing::SplitInTwo();
+  const zone::WorldConfig world_ = zone::testing::SplitInTwo();
   zone::ZoneChat got;
   uint32_t to_cell = 9;
-  ASSERT_EQ(DecodeZoneChat(EncodedChat(EastChat(), 0, "east"), world, &got, &to_cell),
+  ASSERT_EQ(DecodeZoneChat(EncodedChat(EastChat(), 0, "east"), world_, &got, &to_cell),
             std::nullopt);
   EXPECT_EQ(to_cell, 0u);
   EXPECT_EQ(got.zone, 1u);
@@ -334,9 +348,10 @@ TEST(GhostCodec, ZoneChatCrossesTheWireUnchangedAndEachRefusalIsNamed) {
   EXPECT_EQ(got.lines[1].text, "oui 🙂");
 
   const auto refusal = [&](const zone::ZoneChat& chat, uint32_t to, const std::string& node) {
-    return DecodeZoneChat(EncodedChat(chat, to, node), world, &got, &to_cell);
+    return DecodeZoneChat(EncodedChat(chat, to, node), world_, &got, &to_cell);
   };
-  EXPECT_EQ(DecodeZoneChat("\xff not protobuf", world, &got, &to_cell), BorderRefusal::kUnparsable);
+  EXPECT_EQ(DecodeZoneChat("\xff not protobuf", world_, &got, &to_cell),
+            BorderRefusal::kUnparsable);
   EXPECT_EQ(refusal(EastChat(), 0, "mallory"), BorderRefusal::kWrongSender);
   EXPECT_EQ(refusal(EastChat(), 0, "west"), BorderRefusal::kWrongSender);
   EXPECT_EQ(refusal(EastChat(), 1, "east"), BorderRefusal::kNotSplit) << "to its own cell";
@@ -366,55 +381,37 @@ TEST(GhostCodec, ZoneChatCrossesTheWireUnchangedAndEachRefusalIsNamed) {
   v1::ZoneChat m;
   ASSERT_TRUE(m.ParseFromString(EncodedChat(EastChat(), 0, "east")));
   m.set_version(kClusterProtocolVersion + 1);
-  EXPECT_EQ(DecodeZoneChat(m.SerializeAsString(), world, &got, &to_cell), BorderRefusal::kVersion);
+  EXPECT_EQ(DecodeZoneChat(m.SerializeAsString(), world_, &got, &to_cell), BorderRefusal::kVersion);
 }
 
-TEST(BorderLink, CarriesZoneChatToEveryOtherCell) {
-  test::NatsServer server;
-  const zone::WorldConfig world = zone::testing::SplitInTwo();
-  NatsBus west_bus(test::FastBusOptions(server, "west"));
-  NatsBus east_bus(test::FastBusOptions(server, "east"));
-  host::BorderCounters west_counters, east_counters;
-  BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
-  BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
-  std::mutex mu;
-  std::vector<zone::ZoneChat> heard;
-  west.Listen(
+TEST_F(BorderLinks, CarriesZoneChatToEveryOtherCell) {
+  west_.Listen(
       1, 0, [](const zone::GhostBatch&) {}, nullptr,
-      [&](zone::ZoneChat c) {
-        const std::lock_guard lock(mu);
-        heard.push_back(std::move(c));
-      });
-  const auto count = [&] {
-    const std::lock_guard lock(mu);
-    return heard.size();
-  };
-  east.SendChat(EastChat());
-  ASSERT_TRUE(test::WaitFor([&] { return count() == 1; }, milliseconds(5000)));
+      [this](zone::ZoneChat c) { heard_.Take(std::move(c)); });
+  east_.SendChat(EastChat());
+  ASSERT_TRUE(test::WaitFor([&] { return heard_.size() == 1; }, milliseconds(5000)));
   {
-    const std::lock_guard lock(mu);
-    EXPECT_EQ(heard[0].epoch, 20u) << "the east's";
-    EXPECT_EQ(heard[0].lines.size(), 2u);
+    const std::lock_guard lock(heard_.mu);
+    EXPECT_EQ(heard_.got[0].epoch, 20u) << "the east's";
+    EXPECT_EQ(heard_.got[0].lines.size(), 2u);
   }
-  EXPECT_EQ(east_counters.chat_lines_out.value(), 2u) << "one other cell, two lines";
-  EXPECT_EQ(west_counters.chat_lines_in.value(), 2u);
+  EXPECT_EQ(east_counters_.chat_lines_out.value(), 2u) << "one other cell, two lines";
+  EXPECT_EQ(west_counters_.chat_lines_in.value(), 2u);
 
-  NatsBus mallory(test::FastBusOptions(server, "mallory"));
+  NatsBus mallory(test::FastBusOptions(server_, "mallory"));
   ASSERT_EQ(mallory.Publish(ChatSubject(1, 0), EncodedChat(EastChat(), 0, "mallory")),
             BusStatus::kOk);
   ASSERT_EQ(mallory.Publish(ChatSubject(1, 0), EncodedChat(EastChat(), 1, "east")),
             BusStatus::kOk);  // addressed to cell 1, on cell 0's subject: refused as well
   ASSERT_TRUE(test::WaitFor(
       [&] {
-        return west_counters.chat_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
+        return west_counters_.chat_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
                        .value() == 1 &&
-               west_counters.chat_refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].value() ==
-                   1;
+               west_counters_.chat_refusals[static_cast<size_t>(BorderRefusal::kNotSplit)]
+                       .value() == 1;
       },
       milliseconds(5000)));
-  EXPECT_EQ(count(), 1u) << "neither reached the runners";
-  east_bus.Close();
-  west_bus.Close();
+  EXPECT_EQ(heard_.size(), 1u) << "neither reached the runners";
 }
 
 }  // namespace

@@ -303,30 +303,42 @@ struct Relayed {
   }
 };
 
-TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
-  test::NatsServer server;
-  const zone::WorldConfig world = zone::testing::SplitInTwo();
-  NatsBus west_bus(test::FastBusOptions(server, "west"));
-  NatsBus east_bus(test::FastBusOptions(server, "east"));
-  host::BorderCounters west_counters, east_counters;
-  Relayed at_west, at_east;
-  RelayLink west_relay(west_bus, world, "west", west_counters, at_west.sink());
-  RelayLink east_relay(east_bus, world, "east", east_counters, at_east.sink());
-  BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
-  BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
-  const BorderLink::Sink no_batches = [](const zone::GhostBatch&) {};  // relay only here
-  west.Listen(1, 0, no_batches, &west_relay);
-  east.Listen(1, 1, no_batches, &east_relay);
+// Two nodes of TestWorld's split zone on a real nats-server: the west (cell 0) and the east
+// (cell 1), each listening to its cell with a relay link (no batches here).
+class RelayLinks : public ::testing::Test {
+ protected:
+  RelayLinks() {
+    const BorderLink::Sink no_batches = [](const zone::GhostBatch&) {};
+    west_.Listen(1, 0, no_batches, &west_relay_);
+    east_.Listen(1, 1, no_batches, &east_relay_);
+  }
+  ~RelayLinks() override {
+    east_bus_.Close();  // before the links their handlers use
+    west_bus_.Close();
+  }
 
+  test::NatsServer server_;
+  const zone::WorldConfig world_ = zone::testing::SplitInTwo();
+  NatsBus west_bus_{test::FastBusOptions(server_, "west")};
+  NatsBus east_bus_{test::FastBusOptions(server_, "east")};
+  host::BorderCounters west_counters_, east_counters_;
+  Relayed at_west_, at_east_;
+  RelayLink west_relay_{west_bus_, world_, "west", west_counters_, at_west_.sink()};
+  RelayLink east_relay_{east_bus_, world_, "east", east_counters_, at_east_.sink()};
+  BorderLink west_{west_bus_, world_, {.node = "west", .epoch = 10}, west_counters_};
+  BorderLink east_{east_bus_, world_, {.node = "east", .epoch = 20}, east_counters_};
+};
+
+TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   // Wes, session 7 at the west, walked into the east's cell.
   const auto wes = std::make_shared<RecordingSink>();
-  west_relay.Away(7, wes, {.zone_id = 1, .cell = 1});
+  west_relay_.Away(7, wes, {.zone_id = 1, .cell = 1});
   const host::ClientInput move = zone::PlayerInput{zone::MoveInput{.seq = 5, .direction = {1, 0}}};
-  west_relay.FromHome(7, &move);
-  ASSERT_TRUE(test::WaitFor([&] { return at_east.size() == 1; }, milliseconds(5000)));
+  west_relay_.FromHome(7, &move);
+  ASSERT_TRUE(test::WaitFor([&] { return at_east_.size() == 1; }, milliseconds(5000)));
   {
-    const std::lock_guard lock(at_east.mu);
-    const auto& [zone, session, input] = at_east.got[0];
+    const std::lock_guard lock(at_east_.mu);
+    const auto& [zone, session, input] = at_east_.got[0];
     EXPECT_EQ(zone, 1u);
     EXPECT_EQ(session, host::RelayedSession(0, 7)) << "filed under the west's session 7";
     ASSERT_TRUE(input.has_value());
@@ -335,7 +347,7 @@ TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
 
   // The east's frames for him reach his connection unchanged, in order.
   const std::shared_ptr<host::SessionSink> to_wes =
-      east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+      east_relay_.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
   to_wes->DeliverFrame(TickFrame(1), host::FrameKind::kTick);
   to_wes->DeliverFrame(TickFrame(2), host::FrameKind::kResyncTick);
   to_wes->DeliverFrame(TickFrame(2), host::FrameKind::kTick);  // a replay: not newer
@@ -348,28 +360,28 @@ TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   to_wes->CloseWith(Frame("kick"), host::CloseReason::kLoggedInElsewhere);
   ASSERT_TRUE(test::WaitFor([&] { return wes->closed().has_value(); }, milliseconds(5000)));
   EXPECT_EQ(*wes->closed(), host::CloseReason::kLoggedInElsewhere);
-  EXPECT_EQ(west_counters.relay_stale.value(), 1u) << "the replayed tick 2 was dropped";
+  EXPECT_EQ(west_counters_.relay_stale.value(), 1u) << "the replayed tick 2 was dropped";
 
   // He is gone from the west: a frame for him is answered with his leaving, so the east lets
   // his player go.
-  west_relay.Back(7);
+  west_relay_.Back(7);
   to_wes->DeliverFrame(TickFrame(3), host::FrameKind::kTick);
-  ASSERT_TRUE(test::WaitFor([&] { return at_east.size() == 2; }, milliseconds(5000)));
+  ASSERT_TRUE(test::WaitFor([&] { return at_east_.size() == 2; }, milliseconds(5000)));
   {
-    const std::lock_guard lock(at_east.mu);
-    EXPECT_EQ(std::get<1>(at_east.got[1]), host::RelayedSession(0, 7));
-    EXPECT_FALSE(std::get<2>(at_east.got[1]).has_value()) << "a leaving";
+    const std::lock_guard lock(at_east_.mu);
+    EXPECT_EQ(std::get<1>(at_east_.got[1]), host::RelayedSession(0, 7));
+    EXPECT_FALSE(std::get<2>(at_east_.got[1]).has_value()) << "a leaving";
   }
-  EXPECT_EQ(west_counters.relay_orphaned.value(), 1u);
+  EXPECT_EQ(west_counters_.relay_orphaned.value(), 1u);
   EXPECT_EQ(wes->frames(), 3u) << "the frame went nowhere";
 
   // Bytes from a node that does not own the cell it claims, and garbage.
-  NatsBus mallory(test::FastBusOptions(server, "mallory"));
+  NatsBus mallory(test::FastBusOptions(server_, "mallory"));
   ASSERT_EQ(mallory.Publish(RelaySubject(1, 1), Encoded(InputFromWest(move), "mallory")),
             BusStatus::kOk);
   ASSERT_EQ(mallory.Publish(RelaySubject(1, 1), "garbage"), BusStatus::kOk);
   const auto refused = [&](BorderRefusal r) {
-    return east_counters.relay_refusals[static_cast<size_t>(r)].value();
+    return east_counters_.relay_refusals[static_cast<size_t>(r)].value();
   };
   ASSERT_TRUE(test::WaitFor(
       [&] {
@@ -377,49 +389,33 @@ TEST(RelayLink, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
                refused(BorderRefusal::kUnparsable) == 1;
       },
       milliseconds(5000)));
-  EXPECT_EQ(at_east.size(), 2u) << "neither reached the runners";
-  EXPECT_GT(east_counters.relayed_in.value(), 0u);
-  EXPECT_GT(west_counters.relayed_out.value(), 0u);
-  east_bus.Close();  // before the links their handlers use
-  west_bus.Close();
+  EXPECT_EQ(at_east_.size(), 2u) << "neither reached the runners";
+  EXPECT_GT(east_counters_.relayed_in.value(), 0u);
+  EXPECT_GT(west_counters_.relayed_out.value(), 0u);
 }
 
-TEST(RelayLink, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
-  test::NatsServer server;
-  const zone::WorldConfig world = zone::testing::SplitInTwo();
-  NatsBus west_bus(test::FastBusOptions(server, "west"));
-  NatsBus east_bus(test::FastBusOptions(server, "east"));
-  host::BorderCounters west_counters, east_counters;
-  Relayed at_west, at_east;
-  RelayLink west_relay(west_bus, world, "west", west_counters, at_west.sink());
-  RelayLink east_relay(east_bus, world, "east", east_counters, at_east.sink());
-  BorderLink west(west_bus, world, {.node = "west", .epoch = 10}, west_counters);
-  BorderLink east(east_bus, world, {.node = "east", .epoch = 20}, east_counters);
-  const BorderLink::Sink no_batches = [](const zone::GhostBatch&) {};
-  west.Listen(1, 0, no_batches, &west_relay);
-  east.Listen(1, 1, no_batches, &east_relay);
-
+TEST_F(RelayLinks, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
   // Sessions 7 and 8 at the west walked into the east's cell; the east relays for 7 only (8's
   // player is let go there, its sink dropped). Session 9 is not away.
   const auto c7 = std::make_shared<RecordingSink>();
   const auto c8 = std::make_shared<RecordingSink>();
-  west_relay.Away(7, c7, {.zone_id = 1, .cell = 1});
-  west_relay.Away(8, c8, {.zone_id = 1, .cell = 1});
+  west_relay_.Away(7, c7, {.zone_id = 1, .cell = 1});
+  west_relay_.Away(8, c8, {.zone_id = 1, .cell = 1});
   const uint64_t key7 = host::RelayedSession(0, 7);
   const uint64_t key8 = host::RelayedSession(0, 8);
   std::shared_ptr<host::SessionSink> to7 =
-      east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 0u);
+      east_relay_.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  EXPECT_EQ(east_relay_.HomeNotices(1, key7), 0u);
   const std::vector<uint64_t> held = {7, 8, 9};
-  west_relay.Hold(held);
-  west_relay.Hold(held);
+  west_relay_.Hold(held);
+  west_relay_.Hold(held);
   ASSERT_TRUE(
-      test::WaitFor([&] { return east_relay.HomeNotices(1, key7) == 2; }, milliseconds(5000)));
-  EXPECT_EQ(east_relay.HomeNotices(1, key8), 0u) << "no sink for it: not counted, not kept";
-  EXPECT_EQ(west_counters.relayed_out.value(), 2u) << "one notice per owner, not per session";
+      test::WaitFor([&] { return east_relay_.HomeNotices(1, key7) == 2; }, milliseconds(5000)));
+  EXPECT_EQ(east_relay_.HomeNotices(1, key8), 0u) << "no sink for it: not counted, not kept";
+  EXPECT_EQ(west_counters_.relayed_out.value(), 2u) << "one notice per owner, not per session";
 
   // Notices from a node that is not the west are refused before they count.
-  NatsBus mallory(test::FastBusOptions(server, "mallory"));
+  NatsBus mallory(test::FastBusOptions(server_, "mallory"));
   ASSERT_EQ(
       mallory.Publish(RelaySubject(1, 1), Encoded({.to = {.zone = 1, .to_cell = 1, .home_cell = 0},
                                                    .from_cell = 0,
@@ -429,24 +425,22 @@ TEST(RelayLink, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
       BusStatus::kOk);
   ASSERT_TRUE(test::WaitFor(
       [&] {
-        return east_counters.relay_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
+        return east_counters_.relay_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
                    .value() == 1;
       },
       milliseconds(5000)));
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u) << "the forger's notice did not count";
+  EXPECT_EQ(east_relay_.HomeNotices(1, key7), 2u) << "the forger's notice did not count";
   // A second sink for the same player (it came back to the east) before the first is dropped:
   // the count goes on; once both are gone, nothing is kept.
   std::shared_ptr<host::SessionSink> again =
-      east_relay.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u);
+      east_relay_.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  EXPECT_EQ(east_relay_.HomeNotices(1, key7), 2u);
   to7.reset();
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 2u) << "the second sink lives";
+  EXPECT_EQ(east_relay_.HomeNotices(1, key7), 2u) << "the second sink lives";
   again.reset();
-  EXPECT_EQ(east_relay.HomeNotices(1, key7), 0u) << "both gone: forgotten";
+  EXPECT_EQ(east_relay_.HomeNotices(1, key7), 0u) << "both gone: forgotten";
 
-  EXPECT_EQ(at_east.size(), 0u) << "a notice is no input";
-  east_bus.Close();
-  west_bus.Close();
+  EXPECT_EQ(at_east_.size(), 0u) << "a notice is no input";
 }
 
 }  // namespace
