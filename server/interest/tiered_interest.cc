@@ -4,7 +4,8 @@
 //   - the near tier is exactly the nearest near_max entities within view radius + hysteresis
 //     (those within the view radius enter if unknown), plus the relevant ones (attacker,
 //     targets, last hit, monsters hunting the viewer); their changes are sent every tick;
-//   - hit events of anything known are sent.
+//   - hit events of anything known are sent, and anything known that left the zone is sent as
+//     `left`.
 // Every mid_period ticks (staggered by viewer id; at once for a new or resynced viewer), a full
 // pass also:
 //   - ranks the K = near_max + mid_max + tier_margin nearest: a known entity stays known while
@@ -17,14 +18,20 @@
 // Ranking uses one circle query whose radius starts from the last pass's K-th distance (plus
 // slack, grown until it holds K or reaches the view edge), then nth_element partitions: the tiers
 // need rank classes, not an order. A pair's pending fields are derived, not accumulated: the
-// fields whose last change (Subject::changed_at) is after the pair's last send. So a tick that
-// does not rank the mid tier does not touch it beyond one check.
+// fields whose last change (Subject::changed_at) is after the pair's last send.
 //   - A move whose client copy is exactly the entity's previous position goes in `moved` (a
 //     delta); any other change goes in `updated` with absolute values;
 //   - about once a second (staggered by viewer id), a crowd summary counts what is in view but
 //     not known, on a grid around the viewer.
-// Per-pair state is 16 bytes; per-worker scratch is indexed by slot and stamped with a per-worker
-// mark, so nothing is cleared per viewer. No allocation once warm.
+//
+// Work follows the tiers, not the whole known set. A viewer keeps its near and its mid pairs
+// apart; a tick that does not rank the mid tier walks only the near pairs. What a mid pair needs
+// between full passes comes from the policy's reverse index (`knowers_`: by entity, who knows
+// it), read once per tick in BeginTick: the hit events of the entities a viewer knows and the
+// entities it knows that left the zone become that viewer's notices. A mid entity that ranks
+// near is looked up in the mid pairs by id. Each view's enters and leaves reach the index at the
+// next BeginTick. Per-pair state is 16 bytes; per-worker scratch is indexed by slot and stamped
+// with a per-worker mark, so nothing is cleared per viewer. No allocation once warm.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -47,10 +54,28 @@ struct Pair {
 };
 static_assert(sizeof(Pair) == 16);
 
+// One viewer knows one entity: an entry of the reverse index.
+struct Knower {
+  uint32_t viewer = 0;  // ViewerState::ordinal
+  EntityId id = kInvalidEntity;
+};
+
 struct ViewerState {
-  float full_hint = 0;  // last full pass's K-th nearest distance (0: unknown)
-  float near_hint = 0;  // last tick's near_max-th nearest distance
-  std::vector<Pair> pairs;
+  EntityId id = kInvalidEntity;
+  uint32_t ordinal = 0;    // its number in the reverse index (stable while the viewer is added)
+  float full_hint = 0;     // last full pass's K-th nearest distance (0: unknown)
+  float near_hint = 0;     // last tick's near_max-th nearest distance
+  std::vector<Pair> near;  // known, near tier as of the last view
+  std::vector<Pair> mid;   // known, mid tier: slots may be stale (checked by id before use)
+  // Changes to the known set that the reverse index has not taken yet (BeginTick takes them).
+  std::vector<EntityId> joined;
+  std::vector<EntityId> dropped;
+  // This tick's notices, from BeginTick: slots of known entities with hit events, and known
+  // entities that left the zone.
+  std::vector<uint32_t> event_slots;
+  std::vector<EntityId> removed;
+
+  [[nodiscard]] bool knows_nothing() const { return near.empty() && mid.empty(); }
 };
 
 // Fields of `s` changed after the client's copy (as of `sent_tick`).
@@ -62,10 +87,17 @@ uint8_t Pending(const Subject& s, uint32_t sent_tick) {
   return bits;
 }
 
+// The budget's order as one integer, ascending: forced first, then by priority (highest first),
+// ties by ascending id. A priority is finite and >= 0, so its bits order as it does.
+uint64_t BudgetOrder(bool forced, float priority, uint32_t raw_id) {
+  const uint32_t rank = 0x7FFFFFFFu - (std::bit_cast<uint32_t>(priority) & 0x7FFFFFFFu);
+  return (uint64_t{forced ? 0u : 1u} << 63) | (uint64_t{rank} << 32) | raw_id;
+}
+
 struct MidCandidate {
-  float priority;
-  uint32_t raw_id;
-  uint32_t pair;   // index into ViewerState::pairs
+  uint64_t order;  // BudgetOrder
+  uint32_t pair;   // index into ViewerState::mid
+  uint32_t cost;   // bytes, as the budget counts them
   uint8_t fields;  // pending
   bool forced;
 };
@@ -77,12 +109,15 @@ struct Scratch {
   // so a known entity costs a few bit tests, not a cache miss).
   std::vector<uint64_t> ranked_bits;  // among this view's ranked entities
   std::vector<uint64_t> near_bits;    // near tier: rank < near_max, or relevant
-  std::vector<uint64_t> known_bits;   // known after this view
+  std::vector<uint64_t> known_bits;   // known after this view (the walked pairs)
+  std::vector<uint32_t> known_slots;  // where known_bits is set
   // By slot: squared distance from the viewer (valid where ranked_bits is set, on full passes).
   std::vector<float> distance_sq;
   std::vector<uint32_t> event_mark;  // by event
   uint32_t mark = 0;
   std::vector<MidCandidate> mid;
+  std::vector<Pair> demoted;      // near pairs that are mid after this view
+  std::vector<uint32_t> changed;  // ordinals of the viewers whose known set changed this tick
 };
 
 size_t Words(size_t bits) { return (bits + 63) / 64; }
@@ -99,84 +134,240 @@ uint32_t UpdateCost(const WireCost& cost, uint8_t fields, bool as_delta) {
   return cost.update_bytes + cost.field_bytes * others;
 }
 
+// Slot of a live id, or -1 (gone, or its slot reused by another id).
+int64_t SlotOf(const Frame& f, EntityId id) {
+  const uint32_t index = EntityIndex(id);
+  if (index >= f.slot_of.size() || f.slot_of[index] < 0) return -1;
+  const auto s = static_cast<size_t>(f.slot_of[index]);
+  return f.subjects[s].id == id ? static_cast<int64_t>(s) : -1;
+}
+
+// By entity index: who knows the entity holding that index (entries carry the id, so an entry
+// of an index's earlier holder is never taken for its next).
+class KnowerIndex {
+ public:
+  void Join(uint32_t viewer, EntityId id) {
+    const uint32_t index = EntityIndex(id);
+    if (index >= lists_.size()) lists_.resize(static_cast<size_t>(index) + 1);
+    lists_[index].push_back({.viewer = viewer, .id = id});
+  }
+  // Absent entries are ignored: an entity that left the zone was dropped from here at once.
+  void Drop(uint32_t viewer, EntityId id) {
+    const uint32_t index = EntityIndex(id);
+    if (index >= lists_.size()) return;
+    std::vector<Knower>& list = lists_[index];
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i].viewer == viewer && list[i].id == id) {
+        list[i] = list.back();
+        list.pop_back();
+        return;
+      }
+    }
+  }
+  // Calls fn(viewer) for each knower of id.
+  template <typename Fn>
+  void ForEach(EntityId id, Fn&& fn) const {
+    const uint32_t index = EntityIndex(id);
+    if (index >= lists_.size()) return;
+    for (const Knower& k : lists_[index]) {
+      if (k.id == id) fn(k.viewer);
+    }
+  }
+  // Drops every knower of id.
+  void DropAll(EntityId id) {
+    const uint32_t index = EntityIndex(id);
+    if (index >= lists_.size()) return;
+    std::vector<Knower>& list = lists_[index];
+    std::erase_if(list, [id](const Knower& k) { return k.id == id; });
+  }
+
+ private:
+  std::vector<std::vector<Knower>> lists_;
+};
+
 class TieredInterest final : public InterestPolicy {
  public:
   TieredInterest(const InterestConfig& config, uint32_t near_floor, WireCost cost)
       : config_(config), near_floor_(near_floor), cost_(cost) {}
 
-  void AddViewer(EntityId viewer) override { viewers_[ToRaw(viewer)]; }
-  void RemoveViewer(EntityId viewer) override { viewers_.erase(ToRaw(viewer)); }
+  void AddViewer(EntityId viewer) override {
+    const auto [it, added] = viewers_.try_emplace(ToRaw(viewer));
+    if (!added) return;
+    it->second.id = viewer;
+    const uint32_t index = EntityIndex(viewer);
+    if (index >= by_entity_.size()) by_entity_.resize(static_cast<size_t>(index) + 1, nullptr);
+    by_entity_[index] = &it->second;
+    if (free_ordinals_.empty()) {
+      it->second.ordinal = static_cast<uint32_t>(by_ordinal_.size());
+      by_ordinal_.push_back(&it->second);
+    } else {
+      it->second.ordinal = free_ordinals_.back();
+      free_ordinals_.pop_back();
+      by_ordinal_[it->second.ordinal] = &it->second;
+    }
+  }
+  void RemoveViewer(EntityId viewer) override {
+    const auto it = viewers_.find(ToRaw(viewer));
+    if (it == viewers_.end()) return;
+    Unregister(it->second);
+    by_ordinal_[it->second.ordinal] = nullptr;
+    if (by_entity_[EntityIndex(viewer)] == &it->second) by_entity_[EntityIndex(viewer)] = nullptr;
+    free_ordinals_.push_back(it->second.ordinal);
+    viewers_.erase(it);
+  }
   void Forget(EntityId viewer) override {
-    if (auto it = viewers_.find(ToRaw(viewer)); it != viewers_.end()) it->second = ViewerState{};
+    if (auto it = viewers_.find(ToRaw(viewer)); it != viewers_.end()) Reset(it->second);
   }
   void Adopt(EntityId viewer, std::span<const std::pair<EntityId, uint32_t>> known) override {
-    ViewerState& st = viewers_[ToRaw(viewer)];
-    st = ViewerState{};
+    AddViewer(viewer);
+    ViewerState& st = viewers_.at(ToRaw(viewer));
+    Reset(st);
     for (const auto& [id, slot] : known) {
       // sent_tick 0: every field the frame has seen change is pending, so the client's copy is
       // brought up to date field by field; the slot is looked up again (churned) before use.
-      st.pairs.push_back(
+      st.near.push_back(
           {.id = id, .slot = slot, .sent_tick = 0, .tier = static_cast<uint32_t>(Tier::kNear)});
+      knowers_.Join(st.ordinal, id);
     }
   }
 
-  void BeginTick(const Frame& frame, size_t workers) override {
-    scratch_.resize(std::max<size_t>(1, workers));
-    for (Scratch& s : scratch_) {
-      const size_t n = frame.subjects.size();
-      if (s.mark > 0xFFFFFF00u) s.mark = 0;  // event marks wrap after ~4e9 views: start over
-      s.distance_sq.resize(n);
-      s.ranked_bits.resize(Words(n), 0);
-      s.near_bits.resize(Words(n), 0);
-      s.known_bits.resize(Words(n), 0);
-      s.event_mark.assign(frame.events.event_count, 0);
-    }
-    event_bits_.assign(Words(frame.subjects.size()), 0);
-    for (size_t s = 0; s < frame.subjects.size(); ++s) {
-      if (frame.subjects[s].has_events != 0) SetBit(event_bits_, s);
-    }
-  }
-
+  void BeginTick(const Frame& frame, size_t workers) override;
   void BuildView(const Frame& frame, const Viewer& viewer, size_t worker, ViewOutput* out) override;
 
   void Known(EntityId viewer, std::vector<KnownEntity>* out) const override {
     out->clear();
     const auto it = viewers_.find(ToRaw(viewer));
     if (it == viewers_.end()) return;
-    for (const Pair& p : it->second.pairs) out->push_back({p.id, static_cast<Tier>(p.tier)});
+    for (const auto* pairs : {&it->second.near, &it->second.mid}) {
+      for (const Pair& p : *pairs) out->push_back({p.id, static_cast<Tier>(p.tier)});
+    }
     std::sort(out->begin(), out->end(),
               [](const KnownEntity& a, const KnownEntity& b) { return ToRaw(a.id) < ToRaw(b.id); });
   }
 
  private:
-  // Slot of a live id, or -1 (gone, or its slot reused by another id).
-  static int64_t SlotOf(const Frame& f, EntityId id) {
-    const uint32_t index = EntityIndex(id);
-    if (index >= f.slot_of.size() || f.slot_of[index] < 0) return -1;
-    const auto s = static_cast<size_t>(f.slot_of[index]);
-    return f.subjects[s].id == id ? static_cast<int64_t>(s) : -1;
-  }
   // BuildView's steps, in order, over one Pass.
   struct Pass;
   void Rank(Pass& p) const;
-  void UpdateKnown(Pass& p) const;
+  void WalkNear(Pass& p) const;
+  void WalkMid(Pass& p) const;
+  void Promote(Pass& p) const;
+  void TakeNotices(Pass& p) const;
   void EnterNew(Pass& p) const;
   void Finish(Pass& p) const;
   void ClearMarks(Pass& p) const;
+  void MarkMid(Pass& p) const;
   static void Send(const Frame& f, uint8_t fields, Pair& p, ViewOutput* out);
   void AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc, ViewOutput* out) const;
   void SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
                  ViewOutput* out) const;
   void Summarize(const Frame& f, Vec2 at, float radius, EntityId self, Scratch& sc,
                  ViewOutput* out) const;
+  // REQUIRES: the viewer was added.
+  ViewerState& StateOf(EntityId viewer) {
+    const uint32_t index = EntityIndex(viewer);
+    ViewerState* st = index < by_entity_.size() ? by_entity_[index] : nullptr;
+    return st != nullptr && st->id == viewer ? *st : viewers_.at(ToRaw(viewer));
+  }
+  // The reverse index's side of the viewers' states (one thread: BeginTick, or between ticks).
+  void Sync(ViewerState& st);
+  void Unregister(ViewerState& st);
+  void Reset(ViewerState& st);
+  void Notify(const Frame& f);
 
   InterestConfig config_;
   uint32_t near_floor_;
   WireCost cost_;
   std::unordered_map<uint32_t, ViewerState> viewers_;  // by raw id; no insert during BuildView
-  std::vector<Scratch> scratch_;                       // by worker
-  std::vector<uint64_t> event_bits_;                   // by slot: took part in a hit event
+  std::vector<ViewerState*> by_ordinal_;               // null where free
+  std::vector<ViewerState*> by_entity_;                // by EntityIndex of the viewer
+  std::vector<uint32_t> free_ordinals_;
+  KnowerIndex knowers_;
+  std::vector<uint32_t> noticed_;     // ordinals given notices this tick
+  std::vector<EntityId> last_ids_;    // by slot, as of the last BeginTick
+  std::vector<Scratch> scratch_;      // by worker
+  std::vector<uint64_t> event_bits_;  // by slot: took part in a hit event
 };
+
+void TieredInterest::Sync(ViewerState& st) {
+  for (const EntityId id : st.dropped) knowers_.Drop(st.ordinal, id);
+  for (const EntityId id : st.joined) knowers_.Join(st.ordinal, id);
+  st.dropped.clear();
+  st.joined.clear();
+}
+
+void TieredInterest::Unregister(ViewerState& st) {
+  Sync(st);
+  for (const auto* pairs : {&st.near, &st.mid}) {
+    for (const Pair& p : *pairs) knowers_.Drop(st.ordinal, p.id);
+  }
+}
+
+// Knows nothing, as a new viewer (the ordinal stays).
+void TieredInterest::Reset(ViewerState& st) {
+  Unregister(st);
+  st.full_hint = st.near_hint = 0;
+  st.near.clear();
+  st.mid.clear();
+  st.event_slots.clear();
+  st.removed.clear();
+}
+
+void TieredInterest::BeginTick(const Frame& frame, size_t workers) {
+  for (Scratch& s : scratch_) {  // the last views' enters and leaves into the reverse index
+    for (const uint32_t o : s.changed) {
+      if (ViewerState* st = by_ordinal_[o]; st != nullptr) Sync(*st);
+    }
+    s.changed.clear();
+  }
+  scratch_.resize(std::max<size_t>(1, workers));
+  const size_t n = frame.subjects.size();
+  for (Scratch& s : scratch_) {
+    if (s.mark > 0xFFFFFF00u) s.mark = 0;  // event marks wrap after ~4e9 views: start over
+    s.distance_sq.resize(n);
+    s.ranked_bits.resize(Words(n), 0);
+    s.near_bits.resize(Words(n), 0);
+    s.known_bits.resize(Words(n), 0);
+    s.event_mark.assign(frame.events.event_count, 0);
+  }
+  event_bits_.assign(Words(n), 0);
+  for (size_t s = 0; s < n; ++s) {
+    if (frame.subjects[s].has_events != 0) SetBit(event_bits_, s);
+  }
+  Notify(frame);
+  last_ids_.resize(n);
+  for (size_t s = 0; s < n; ++s) last_ids_[s] = frame.subjects[s].id;
+}
+
+// The viewers' notices for this tick: known entities that left the zone since the last tick
+// (their index entries go at once), and known entities with hit events.
+void TieredInterest::Notify(const Frame& f) {
+  for (const uint32_t o : noticed_) {
+    if (ViewerState* st = by_ordinal_[o]; st != nullptr) {
+      st->event_slots.clear();
+      st->removed.clear();
+    }
+  }
+  noticed_.clear();
+  const auto notice = [this](uint32_t o) -> ViewerState& {
+    ViewerState& st = *by_ordinal_[o];
+    if (st.event_slots.empty() && st.removed.empty()) noticed_.push_back(o);
+    return st;
+  };
+  for (size_t s = 0; s < last_ids_.size(); ++s) {
+    const EntityId id = last_ids_[s];
+    if (s < f.subjects.size() && !TestBit(f.churned, s)) continue;  // the same occupant
+    if (id == kInvalidEntity || SlotOf(f, id) >= 0) continue;       // moved, not gone
+    knowers_.ForEach(id, [&](uint32_t o) { notice(o).removed.push_back(id); });
+    knowers_.DropAll(id);
+  }
+  for (size_t s = 0; s < f.subjects.size(); ++s) {
+    if (f.subjects[s].has_events == 0) continue;
+    knowers_.ForEach(f.subjects[s].id, [&](uint32_t o) {
+      notice(o).event_slots.push_back(static_cast<uint32_t>(s));
+    });
+  }
+}
 
 // A move only, from the position the client has (its copy is as of sent_tick and the entity did
 // not move between then and this tick): a delta from the previous position.
@@ -219,30 +410,73 @@ struct TieredInterest::Pass {
   uint32_t mark;        // this view's event mark
   float enter_r;
   float leave_r;
+  float inv_leave;
   Vec2 at;              // the viewer's position
   size_t relevant = 0;  // how many of viewer.relevant count
   [[nodiscard]] uint32_t SlotOfKey(RankKey k) const {
     return static_cast<uint32_t>(f.slot_of[KeyRawId(k) & kMaxEntityIndex]);
+  }
+  void Leave(EntityId id) const {
+    out->left.push_back(id);
+    st.dropped.push_back(id);
+  }
+  void MarkKnown(uint32_t slot) const {
+    SetBit(sc.known_bits, slot);
+    sc.known_slots.push_back(slot);
+  }
+  // A pair that is near now: counted, and what is pending sent.
+  void KeepNear(Pair& pair) const {
+    ++out->near_count;
+    pair.tier = static_cast<uint32_t>(Tier::kNear);
+    const uint8_t pending = Pending(f.subjects[pair.slot], pair.sent_tick);
+    if (pending != 0) Send(f, pending, pair, out);
+  }
+  // A pair that is mid now; on a full pass what is pending is a candidate for the budget.
+  void KeepMid(Pair& pair, uint32_t index, uint32_t max_staleness, const WireCost& cost) const {
+    pair.tier = static_cast<uint32_t>(Tier::kMid);
+    if (!full) return;
+    const Subject& s = f.subjects[pair.slot];
+    const uint8_t pending = Pending(s, pair.sent_tick);
+    if (pending == 0) return;
+    const auto waited = static_cast<float>(f.tick - pair.sent_tick);
+    const float d = std::sqrt(sc.distance_sq[pair.slot]);
+    const float closeness = std::max(0.0f, 1.0f - d * inv_leave);
+    // Sent now whatever the budget if the next full pass would be too late.
+    const bool forced = f.tick + period - pair.sent_tick > max_staleness;
+    sc.mid.push_back(
+        {.order = BudgetOrder(forced, waited * (1.0f + kNearWeight * closeness), ToRaw(pair.id)),
+         .pair = index,
+         .cost = UpdateCost(cost, pending, AsDelta(s, pending, pair.sent_tick)),
+         .fields = pending,
+         .forced = forced});
   }
 };
 
 void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t worker,
                                ViewOutput* out) {
   Scratch& sc = scratch_[worker];
-  ViewerState& st = viewers_.at(ToRaw(viewer.id));
+  ViewerState& st = StateOf(viewer.id);
   out->Clear();
   out->player = viewer.id;
   out->self = viewer.slot;
   const uint32_t mark = ++sc.mark;
   if (!f.events.start.empty()) AddEvents(f, viewer.slot, mark, sc, out);
   if (viewer.departing) {  // through a portal: forget everything here
-    for (const Pair& p : st.pairs) out->left.push_back(p.id);
-    st.pairs.clear();
+    for (const auto* pairs : {&st.near, &st.mid}) {
+      for (const Pair& p : *pairs) {
+        out->left.push_back(p.id);
+        st.dropped.push_back(p.id);
+      }
+    }
+    st.near.clear();
+    st.mid.clear();
     out->zone_changed = true;
+    sc.changed.push_back(st.ordinal);
     return;
   }
   const Budget b = BudgetAt(config_, f.overload_level, near_floor_);
   const uint32_t period = std::max<uint32_t>(1, config_.mid_period_ticks);
+  const float leave_r = viewer.view_radius + f.hysteresis;
   Pass pass{.f = f,
             .viewer = viewer,
             .sc = sc,
@@ -251,17 +485,31 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
             .budget = b,
             .enter_rank = b.near_max + b.mid_max,
             .period = period,
-            .full = st.pairs.empty() || (f.tick + EntityIndex(viewer.id)) % period == 0,
+            .full = st.knows_nothing() || (f.tick + EntityIndex(viewer.id)) % period == 0,
             .events = !f.events.start.empty(),
             .mark = mark,
             .enter_r = viewer.view_radius,
-            .leave_r = viewer.view_radius + f.hysteresis,
+            .leave_r = leave_r,
+            .inv_leave = 1.0f / std::max(1e-3f, leave_r),
             .at = f.subjects[viewer.slot].position};
   Rank(pass);
-  UpdateKnown(pass);
+  sc.mid.clear();
+  sc.demoted.clear();
+  WalkNear(pass);
+  if (pass.full) {
+    WalkMid(pass);
+  } else {
+    Promote(pass);
+    TakeNotices(pass);
+  }
+  for (Pair& d : sc.demoted) {  // after the mid pairs: they were walked as near ones
+    pass.KeepMid(d, static_cast<uint32_t>(st.mid.size()), config_.max_staleness_ticks, cost_);
+    st.mid.push_back(d);
+  }
   EnterNew(pass);
   Finish(pass);
   ClearMarks(pass);
+  if (!st.joined.empty() || !st.dropped.empty()) sc.changed.push_back(st.ordinal);
 }
 
 // Ranks what is in view (the nearest `keep`), marking ranked and near slots; relevant entities
@@ -287,55 +535,121 @@ void TieredInterest::Rank(Pass& p) const {
   }
 }
 
-// One pass over what is known. Near: send what is pending. Mid: on a full pass, leave if no
-// longer ranked, else become a candidate for the budget; otherwise a few bit tests.
-void TieredInterest::UpdateKnown(Pass& p) const {
+// The near pairs, every tick. Gone: leave. Near: send what is pending. Otherwise mid from now on
+// (demoted); on a full pass, one no longer ranked leaves. Hit events here only on a full pass
+// (otherwise they are notices).
+void TieredInterest::WalkNear(Pass& p) const {
   const Frame& f = p.f;
   Scratch& sc = p.sc;
-  const float inv_leave = 1.0f / std::max(1e-3f, p.leave_r);
-  sc.mid.clear();
   size_t kept = 0;
-  for (size_t i = 0; i < p.st.pairs.size(); ++i) {
-    Pair& pair = p.st.pairs[i];  // in place (a by-value copy here costs a store-forwarding stall)
+  for (size_t i = 0; i < p.st.near.size(); ++i) {
+    Pair& pair = p.st.near[i];  // in place (a by-value copy here costs a store-forwarding stall)
     if (TestBit(f.churned, pair.slot)) {  // its slot changed hands since last tick: look it up
       const int64_t s64 = SlotOf(f, pair.id);
       if (s64 < 0) {
-        p.out->left.push_back(pair.id);
+        p.Leave(pair.id);
         continue;
       }
       pair.slot = static_cast<uint32_t>(s64);
     }
     const bool near = TestBit(sc.near_bits, pair.slot);
-    const bool ranked = TestBit(sc.ranked_bits, pair.slot);
-    if (p.full && !ranked && !near) {
-      p.out->left.push_back(pair.id);
+    if (p.full && !near && !TestBit(sc.ranked_bits, pair.slot)) {
+      p.Leave(pair.id);
       continue;
     }
-    SetBit(sc.known_bits, pair.slot);
-    if (p.events && TestBit(event_bits_, pair.slot)) AddEvents(f, pair.slot, p.mark, sc, p.out);
-    pair.tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid);
-    if (near) ++p.out->near_count;
-    if (near || p.full) {
-      const uint8_t pending = Pending(f.subjects[pair.slot], pair.sent_tick);
-      if (pending != 0 && near) {
-        Send(f, pending, pair, p.out);
-      } else if (pending != 0) {
-        const auto waited = static_cast<float>(f.tick - pair.sent_tick);
-        const float d = std::sqrt(sc.distance_sq[pair.slot]);
-        const float closeness = std::max(0.0f, 1.0f - d * inv_leave);
-        // Sent now whatever the budget if the next full pass would be too late.
-        const bool forced = f.tick + p.period - pair.sent_tick > config_.max_staleness_ticks;
-        sc.mid.push_back({.priority = waited * (1.0f + kNearWeight * closeness),
-                          .raw_id = ToRaw(pair.id),
-                          .pair = static_cast<uint32_t>(kept),
-                          .fields = pending,
-                          .forced = forced});
-      }
+    p.MarkKnown(pair.slot);
+    if (p.full && p.events && TestBit(event_bits_, pair.slot)) {
+      AddEvents(f, pair.slot, p.mark, sc, p.out);
     }
-    if (kept != i) p.st.pairs[kept] = pair;  // compact over the ones that left
+    if (!near) {
+      sc.demoted.push_back(pair);
+      continue;
+    }
+    p.KeepNear(pair);
+    if (kept != i) p.st.near[kept] = pair;  // compact over the ones that left
     ++kept;
   }
-  p.st.pairs.resize(kept);
+  p.st.near.resize(kept);
+}
+
+// The mid pairs, on a full pass: as the near ones, and those that are near now join them; what
+// is pending of the rest is a candidate for the budget. A mid pair's slot may be from any earlier
+// tick, so it is checked by id.
+void TieredInterest::WalkMid(Pass& p) const {
+  const Frame& f = p.f;
+  Scratch& sc = p.sc;
+  size_t kept = 0;
+  for (size_t i = 0; i < p.st.mid.size(); ++i) {
+    Pair& pair = p.st.mid[i];
+    if (pair.slot >= f.subjects.size() || f.subjects[pair.slot].id != pair.id) {
+      const int64_t s64 = SlotOf(f, pair.id);
+      if (s64 < 0) {
+        p.Leave(pair.id);
+        continue;
+      }
+      pair.slot = static_cast<uint32_t>(s64);
+    }
+    const bool near = TestBit(sc.near_bits, pair.slot);
+    if (!near && !TestBit(sc.ranked_bits, pair.slot)) {
+      p.Leave(pair.id);
+      continue;
+    }
+    p.MarkKnown(pair.slot);
+    if (p.events && TestBit(event_bits_, pair.slot)) AddEvents(f, pair.slot, p.mark, sc, p.out);
+    if (near) {
+      p.KeepNear(pair);
+      p.st.near.push_back(pair);
+      continue;
+    }
+    p.KeepMid(pair, static_cast<uint32_t>(kept), config_.max_staleness_ticks, cost_);
+    if (kept != i) p.st.mid[kept] = pair;
+    ++kept;
+  }
+  p.st.mid.resize(kept);
+}
+
+// Between full passes: a mid entity that is near now (ranked near, or relevant) is found among
+// the mid pairs by id and joins the near ones. What is near and not found is not known (EnterNew).
+void TieredInterest::Promote(Pass& p) const {
+  const Frame& f = p.f;
+  const auto promote = [&](uint32_t s) {
+    if (TestBit(p.sc.known_bits, s)) return;
+    const EntityId id = f.subjects[s].id;
+    std::vector<Pair>& mid = p.st.mid;
+    const auto it =
+        std::find_if(mid.begin(), mid.end(), [id](const Pair& m) { return m.id == id; });
+    if (it == mid.end()) return;
+    Pair pair = *it;
+    *it = mid.back();
+    mid.pop_back();
+    pair.slot = s;
+    p.MarkKnown(s);
+    p.KeepNear(pair);
+    p.st.near.push_back(pair);
+  };
+  for (const RankKey k : p.sc.ranker.keys()) promote(p.SlotOfKey(k));
+  for (size_t i = 0; i < p.relevant; ++i) {
+    const int64_t s = SlotOf(f, p.viewer.relevant[i]);
+    if (s >= 0 && TestBit(p.sc.near_bits, static_cast<size_t>(s))) {
+      promote(static_cast<uint32_t>(s));
+    }
+  }
+}
+
+// Between full passes, the notices BeginTick gave this viewer: known entities that left the
+// zone leave (the near ones have left already), hit events of known entities are sent.
+void TieredInterest::TakeNotices(Pass& p) const {
+  std::vector<Pair>& mid = p.st.mid;
+  for (const EntityId id : p.st.removed) {
+    const auto it =
+        std::find_if(mid.begin(), mid.end(), [id](const Pair& m) { return m.id == id; });
+    if (it == mid.end()) continue;
+    p.Leave(id);
+    *it = mid.back();
+    mid.pop_back();
+  }
+  if (!p.events) return;
+  for (const uint32_t s : p.st.event_slots) AddEvents(p.f, s, p.mark, p.sc, p.out);
 }
 
 // New entities: by rank, then relevant ones the ranks missed.
@@ -345,14 +659,16 @@ void TieredInterest::EnterNew(Pass& p) const {
   const float enter_sq = p.enter_r * p.enter_r;
   const auto try_enter = [&](uint32_t s, bool near) {
     if (TestBit(sc.known_bits, s) || DistanceSq(f.subjects[s].position, p.at) > enter_sq) return;
-    SetBit(sc.known_bits, s);
+    p.MarkKnown(s);
     p.out->entered.push_back(s);
     p.out->near_count += near ? 1 : 0;
     if (p.events && TestBit(event_bits_, s)) AddEvents(f, s, p.mark, sc, p.out);
-    p.st.pairs.push_back({.id = f.subjects[s].id,
-                          .slot = s,
-                          .sent_tick = f.tick,
-                          .tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid)});
+    const Pair pair{.id = f.subjects[s].id,
+                    .slot = s,
+                    .sent_tick = f.tick,
+                    .tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid)};
+    (near ? p.st.near : p.st.mid).push_back(pair);
+    p.st.joined.push_back(pair.id);
   };
   const std::vector<RankKey>& keys = sc.ranker.keys();
   for (size_t k = 0; k < keys.size() && k < p.enter_rank; ++k) {
@@ -367,6 +683,18 @@ void TieredInterest::EnterNew(Pass& p) const {
   }
 }
 
+// Between full passes the mid pairs are not walked; the crowd summary needs all that is known.
+void TieredInterest::MarkMid(Pass& p) const {
+  for (Pair& pair : p.st.mid) {
+    if (pair.slot >= p.f.subjects.size() || p.f.subjects[pair.slot].id != pair.id) {
+      const int64_t s64 = SlotOf(p.f, pair.id);
+      if (s64 < 0) continue;
+      pair.slot = static_cast<uint32_t>(s64);
+    }
+    if (!TestBit(p.sc.known_bits, pair.slot)) p.MarkKnown(pair.slot);
+  }
+}
+
 // The mid tier's budget on a full pass, the output's order, the crowd summary when due.
 void TieredInterest::Finish(Pass& p) const {
   const Frame& f = p.f;
@@ -375,9 +703,10 @@ void TieredInterest::Finish(Pass& p) const {
     return ToRaw(f.subjects[a].id) < ToRaw(f.subjects[c].id);
   });
   if (p.events) std::sort(p.out->hits.begin(), p.out->hits.end());
-  p.out->known_count = static_cast<uint32_t>(p.st.pairs.size());
+  p.out->known_count = static_cast<uint32_t>(p.st.near.size() + p.st.mid.size());
   const uint32_t summary = std::max<uint32_t>(1, config_.summary_interval_ticks);
   if ((f.tick + EntityIndex(p.viewer.id)) % summary == 0) {
+    if (!p.full) MarkMid(p);
     Summarize(f, p.at, p.enter_r, p.viewer.id, p.sc, p.out);
   }
 }
@@ -392,17 +721,23 @@ void TieredInterest::ClearMarks(Pass& p) const {
     const int64_t s = SlotOf(p.f, p.viewer.relevant[i]);
     if (s >= 0) ClearBit(p.sc.near_bits, static_cast<size_t>(s));
   }
-  for (const Pair& pair : p.st.pairs) ClearBit(p.sc.known_bits, pair.slot);
+  for (const uint32_t s : p.sc.known_slots) ClearBit(p.sc.known_bits, s);
+  p.sc.known_slots.clear();
 }
 
 void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
                                ViewOutput* out) const {
-  // Forced first, then by priority, ties by id: deterministic. The budget fits only a few, so
-  // sort just the head (what the budget could hold at the cheapest update, plus the forced).
+  // Everything pending fits (a quiet mid tier, or no stated cost): all of it, in no order.
+  uint64_t total = 0;
+  for (const MidCandidate& c : sc.mid) total += c.cost;
+  if (total <= budget) {
+    for (const MidCandidate& c : sc.mid) Send(f, c.fields, st.mid[c.pair], out);
+    return;
+  }
+  // In BudgetOrder: deterministic. The budget fits only some, so sort just the head (what the
+  // budget could hold at the cheapest update, plus the forced), chunk by chunk.
   const auto before = [](const MidCandidate& a, const MidCandidate& c) {
-    if (a.forced != c.forced) return a.forced;
-    if (a.priority != c.priority) return a.priority > c.priority;
-    return a.raw_id < c.raw_id;
+    return a.order < c.order;
   };
   const auto forced = static_cast<size_t>(
       std::count_if(sc.mid.begin(), sc.mid.end(), [](const MidCandidate& c) { return c.forced; }));
@@ -412,15 +747,14 @@ void TieredInterest::SelectMid(const Frame& f, uint32_t budget, Scratch& sc, Vie
   for (size_t begin = 0; begin < sc.mid.size();) {
     const size_t end = std::min(sc.mid.size(), begin + chunk);
     const auto first = sc.mid.begin() + static_cast<ptrdiff_t>(begin);
-    std::partial_sort(first, sc.mid.begin() + static_cast<ptrdiff_t>(end), sc.mid.end(), before);
+    const auto last = sc.mid.begin() + static_cast<ptrdiff_t>(end);
+    if (last != sc.mid.end()) std::nth_element(first, last, sc.mid.end(), before);
+    std::sort(first, last, before);
     for (size_t i = begin; i < end; ++i) {
       const MidCandidate& c = sc.mid[i];
-      Pair& p = st.pairs[c.pair];
-      const uint32_t cost =
-          UpdateCost(cost_, c.fields, AsDelta(f.subjects[p.slot], c.fields, p.sent_tick));
-      if (!c.forced && spent + cost > budget) return;
-      spent += cost;
-      Send(f, c.fields, p, out);
+      if (!c.forced && spent + c.cost > budget) return;
+      spent += c.cost;
+      Send(f, c.fields, st.mid[c.pair], out);
     }
     begin = end;
   }
