@@ -25,13 +25,12 @@
 //     not known, on a grid around the viewer.
 //
 // Work follows the tiers, not the whole known set. A viewer keeps its near and its mid pairs
-// apart; a tick that does not rank the mid tier walks only the near pairs. What a mid pair needs
-// between full passes comes from the policy's reverse index (`knowers_`: by entity, who knows
-// it), read once per tick in BeginTick: the hit events of the entities a viewer knows and the
-// entities it knows that left the zone become that viewer's notices. A mid entity that ranks
-// near is looked up in the mid pairs by id. Each view's enters and leaves reach the index at the
-// next BeginTick. Per-pair state is 16 bytes; per-worker scratch is indexed by slot and stamped
-// with a per-worker mark, so nothing is cleared per viewer. No allocation once warm.
+// apart; a tick that does not rank the mid tier walks the near pairs only, and then the mid
+// pairs once, lightly, if something asks for them: an entity near and not among the near pairs
+// (a mid one to promote, or a new one), an entity gone from the zone (its `left` is due now), or
+// hit events. That pass tests bits by entity index (a mid pair's slot may be stale), set in
+// BeginTick. Per-pair state is 16 bytes; per-worker scratch is indexed by slot and stamped with a
+// per-worker mark, so nothing is cleared per viewer. No allocation once warm.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -54,26 +53,12 @@ struct Pair {
 };
 static_assert(sizeof(Pair) == 16);
 
-// One viewer knows one entity: an entry of the reverse index.
-struct Knower {
-  uint32_t viewer = 0;  // ViewerState::ordinal
-  EntityId id = kInvalidEntity;
-};
-
 struct ViewerState {
   EntityId id = kInvalidEntity;
-  uint32_t ordinal = 0;    // its number in the reverse index (stable while the viewer is added)
   float full_hint = 0;     // last full pass's K-th nearest distance (0: unknown)
   float near_hint = 0;     // last tick's near_max-th nearest distance
   std::vector<Pair> near;  // known, near tier as of the last view
   std::vector<Pair> mid;   // known, mid tier: slots may be stale (checked by id before use)
-  // Changes to the known set that the reverse index has not taken yet (BeginTick takes them).
-  std::vector<EntityId> joined;
-  std::vector<EntityId> dropped;
-  // This tick's notices, from BeginTick: slots of known entities with hit events, and known
-  // entities that left the zone.
-  std::vector<uint32_t> event_slots;
-  std::vector<EntityId> removed;
 
   [[nodiscard]] bool knows_nothing() const { return near.empty() && mid.empty(); }
 };
@@ -116,8 +101,10 @@ struct Scratch {
   std::vector<uint32_t> event_mark;  // by event
   uint32_t mark = 0;
   std::vector<MidCandidate> mid;
-  std::vector<Pair> demoted;      // near pairs that are mid after this view
-  std::vector<uint32_t> changed;  // ordinals of the viewers whose known set changed this tick
+  std::vector<Pair> demoted;  // near pairs that are mid after this view
+  // By entity index: the near entities not among the near pairs (ScanMid), and their slots.
+  std::vector<uint64_t> wanted_bits;
+  std::vector<uint32_t> wanted;
 };
 
 size_t Words(size_t bits) { return (bits + 63) / 64; }
@@ -142,49 +129,6 @@ int64_t SlotOf(const Frame& f, EntityId id) {
   return f.subjects[s].id == id ? static_cast<int64_t>(s) : -1;
 }
 
-// By entity index: who knows the entity holding that index (entries carry the id, so an entry
-// of an index's earlier holder is never taken for its next).
-class KnowerIndex {
- public:
-  void Join(uint32_t viewer, EntityId id) {
-    const uint32_t index = EntityIndex(id);
-    if (index >= lists_.size()) lists_.resize(static_cast<size_t>(index) + 1);
-    lists_[index].push_back({.viewer = viewer, .id = id});
-  }
-  // Absent entries are ignored: an entity that left the zone was dropped from here at once.
-  void Drop(uint32_t viewer, EntityId id) {
-    const uint32_t index = EntityIndex(id);
-    if (index >= lists_.size()) return;
-    std::vector<Knower>& list = lists_[index];
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i].viewer == viewer && list[i].id == id) {
-        list[i] = list.back();
-        list.pop_back();
-        return;
-      }
-    }
-  }
-  // Calls fn(viewer) for each knower of id.
-  template <typename Fn>
-  void ForEach(EntityId id, Fn&& fn) const {
-    const uint32_t index = EntityIndex(id);
-    if (index >= lists_.size()) return;
-    for (const Knower& k : lists_[index]) {
-      if (k.id == id) fn(k.viewer);
-    }
-  }
-  // Drops every knower of id.
-  void DropAll(EntityId id) {
-    const uint32_t index = EntityIndex(id);
-    if (index >= lists_.size()) return;
-    std::vector<Knower>& list = lists_[index];
-    std::erase_if(list, [id](const Knower& k) { return k.id == id; });
-  }
-
- private:
-  std::vector<std::vector<Knower>> lists_;
-};
-
 class TieredInterest final : public InterestPolicy {
  public:
   TieredInterest(const InterestConfig& config, uint32_t near_floor, WireCost cost)
@@ -197,22 +141,11 @@ class TieredInterest final : public InterestPolicy {
     const uint32_t index = EntityIndex(viewer);
     if (index >= by_entity_.size()) by_entity_.resize(static_cast<size_t>(index) + 1, nullptr);
     by_entity_[index] = &it->second;
-    if (free_ordinals_.empty()) {
-      it->second.ordinal = static_cast<uint32_t>(by_ordinal_.size());
-      by_ordinal_.push_back(&it->second);
-    } else {
-      it->second.ordinal = free_ordinals_.back();
-      free_ordinals_.pop_back();
-      by_ordinal_[it->second.ordinal] = &it->second;
-    }
   }
   void RemoveViewer(EntityId viewer) override {
     const auto it = viewers_.find(ToRaw(viewer));
     if (it == viewers_.end()) return;
-    Unregister(it->second);
-    by_ordinal_[it->second.ordinal] = nullptr;
     if (by_entity_[EntityIndex(viewer)] == &it->second) by_entity_[EntityIndex(viewer)] = nullptr;
-    free_ordinals_.push_back(it->second.ordinal);
     viewers_.erase(it);
   }
   void Forget(EntityId viewer) override {
@@ -227,7 +160,6 @@ class TieredInterest final : public InterestPolicy {
       // brought up to date field by field; the slot is looked up again (churned) before use.
       st.near.push_back(
           {.id = id, .slot = slot, .sent_tick = 0, .tier = static_cast<uint32_t>(Tier::kNear)});
-      knowers_.Join(st.ordinal, id);
     }
   }
 
@@ -251,8 +183,7 @@ class TieredInterest final : public InterestPolicy {
   void Rank(Pass& p) const;
   void WalkNear(Pass& p) const;
   void WalkMid(Pass& p) const;
-  void Promote(Pass& p) const;
-  void TakeNotices(Pass& p) const;
+  void ScanMid(Pass& p) const;
   void EnterNew(Pass& p) const;
   void Finish(Pass& p) const;
   void ClearMarks(Pass& p) const;
@@ -269,57 +200,32 @@ class TieredInterest final : public InterestPolicy {
     ViewerState* st = index < by_entity_.size() ? by_entity_[index] : nullptr;
     return st != nullptr && st->id == viewer ? *st : viewers_.at(ToRaw(viewer));
   }
-  // The reverse index's side of the viewers' states (one thread: BeginTick, or between ticks).
-  void Sync(ViewerState& st);
-  void Unregister(ViewerState& st);
-  void Reset(ViewerState& st);
-  void Notify(const Frame& f);
+  static void Reset(ViewerState& st);
+  void MarkGone(const Frame& f);
 
   InterestConfig config_;
   uint32_t near_floor_;
   WireCost cost_;
   std::unordered_map<uint32_t, ViewerState> viewers_;  // by raw id; no insert during BuildView
-  std::vector<ViewerState*> by_ordinal_;               // null where free
   std::vector<ViewerState*> by_entity_;                // by EntityIndex of the viewer
-  std::vector<uint32_t> free_ordinals_;
-  KnowerIndex knowers_;
-  std::vector<uint32_t> noticed_;     // ordinals given notices this tick
-  std::vector<EntityId> last_ids_;    // by slot, as of the last BeginTick
-  std::vector<Scratch> scratch_;      // by worker
-  std::vector<uint64_t> event_bits_;  // by slot: took part in a hit event
+  std::vector<EntityId> last_ids_;                     // by slot, as of the last BeginTick
+  std::vector<Scratch> scratch_;                       // by worker
+  std::vector<uint64_t> event_bits_;                   // by slot: took part in a hit event
+  // By EntityIndex (a mid pair's slot may be stale): took part in a hit event; was in the last
+  // tick's frame and is gone from this one.
+  std::vector<uint64_t> event_index_bits_;
+  std::vector<uint64_t> gone_bits_;
+  bool any_gone_ = false;
 };
 
-void TieredInterest::Sync(ViewerState& st) {
-  for (const EntityId id : st.dropped) knowers_.Drop(st.ordinal, id);
-  for (const EntityId id : st.joined) knowers_.Join(st.ordinal, id);
-  st.dropped.clear();
-  st.joined.clear();
-}
-
-void TieredInterest::Unregister(ViewerState& st) {
-  Sync(st);
-  for (const auto* pairs : {&st.near, &st.mid}) {
-    for (const Pair& p : *pairs) knowers_.Drop(st.ordinal, p.id);
-  }
-}
-
-// Knows nothing, as a new viewer (the ordinal stays).
+// Knows nothing, as a new viewer.
 void TieredInterest::Reset(ViewerState& st) {
-  Unregister(st);
   st.full_hint = st.near_hint = 0;
   st.near.clear();
   st.mid.clear();
-  st.event_slots.clear();
-  st.removed.clear();
 }
 
 void TieredInterest::BeginTick(const Frame& frame, size_t workers) {
-  for (Scratch& s : scratch_) {  // the last views' enters and leaves into the reverse index
-    for (const uint32_t o : s.changed) {
-      if (ViewerState* st = by_ordinal_[o]; st != nullptr) Sync(*st);
-    }
-    s.changed.clear();
-  }
   scratch_.resize(std::max<size_t>(1, workers));
   const size_t n = frame.subjects.size();
   for (Scratch& s : scratch_) {
@@ -328,44 +234,33 @@ void TieredInterest::BeginTick(const Frame& frame, size_t workers) {
     s.ranked_bits.resize(Words(n), 0);
     s.near_bits.resize(Words(n), 0);
     s.known_bits.resize(Words(n), 0);
+    s.wanted_bits.resize(Words(frame.slot_of.size()), 0);
     s.event_mark.assign(frame.events.event_count, 0);
   }
   event_bits_.assign(Words(n), 0);
+  event_index_bits_.assign(Words(frame.slot_of.size()), 0);
   for (size_t s = 0; s < n; ++s) {
-    if (frame.subjects[s].has_events != 0) SetBit(event_bits_, s);
+    if (frame.subjects[s].has_events == 0) continue;
+    SetBit(event_bits_, s);
+    SetBit(event_index_bits_, EntityIndex(frame.subjects[s].id));
   }
-  Notify(frame);
+  MarkGone(frame);
   last_ids_.resize(n);
   for (size_t s = 0; s < n; ++s) last_ids_[s] = frame.subjects[s].id;
 }
 
-// The viewers' notices for this tick: known entities that left the zone since the last tick
-// (their index entries go at once), and known entities with hit events.
-void TieredInterest::Notify(const Frame& f) {
-  for (const uint32_t o : noticed_) {
-    if (ViewerState* st = by_ordinal_[o]; st != nullptr) {
-      st->event_slots.clear();
-      st->removed.clear();
-    }
-  }
-  noticed_.clear();
-  const auto notice = [this](uint32_t o) -> ViewerState& {
-    ViewerState& st = *by_ordinal_[o];
-    if (st.event_slots.empty() && st.removed.empty()) noticed_.push_back(o);
-    return st;
-  };
+// The entities of the last tick's frame that are gone from this one: every slot whose occupant
+// changed, or that is no more, is looked at.
+void TieredInterest::MarkGone(const Frame& f) {
+  gone_bits_.assign(Words(f.slot_of.size()), 0);
+  any_gone_ = false;
   for (size_t s = 0; s < last_ids_.size(); ++s) {
     const EntityId id = last_ids_[s];
     if (s < f.subjects.size() && !TestBit(f.churned, s)) continue;  // the same occupant
     if (id == kInvalidEntity || SlotOf(f, id) >= 0) continue;       // moved, not gone
-    knowers_.ForEach(id, [&](uint32_t o) { notice(o).removed.push_back(id); });
-    knowers_.DropAll(id);
-  }
-  for (size_t s = 0; s < f.subjects.size(); ++s) {
-    if (f.subjects[s].has_events == 0) continue;
-    knowers_.ForEach(f.subjects[s].id, [&](uint32_t o) {
-      notice(o).event_slots.push_back(static_cast<uint32_t>(s));
-    });
+    if (EntityIndex(id) / 64 >= gone_bits_.size()) gone_bits_.resize(EntityIndex(id) / 64 + 1, 0);
+    SetBit(gone_bits_, EntityIndex(id));
+    any_gone_ = true;
   }
 }
 
@@ -416,10 +311,7 @@ struct TieredInterest::Pass {
   [[nodiscard]] uint32_t SlotOfKey(RankKey k) const {
     return static_cast<uint32_t>(f.slot_of[KeyRawId(k) & kMaxEntityIndex]);
   }
-  void Leave(EntityId id) const {
-    out->left.push_back(id);
-    st.dropped.push_back(id);
-  }
+  void Leave(EntityId id) const { out->left.push_back(id); }
   void MarkKnown(uint32_t slot) const {
     SetBit(sc.known_bits, slot);
     sc.known_slots.push_back(slot);
@@ -465,13 +357,11 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
     for (const auto* pairs : {&st.near, &st.mid}) {
       for (const Pair& p : *pairs) {
         out->left.push_back(p.id);
-        st.dropped.push_back(p.id);
       }
     }
     st.near.clear();
     st.mid.clear();
     out->zone_changed = true;
-    sc.changed.push_back(st.ordinal);
     return;
   }
   const Budget b = BudgetAt(config_, f.overload_level, near_floor_);
@@ -499,8 +389,7 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
   if (pass.full) {
     WalkMid(pass);
   } else {
-    Promote(pass);
-    TakeNotices(pass);
+    ScanMid(pass);
   }
   for (Pair& d : sc.demoted) {  // after the mid pairs: they were walked as near ones
     pass.KeepMid(d, static_cast<uint32_t>(st.mid.size()), config_.max_staleness_ticks, cost_);
@@ -509,7 +398,6 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
   EnterNew(pass);
   Finish(pass);
   ClearMarks(pass);
-  if (!st.joined.empty() || !st.dropped.empty()) sc.changed.push_back(st.ordinal);
 }
 
 // Ranks what is in view (the nearest `keep`), marking ranked and near slots; relevant entities
@@ -536,8 +424,7 @@ void TieredInterest::Rank(Pass& p) const {
 }
 
 // The near pairs, every tick. Gone: leave. Near: send what is pending. Otherwise mid from now on
-// (demoted); on a full pass, one no longer ranked leaves. Hit events here only on a full pass
-// (otherwise they are notices).
+// (demoted); on a full pass, one no longer ranked leaves.
 void TieredInterest::WalkNear(Pass& p) const {
   const Frame& f = p.f;
   Scratch& sc = p.sc;
@@ -558,9 +445,7 @@ void TieredInterest::WalkNear(Pass& p) const {
       continue;
     }
     p.MarkKnown(pair.slot);
-    if (p.full && p.events && TestBit(event_bits_, pair.slot)) {
-      AddEvents(f, pair.slot, p.mark, sc, p.out);
-    }
+    if (p.events && TestBit(event_bits_, pair.slot)) AddEvents(f, pair.slot, p.mark, sc, p.out);
     if (!near) {
       sc.demoted.push_back(pair);
       continue;
@@ -608,48 +493,56 @@ void TieredInterest::WalkMid(Pass& p) const {
   p.st.mid.resize(kept);
 }
 
-// Between full passes: a mid entity that is near now (ranked near, or relevant) is found among
-// the mid pairs by id and joins the near ones. What is near and not found is not known (EnterNew).
-void TieredInterest::Promote(Pass& p) const {
+// Between full passes, one light pass over the mid pairs, by entity index (a mid pair's slot may
+// be stale): one gone from the zone leaves, one that is near now (ranked near, or relevant)
+// joins the near pairs, and the others' hit events are sent. Skipped when nothing is near and
+// unknown, nothing is gone and there are no events. What is near and not found here is not known
+// (EnterNew).
+void TieredInterest::ScanMid(Pass& p) const {
   const Frame& f = p.f;
-  const auto promote = [&](uint32_t s) {
-    if (TestBit(p.sc.known_bits, s)) return;
-    const EntityId id = f.subjects[s].id;
-    std::vector<Pair>& mid = p.st.mid;
-    const auto it =
-        std::find_if(mid.begin(), mid.end(), [id](const Pair& m) { return m.id == id; });
-    if (it == mid.end()) return;
-    Pair pair = *it;
-    *it = mid.back();
-    mid.pop_back();
-    pair.slot = s;
-    p.MarkKnown(s);
-    p.KeepNear(pair);
-    p.st.near.push_back(pair);
+  Scratch& sc = p.sc;
+  sc.wanted.clear();
+  const auto want = [&](uint32_t s) {
+    if (TestBit(sc.known_bits, s)) return;
+    SetBit(sc.wanted_bits, EntityIndex(f.subjects[s].id));
+    sc.wanted.push_back(s);
   };
-  for (const RankKey k : p.sc.ranker.keys()) promote(p.SlotOfKey(k));
+  for (const RankKey k : sc.ranker.keys()) want(p.SlotOfKey(k));
   for (size_t i = 0; i < p.relevant; ++i) {
     const int64_t s = SlotOf(f, p.viewer.relevant[i]);
-    if (s >= 0 && TestBit(p.sc.near_bits, static_cast<size_t>(s))) {
-      promote(static_cast<uint32_t>(s));
-    }
+    if (s >= 0 && TestBit(sc.near_bits, static_cast<size_t>(s))) want(static_cast<uint32_t>(s));
   }
-}
-
-// Between full passes, the notices BeginTick gave this viewer: known entities that left the
-// zone leave (the near ones have left already), hit events of known entities are sent.
-void TieredInterest::TakeNotices(Pass& p) const {
+  if (sc.wanted.empty() && !p.events && !any_gone_) return;
+  const auto has = [](std::span<const uint64_t> bits, uint32_t i) {
+    return i / 64 < bits.size() && ((bits[i / 64] >> (i % 64)) & 1u) != 0;
+  };
   std::vector<Pair>& mid = p.st.mid;
-  for (const EntityId id : p.st.removed) {
-    const auto it =
-        std::find_if(mid.begin(), mid.end(), [id](const Pair& m) { return m.id == id; });
-    if (it == mid.end()) continue;
-    p.Leave(id);
-    *it = mid.back();
-    mid.pop_back();
+  size_t kept = 0;
+  for (size_t i = 0; i < mid.size(); ++i) {
+    Pair& pair = mid[i];
+    const uint32_t index = EntityIndex(pair.id);
+    if (any_gone_ && has(gone_bits_, index) && SlotOf(f, pair.id) < 0) {
+      p.Leave(pair.id);
+      continue;
+    }
+    const bool wanted = !sc.wanted.empty() && has(sc.wanted_bits, index);
+    if (wanted || (p.events && has(event_index_bits_, index))) {
+      const int64_t s64 = SlotOf(f, pair.id);
+      const auto s = static_cast<uint32_t>(s64);
+      if (s64 >= 0 && p.events && TestBit(event_bits_, s)) AddEvents(f, s, p.mark, sc, p.out);
+      if (wanted && s64 >= 0 && TestBit(sc.near_bits, s) && !TestBit(sc.known_bits, s)) {
+        pair.slot = s;
+        p.MarkKnown(s);
+        p.KeepNear(pair);
+        p.st.near.push_back(pair);
+        continue;
+      }
+    }
+    if (kept != i) mid[kept] = pair;
+    ++kept;
   }
-  if (!p.events) return;
-  for (const uint32_t s : p.st.event_slots) AddEvents(p.f, s, p.mark, p.sc, p.out);
+  mid.resize(kept);
+  for (const uint32_t s : sc.wanted) ClearBit(sc.wanted_bits, EntityIndex(f.subjects[s].id));
 }
 
 // New entities: by rank, then relevant ones the ranks missed.
@@ -668,7 +561,6 @@ void TieredInterest::EnterNew(Pass& p) const {
                     .sent_tick = f.tick,
                     .tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid)};
     (near ? p.st.near : p.st.mid).push_back(pair);
-    p.st.joined.push_back(pair.id);
   };
   const std::vector<RankKey>& keys = sc.ranker.keys();
   for (size_t k = 0; k < keys.size() && k < p.enter_rank; ++k) {
