@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -147,7 +148,8 @@ void AddOptions(CLI::App* cli, Options* o) {
   cli->add_option("--max-failed-logins", o->max_failed_logins,
                   "Exit 1 above this many failed logins")
       ->capture_default_str();
-  cli->add_option("--threads", o->threads, "I/O threads")
+  cli->add_option("--threads", o->threads,
+                  "I/O threads, each with its own event loop and its share of the bots")
       ->capture_default_str()
       ->check(CLI::Range(1u, 64u));
   cli->add_option("--token-secret-file", o->token_secret_file,
@@ -221,8 +223,9 @@ class Progress {
 
 // Starts the bots at the ramp rate and runs them for the duration, or until SIGINT/SIGTERM;
 // returns the wall seconds.
-double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& stats,
-               zs::sim::ChatCheck* chat, std::vector<std::shared_ptr<zs::sim::Bot>>* all) {
+double RunBots(const Options& o, std::span<std::unique_ptr<boost::asio::io_context>> loops,
+               zs::sim::Stats& stats, zs::sim::ChatCheck* chat,
+               std::vector<std::shared_ptr<zs::sim::Bot>>* all) {
   const bool tty = ::isatty(1) != 0;
   Progress progress(tty);
   const auto start = Clock::now();
@@ -234,8 +237,8 @@ double RunBots(const Options& o, boost::asio::io_context& io, zs::sim::Stats& st
         static_cast<uint32_t>(std::min<double>(o.bots, std::floor(elapsed * o.ramp) + 1));
     while (all->size() < want) {
       all->push_back(std::make_shared<zs::sim::Bot>(
-          io, o.bot, &stats, o.first_bot + static_cast<uint32_t>(all->size()),
-          o.seed * 1000003 + all->size(), chat));
+          *loops[all->size() % loops.size()], o.bot, &stats,
+          o.first_bot + static_cast<uint32_t>(all->size()), o.seed * 1000003 + all->size(), chat));
       all->back()->Start();
     }
     if (Clock::now() >= next_print) {
@@ -335,10 +338,15 @@ int main(int argc, char** argv) {
   if (tokens) o.bot.tokens = &*tokens;
   InstallStopHandlers();
 
-  boost::asio::io_context io;
+  // One event loop per thread, each with its share of the bots: a bot's handlers never cross
+  // threads, so no loop hands work to another (one shared loop woke a thread per frame).
+  std::vector<std::unique_ptr<boost::asio::io_context>> loops;
+  for (unsigned i = 0; i < o.threads; ++i) {
+    loops.push_back(std::make_unique<boost::asio::io_context>(1));  // hint: one thread runs it
+  }
   {  // resolve once: bots connect to an address (the host may be a name, e.g. in compose)
     boost::system::error_code ec;
-    boost::asio::ip::tcp::resolver resolver(io);
+    boost::asio::ip::tcp::resolver resolver(*loops[0]);
     const auto found = resolver.resolve(o.bot.host, std::to_string(o.bot.port), ec);
     if (ec || found.empty()) {
       std::fprintf(stderr, "client_sim: cannot resolve %s: %s\n", o.bot.host.c_str(),
@@ -347,18 +355,21 @@ int main(int argc, char** argv) {
     }
     o.bot.host = found.begin()->endpoint().address().to_string();
   }
-  auto work = boost::asio::make_work_guard(io);
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   std::vector<std::thread> pool;
-  for (unsigned i = 0; i < o.threads; ++i) pool.emplace_back([&io] { io.run(); });
+  for (const auto& loop : loops) {
+    work.push_back(boost::asio::make_work_guard(*loop));
+    pool.emplace_back([&io = *loop] { io.run(); });
+  }
 
   zs::sim::Stats stats;
   std::vector<std::shared_ptr<zs::sim::Bot>> all;
   zs::sim::ChatCheck chat;
-  const double run_s = RunBots(o, io, stats, &chat, &all);
+  const double run_s = RunBots(o, loops, stats, &chat, &all);
   for (auto& b : all) b->Stop();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  work.reset();
-  io.stop();
+  work.clear();
+  for (const auto& loop : loops) loop->stop();
   for (auto& t : pool) t.join();
 
   std::lock_guard lock(stats.mu);
