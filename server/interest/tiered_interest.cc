@@ -4,8 +4,9 @@
 //   - the near tier is exactly the nearest near_max entities within view radius + hysteresis
 //     (those within the view radius enter if unknown), plus the relevant ones (attacker,
 //     targets, last hit, monsters hunting the viewer); their changes are sent every tick;
-//   - hit events of anything known are sent, and anything known that left the zone is sent as
-//     `left`.
+//   - hit events by or on the viewer or a near-tier entity are sent (what happens among the
+//     mid tier reaches the client as those entities' hp and alive fields, at the mid tier's
+//     rate), and anything known that left the zone is sent as `left`.
 // Every mid_period ticks (staggered by viewer id; at once for a new or resynced viewer), a full
 // pass also:
 //   - ranks the K = near_max + mid_max + tier_margin nearest: a known entity stays known while
@@ -27,10 +28,10 @@
 // Work follows the tiers, not the whole known set. A viewer keeps its near and its mid pairs
 // apart; a tick that does not rank the mid tier walks the near pairs only, and then the mid
 // pairs once, lightly, if something asks for them: an entity near and not among the near pairs
-// (a mid one to promote, or a new one), an entity gone from the zone (its `left` is due now), or
-// hit events. That pass tests bits by entity index (a mid pair's slot may be stale), set in
-// BeginTick. Per-pair state is 16 bytes; per-worker scratch is indexed by slot and stamped with a
-// per-worker mark, so nothing is cleared per viewer. No allocation once warm.
+// (a mid one to promote, or a new one), or an entity gone from the zone (its `left` is due now).
+// That pass tests bits by entity index (a mid pair's slot may be stale). Per-pair state is 16
+// bytes; per-worker scratch is indexed by slot and stamped with a per-worker mark, so nothing is
+// cleared per viewer. No allocation once warm.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -189,7 +190,7 @@ class TieredInterest final : public InterestPolicy {
   void ClearMarks(Pass& p) const;
   void MarkMid(Pass& p) const;
   static void Send(const Frame& f, uint8_t fields, Pair& p, ViewOutput* out);
-  void AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc, ViewOutput* out) const;
+  static void AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc, ViewOutput* out);
   void SelectMid(const Frame& f, uint32_t budget, Scratch& sc, ViewerState& st,
                  ViewOutput* out) const;
   void Summarize(const Frame& f, Vec2 at, float radius, EntityId self, Scratch& sc,
@@ -213,7 +214,6 @@ class TieredInterest final : public InterestPolicy {
   std::vector<uint64_t> event_bits_;                   // by slot: took part in a hit event
   // By EntityIndex (a mid pair's slot may be stale): took part in a hit event; was in the last
   // tick's frame and is gone from this one.
-  std::vector<uint64_t> event_index_bits_;
   std::vector<uint64_t> gone_bits_;
   bool any_gone_ = false;
 };
@@ -238,11 +238,9 @@ void TieredInterest::BeginTick(const Frame& frame, size_t workers) {
     s.event_mark.assign(frame.events.event_count, 0);
   }
   event_bits_.assign(Words(n), 0);
-  event_index_bits_.assign(Words(frame.slot_of.size()), 0);
   for (size_t s = 0; s < n; ++s) {
     if (frame.subjects[s].has_events == 0) continue;
     SetBit(event_bits_, s);
-    SetBit(event_index_bits_, EntityIndex(frame.subjects[s].id));
   }
   MarkGone(frame);
   last_ids_.resize(n);
@@ -280,7 +278,7 @@ void TieredInterest::Send(const Frame& f, uint8_t fields, Pair& p, ViewOutput* o
 }
 
 void TieredInterest::AddEvents(const Frame& f, uint32_t slot, uint32_t mark, Scratch& sc,
-                               ViewOutput* out) const {
+                               ViewOutput* out) {
   for (uint32_t k = f.events.start[slot]; k < f.events.start[slot + 1]; ++k) {
     const uint32_t e = f.events.items[k];
     if (sc.event_mark[e] != mark) {
@@ -298,11 +296,12 @@ struct TieredInterest::Pass {
   ViewerState& st;
   ViewOutput* out;
   Budget budget;
-  uint32_t enter_rank;  // near_max + mid_max
-  uint32_t period;      // ticks between full passes
-  bool full;            // this tick re-ranks the mid tier
-  bool events;          // hit events this tick
-  uint32_t mark;        // this view's event mark
+  uint32_t enter_rank;                   // near_max + mid_max
+  uint32_t period;                       // ticks between full passes
+  bool full;                             // this tick re-ranks the mid tier
+  bool events;                           // hit events this tick
+  uint32_t mark;                         // this view's event mark
+  std::span<const uint64_t> event_bits;  // by slot: took part in a hit event
   float enter_r;
   float leave_r;
   float inv_leave;
@@ -316,9 +315,15 @@ struct TieredInterest::Pass {
     SetBit(sc.known_bits, slot);
     sc.known_slots.push_back(slot);
   }
-  // A pair that is near now: counted, and what is pending sent.
+  // The hit events a near entity took part in (the mid tier's reach a client only as their hp
+  // and alive fields).
+  void NearEvents(uint32_t slot) const {
+    if (events && TestBit(event_bits, slot)) AddEvents(f, slot, mark, sc, out);
+  }
+  // A pair that is near now: counted, its hit events, and what is pending sent.
   void KeepNear(Pair& pair) const {
     ++out->near_count;
+    NearEvents(pair.slot);
     pair.tier = static_cast<uint32_t>(Tier::kNear);
     const uint8_t pending = Pending(f.subjects[pair.slot], pair.sent_tick);
     if (pending != 0) Send(f, pending, pair, out);
@@ -378,6 +383,7 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
             .full = st.knows_nothing() || (f.tick + EntityIndex(viewer.id)) % period == 0,
             .events = !f.events.start.empty(),
             .mark = mark,
+            .event_bits = event_bits_,
             .enter_r = viewer.view_radius,
             .leave_r = leave_r,
             .inv_leave = 1.0f / std::max(1e-3f, leave_r),
@@ -445,7 +451,6 @@ void TieredInterest::WalkNear(Pass& p) const {
       continue;
     }
     p.MarkKnown(pair.slot);
-    if (p.events && TestBit(event_bits_, pair.slot)) AddEvents(f, pair.slot, p.mark, sc, p.out);
     if (!near) {
       sc.demoted.push_back(pair);
       continue;
@@ -480,7 +485,6 @@ void TieredInterest::WalkMid(Pass& p) const {
       continue;
     }
     p.MarkKnown(pair.slot);
-    if (p.events && TestBit(event_bits_, pair.slot)) AddEvents(f, pair.slot, p.mark, sc, p.out);
     if (near) {
       p.KeepNear(pair);
       p.st.near.push_back(pair);
@@ -495,9 +499,8 @@ void TieredInterest::WalkMid(Pass& p) const {
 
 // Between full passes, one light pass over the mid pairs, by entity index (a mid pair's slot may
 // be stale): one gone from the zone leaves, one that is near now (ranked near, or relevant)
-// joins the near pairs, and the others' hit events are sent. Skipped when nothing is near and
-// unknown, nothing is gone and there are no events. What is near and not found here is not known
-// (EnterNew).
+// joins the near pairs. Skipped when nothing is near and unknown and nothing is gone. What is
+// near and not found here is not known (EnterNew).
 void TieredInterest::ScanMid(Pass& p) const {
   const Frame& f = p.f;
   Scratch& sc = p.sc;
@@ -512,7 +515,7 @@ void TieredInterest::ScanMid(Pass& p) const {
     const int64_t s = SlotOf(f, p.viewer.relevant[i]);
     if (s >= 0 && TestBit(sc.near_bits, static_cast<size_t>(s))) want(static_cast<uint32_t>(s));
   }
-  if (sc.wanted.empty() && !p.events && !any_gone_) return;
+  if (sc.wanted.empty() && !any_gone_) return;
   const auto has = [](std::span<const uint64_t> bits, uint32_t i) {
     return i / 64 < bits.size() && ((bits[i / 64] >> (i % 64)) & 1u) != 0;
   };
@@ -526,11 +529,10 @@ void TieredInterest::ScanMid(Pass& p) const {
       continue;
     }
     const bool wanted = !sc.wanted.empty() && has(sc.wanted_bits, index);
-    if (wanted || (p.events && has(event_index_bits_, index))) {
+    if (wanted) {
       const int64_t s64 = SlotOf(f, pair.id);
       const auto s = static_cast<uint32_t>(s64);
-      if (s64 >= 0 && p.events && TestBit(event_bits_, s)) AddEvents(f, s, p.mark, sc, p.out);
-      if (wanted && s64 >= 0 && TestBit(sc.near_bits, s) && !TestBit(sc.known_bits, s)) {
+      if (s64 >= 0 && TestBit(sc.near_bits, s) && !TestBit(sc.known_bits, s)) {
         pair.slot = s;
         p.MarkKnown(s);
         p.KeepNear(pair);
@@ -555,7 +557,7 @@ void TieredInterest::EnterNew(Pass& p) const {
     p.MarkKnown(s);
     p.out->entered.push_back(s);
     p.out->near_count += near ? 1 : 0;
-    if (p.events && TestBit(event_bits_, s)) AddEvents(f, s, p.mark, sc, p.out);
+    if (near) p.NearEvents(s);
     const Pair pair{.id = f.subjects[s].id,
                     .slot = s,
                     .sent_tick = f.tick,

@@ -44,7 +44,8 @@ class Client {
 
   // Applies one view, checking the protocol: left/updated/moved name known entities, entered
   // names unknown ones, nothing twice, moved ascending and disjoint from updated, a zone change
-  // leaves everything, hits are exactly the events of the viewer and of what it knows, and every
+  // leaves everything, hits are exactly the events by or on the viewer or an entity of its near
+  // tier (what happens among the mid tier reaches it as hp and alive fields), and every
   // position sent (absolute or as a delta from the previous position) lands on the entity's
   // true position in centimetres. `policy_known` (the policy's record after the view) must
   // match, and its near tier must be exactly up to date on the client.
@@ -143,14 +144,18 @@ class Client {
       }
       ++st->near_checked;
     }
-    // Hits: the viewer's own events and those of every entity it knows after this view.
+    // Hits: the viewer's own events and those of every entity in its near tier after this view
+    // (never of an entity it does not know).
+    std::set<uint32_t> near{ToRaw(v.player)};
+    for (const interest::KnownEntity& k : policy_known) {
+      if (k.tier == interest::Tier::kNear) near.insert(ToRaw(k.id));
+    }
     std::vector<uint32_t> want;
     for (uint32_t ev = 0; ev < o.events.size(); ++ev) {
       const HitEvent& h = o.events[ev];
-      bool visible = h.attacker == v.player || known_.count(ToRaw(h.attacker)) != 0;
+      bool visible = near.count(ToRaw(h.attacker)) != 0;
       for (uint32_t t = 0; t < h.num_targets; ++t) {
-        const EntityId target = o.targets[h.first_target + t].target;
-        visible = visible || target == v.player || known_.count(ToRaw(target)) != 0;
+        visible = visible || near.count(ToRaw(o.targets[h.first_target + t].target)) != 0;
       }
       if (visible) want.push_back(ev);
     }
