@@ -212,8 +212,9 @@ class TieredInterest final : public InterestPolicy {
   std::vector<EntityId> last_ids_;                     // by slot, as of the last BeginTick
   std::vector<Scratch> scratch_;                       // by worker
   std::vector<uint64_t> event_bits_;                   // by slot: took part in a hit event
-  // By EntityIndex (a mid pair's slot may be stale): took part in a hit event; was in the last
-  // tick's frame and is gone from this one.
+  // By EntityIndex (a mid pair's slot may be stale): was in the last tick's frame and is gone
+  // from this one. Any such entity, anywhere in the zone, makes every view pass over its mid
+  // pairs that tick (the policy does not know who knows it).
   std::vector<uint64_t> gone_bits_;
   bool any_gone_ = false;
 };
