@@ -130,6 +130,19 @@ int64_t SlotOf(const Frame& f, EntityId id) {
   return f.subjects[s].id == id ? static_cast<int64_t>(s) : -1;
 }
 
+// Whether the pair's slot still holds its entity (a mid pair's may be from any earlier tick).
+bool SlotHolds(const Frame& f, const Pair& pair) {
+  return pair.slot < f.subjects.size() && f.subjects[pair.slot].id == pair.id;
+}
+
+// Looks the pair's entity up again: its slot now, or false when it is gone from the zone.
+bool Relocate(const Frame& f, Pair& pair) {
+  const int64_t s = SlotOf(f, pair.id);
+  if (s < 0) return false;
+  pair.slot = static_cast<uint32_t>(s);
+  return true;
+}
+
 class TieredInterest final : public InterestPolicy {
  public:
   TieredInterest(const InterestConfig& config, uint32_t near_floor, WireCost cost)
@@ -438,13 +451,10 @@ void TieredInterest::WalkNear(Pass& p) const {
   size_t kept = 0;
   for (size_t i = 0; i < p.st.near.size(); ++i) {
     Pair& pair = p.st.near[i];  // in place (a by-value copy here costs a store-forwarding stall)
-    if (TestBit(f.churned, pair.slot)) {  // its slot changed hands since last tick: look it up
-      const int64_t s64 = SlotOf(f, pair.id);
-      if (s64 < 0) {
-        p.Leave(pair.id);
-        continue;
-      }
-      pair.slot = static_cast<uint32_t>(s64);
+    // Its slot changed hands since last tick: look it up.
+    if (TestBit(f.churned, pair.slot) && !Relocate(f, pair)) {
+      p.Leave(pair.id);
+      continue;
     }
     const bool near = TestBit(sc.near_bits, pair.slot);
     if (p.full && !near && !TestBit(sc.ranked_bits, pair.slot)) {
@@ -472,13 +482,9 @@ void TieredInterest::WalkMid(Pass& p) const {
   size_t kept = 0;
   for (size_t i = 0; i < p.st.mid.size(); ++i) {
     Pair& pair = p.st.mid[i];
-    if (pair.slot >= f.subjects.size() || f.subjects[pair.slot].id != pair.id) {
-      const int64_t s64 = SlotOf(f, pair.id);
-      if (s64 < 0) {
-        p.Leave(pair.id);
-        continue;
-      }
-      pair.slot = static_cast<uint32_t>(s64);
+    if (!SlotHolds(f, pair) && !Relocate(f, pair)) {
+      p.Leave(pair.id);
+      continue;
     }
     const bool near = TestBit(sc.near_bits, pair.slot);
     if (!near && !TestBit(sc.ranked_bits, pair.slot)) {
@@ -581,11 +587,7 @@ void TieredInterest::EnterNew(Pass& p) const {
 // Between full passes the mid pairs are not walked; the crowd summary needs all that is known.
 void TieredInterest::MarkMid(Pass& p) const {
   for (Pair& pair : p.st.mid) {
-    if (pair.slot >= p.f.subjects.size() || p.f.subjects[pair.slot].id != pair.id) {
-      const int64_t s64 = SlotOf(p.f, pair.id);
-      if (s64 < 0) continue;
-      pair.slot = static_cast<uint32_t>(s64);
-    }
+    if (!SlotHolds(p.f, pair) && !Relocate(p.f, pair)) continue;
     if (!TestBit(p.sc.known_bits, pair.slot)) p.MarkKnown(pair.slot);
   }
 }
