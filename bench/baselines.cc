@@ -94,9 +94,10 @@ class OursKeys final : public BenchIndex {
 // ---- the linear quadtree: Morton order, rebuilt every tick ----
 class Linear : public BenchIndex {
  public:
+  explicit Linear(float query_radius) : query_radius_(query_radius) {}
   void Build(const Workload& w) override {
-    tree_ = std::make_unique<spatial::LinearQuadtree>(
-        spatial::LinearQuadtreeConfig{.bounds = {{0, 0}, {w.world(), w.world()}}});
+    tree_ = std::make_unique<spatial::LinearQuadtree>(spatial::LinearQuadtreeConfig{
+        .bounds = {{0, 0}, {w.world(), w.world()}}, .query_radius = query_radius_});
     Update(w);
   }
   void Update(const Workload& w) override {
@@ -116,6 +117,7 @@ class Linear : public BenchIndex {
   std::unique_ptr<spatial::LinearQuadtree> tree_;
 
  private:
+  float query_radius_;
   std::vector<spatial::LinearQuadtree::Item> items_;
   spatial::QueryResults results_;
 };
@@ -123,6 +125,7 @@ class Linear : public BenchIndex {
 // ---- the linear quadtree as the interest ranking would use it: QueryCircleKeys ----
 class LinearKeys final : public Linear {
  public:
+  using Linear::Linear;
   size_t Query(Vec2 center, float radius, uint64_t* candidates) override {
     keys_.clear();
     spatial::QueryStats stats;
@@ -326,8 +329,12 @@ class NaiveQuadtree final : public BenchIndex {
 
 std::unique_ptr<BenchIndex> MakeOurs() { return std::make_unique<Ours>(); }
 std::unique_ptr<BenchIndex> MakeOursKeys() { return std::make_unique<OursKeys>(); }
-std::unique_ptr<BenchIndex> MakeLinear() { return std::make_unique<Linear>(); }
-std::unique_ptr<BenchIndex> MakeLinearKeys() { return std::make_unique<LinearKeys>(); }
+std::unique_ptr<BenchIndex> MakeLinear(float query_radius) {
+  return std::make_unique<Linear>(query_radius);
+}
+std::unique_ptr<BenchIndex> MakeLinearKeys(float query_radius) {
+  return std::make_unique<LinearKeys>(query_radius);
+}
 std::unique_ptr<BenchIndex> MakeBruteForce() { return std::make_unique<BruteForce>(); }
 std::unique_ptr<BenchIndex> MakeGrid(float cell_size) { return std::make_unique<Grid>(cell_size); }
 std::unique_ptr<BenchIndex> MakeNaiveQuadtree() { return std::make_unique<NaiveQuadtree>(); }

@@ -22,8 +22,9 @@ class BenchIndex {
 
 std::unique_ptr<BenchIndex> MakeOurs();      // the zone's Quadtree: incremental moves
 std::unique_ptr<BenchIndex> MakeOursKeys();  // ... its QueryCircleKeys (the interest path)
-std::unique_ptr<BenchIndex> MakeLinear();    // LinearQuadtree, rebuilt every tick
-std::unique_ptr<BenchIndex> MakeLinearKeys();
+// LinearQuadtree, rebuilt every tick; told the radius the queries use (0: not told).
+std::unique_ptr<BenchIndex> MakeLinear(float query_radius);
+std::unique_ptr<BenchIndex> MakeLinearKeys(float query_radius);
 std::unique_ptr<BenchIndex> MakeBruteForce();
 std::unique_ptr<BenchIndex> MakeGrid(float cell_size);
 std::unique_ptr<BenchIndex> MakeNaiveQuadtree();

@@ -29,7 +29,8 @@ namespace {
 
 constexpr float kWorld = 10000.0f;
 constexpr uint32_t kSeed = 20261121;
-using Factory = std::function<std::unique_ptr<BenchIndex>()>;
+// Makes an index for queries of the given radius (which only the linear quadtree is told).
+using Factory = std::function<std::unique_ptr<BenchIndex>(float radius)>;
 
 // Exact hit count for one query, computed the plainest way, to check every index before timing.
 size_t ReferenceHits(const Workload& w, Vec2 c, float r) {
@@ -42,7 +43,7 @@ size_t ReferenceHits(const Workload& w, Vec2 c, float r) {
 void RunTicks(benchmark::State& state, const Factory& make, Distribution dist, uint32_t n,
               float radius) {
   Workload w(dist, n, kWorld, kSeed);
-  auto index = make();
+  auto index = make(radius);
   index->Build(w);
   w.Step();
   index->Update(w);
@@ -128,19 +129,23 @@ void RegisterAll() {
     Factory make;
     uint32_t max_n;
   };
+  const auto blind = [](std::unique_ptr<BenchIndex> (*make)()) {
+    return [make](float) { return make(); };
+  };
   std::vector<Named> indexes = {
-      {"ours", MakeOurs, 1u << 31},
-      {"ours_keys", MakeOursKeys, 1u << 31},
+      {"ours", blind(MakeOurs), 1u << 31},
+      {"ours_keys", blind(MakeOursKeys), 1u << 31},
       {"linear", MakeLinear, 1u << 31},
+      {"linear_blind", [](float) { return MakeLinear(0.0f); }, 1u << 31},
       {"linear_keys", MakeLinearKeys, 1u << 31},
-      {"brute", MakeBruteForce, 10000},
-      {"rtree_incr", MakeRtreeIncremental, 1u << 31},
-      {"rtree_bulk", MakeRtreeBulk, 1u << 31},
-      {"naive_qt", MakeNaiveQuadtree, 1u << 31},
+      {"brute", blind(MakeBruteForce), 10000},
+      {"rtree_incr", blind(MakeRtreeIncremental), 1u << 31},
+      {"rtree_bulk", blind(MakeRtreeBulk), 1u << 31},
+      {"naive_qt", blind(MakeNaiveQuadtree), 1u << 31},
   };
   for (float cell : {10.0f, 25.0f, 50.0f, 100.0f, 200.0f, 400.0f}) {
     indexes.push_back({"grid_c" + std::to_string(static_cast<int>(cell)),
-                       [cell] { return MakeGrid(cell); }, 1u << 31});
+                       [cell](float) { return MakeGrid(cell); }, 1u << 31});
   }
   for (Distribution dist :
        {Distribution::kUniform, Distribution::kClustered, Distribution::kCrowd}) {

@@ -15,22 +15,41 @@ namespace {
 
 constexpr uint32_t kCodeDepth = 16;   // bits per axis of a code: the deepest node
 constexpr uint32_t kMaxDirDepth = 8;  // 65,536 buckets
-constexpr uint32_t kPerBucket = 8;    // the directory aims at this many entities per bucket
 constexpr uint32_t kChunk = 64;       // a scan tests this many into a byte mask, then compacts
+constexpr uint32_t kPerBucket = 8;    // without a query radius, the directory aims at this many
+                                      // entities per bucket
+// What a row of a query costs beyond its entities, in entities scanned (spatial_bench: ~40-60).
+constexpr float kRowCost = 50.0f;
+// A node holding at least this many is tested whole before it is scanned: taking it whole then
+// spares their tests.
+constexpr uint32_t kTakeTest = 16;
+// A row's middle is taken whole (two runs more) only when it holds at least this many.
+constexpr uint32_t kMinTake = 32;
 
 // Squared distance from p to the rect grown by `slack` on every side.
-float RectDistSq(Vec2 p, const Aabb& r, float slack) {
-  const float dx = std::max({r.min.x - slack - p.x, 0.0f, p.x - r.max.x - slack});
-  const float dy = std::max({r.min.y - slack - p.y, 0.0f, p.y - r.max.y - slack});
+inline float RectDistSq(Vec2 p, const Aabb& r, float slack) {
+  const float dx = std::max(std::max(r.min.x - slack - p.x, p.x - r.max.x - slack), 0.0f);
+  const float dy = std::max(std::max(r.min.y - slack - p.y, p.y - r.max.y - slack), 0.0f);
   return dx * dx + dy * dy;
 }
 
 // Squared distance from p to the farthest corner of the rect grown by `slack`.
-float FarCornerSq(Vec2 p, const Aabb& r, float slack) {
-  const float dx = std::max(std::abs(p.x - (r.min.x - slack)), std::abs(r.max.x + slack - p.x));
-  const float dy = std::max(std::abs(p.y - (r.min.y - slack)), std::abs(r.max.y + slack - p.y));
+inline float FarCornerSq(Vec2 p, const Aabb& r, float slack) {
+  const float dx = std::max(p.x - r.min.x, r.max.x - p.x) + slack;
+  const float dy = std::max(p.y - r.min.y, r.max.y - p.y) + slack;
   return dx * dx + dy * dy;
 }
+
+// A world offset (0 ..< the bounds' size) as a 16-bit cell coordinate.
+inline uint32_t Quantize(float offset, float scale) {
+  return std::min<uint32_t>(65535, static_cast<uint32_t>(offset * scale));
+}
+
+// A run [lo, hi) of the arrays.
+struct Span {
+  uint32_t lo;
+  uint32_t hi;
+};
 
 // A pending run [lo, hi) of the arrays: cells that follow each other extend it; any other cell
 // hands it to `flush` and starts a new one.
@@ -168,6 +187,9 @@ class LinearQuadtree::KeySink {
 
 // The same rules as the Quadtree's for the same fields (one place for them): a tree of depth 0.
 Status LinearQuadtree::ValidateConfig(const LinearQuadtreeConfig& c) noexcept {
+  if (!std::isfinite(c.query_radius) || c.query_radius < 0.0f) {
+    return {StatusCode::kInvalidArgument, "query_radius must be finite and >= 0"};
+  }
   return Quadtree::ValidateConfig(
       {.bounds = c.bounds, .leaf_capacity = c.leaf_capacity, .max_depth = 0});
 }
@@ -191,122 +213,177 @@ LinearQuadtree::LinearQuadtree(const LinearQuadtreeConfig& config) : config_(con
   }
 }
 
+// Without a query radius: 4^depth buckets for n / kPerBucket. With one: the depth whose rows cost
+// least for one query of that radius over n spread evenly, by the model
+//   rows * (kRowCost + the entities of the ~3 cells per row that are scanned, not taken),
+// rows = 2 * radius / side + 1. Small cells mean many rows; large cells mean long scans at the
+// circle's edge. (Where entities crowd, their buckets are refined by code below the directory.)
 uint32_t LinearQuadtree::DepthFor(size_t n) const noexcept {
   uint32_t d = 1;
   while (d < kMaxDirDepth && (size_t{1} << (2 * d)) * kPerBucket < n) ++d;
-  return d;
+  const float radius = config_.query_radius;
+  if (!(radius > 0.0f) || n == 0) return d;
+  const float density = static_cast<float>(n) / (size_.x * size_.y);
+  uint32_t best = d;
+  float best_cost = std::numeric_limits<float>::infinity();
+  for (uint32_t k = 1; k <= kMaxDirDepth; ++k) {
+    const float side = std::max(side_[k].x, side_[k].y);
+    const float rows = 2.0f * radius / side + 1.0f;
+    const float cost = rows * (kRowCost + 3.0f * density * side_[k].x * side_[k].y);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = k;
+    }
+  }
+  return best;
 }
 
 Status LinearQuadtree::Rebuild(std::span<const Item> items) {
-  code_.clear();
-  x_.clear();
-  y_.clear();
-  r_.clear();
-  id_.clear();
-  mask_.clear();
-  max_radius_ = 0.0f;
-  zero_masks_ = 0;
-  for (const Item& it : items) {
+  Status s = CountBuckets(items);
+  if (!s.ok()) {
+    start_.assign(2, 0);
+    for (auto* v : {&x_, &y_, &r_}) v->clear();
+    id_.clear();
+    mask_.clear();
+    code_.clear();
+    max_radius_ = 0.0f;
+    zero_masks_ = 0;
+    return s;
+  }
+  Scatter(items);
+  SortCrowded();
+  return Status::Ok();
+}
+
+// Checks every item, and counts each directory bucket's items (start_[b + 1]); bucket_[i] is
+// item i's bucket.
+Status LinearQuadtree::CountBuckets(std::span<const Item> items) {
+  const size_t n = items.size();
+  depth_ = DepthFor(n);
+  const uint32_t shift = kCodeDepth - depth_;
+  start_.assign((size_t{1} << (2 * depth_)) + 1, 0);
+  bucket_.resize(n);
+  float max_radius = 0.0f;
+  float min_radius = n > 0 ? items[0].radius : 0.0f;
+  uint32_t mask_and = 0xFFFFFFFFu;
+  uint32_t mask_or = 0;
+  size_t zero_masks = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Item& it = items[i];
     if (it.id == kInvalidEntity || !std::isfinite(it.radius) || it.radius < 0.0f) {
       return {StatusCode::kInvalidArgument, "an item has an invalid id or radius"};
     }
     if (!IsFinite(it.center) || !config_.bounds.Contains(it.center)) {
       return {StatusCode::kOutOfBounds, "an item's centre is outside the bounds"};
     }
+    const uint32_t qx = Quantize(it.center.x - config_.bounds.min.x, scale_.x);
+    const uint32_t qy = Quantize(it.center.y - config_.bounds.min.y, scale_.y);
+    const uint32_t b = ((qy >> shift) << depth_) | (qx >> shift);
+    bucket_[i] = b;
+    ++start_[b + 1];
+    max_radius = std::max(max_radius, it.radius);
+    min_radius = std::min(min_radius, it.radius);
+    mask_and &= it.mask;
+    mask_or |= it.mask;
+    zero_masks += it.mask == 0 ? 1 : 0;
   }
-  SortByCode(items);
+  max_radius_ = max_radius;
+  zero_masks_ = zero_masks;
+  radii_vary_ = min_radius != max_radius;
+  masks_vary_ = mask_and != mask_or;
+  for (size_t b = 1; b < start_.size(); ++b) start_[b] += start_[b - 1];
   return Status::Ok();
 }
 
-void LinearQuadtree::SortByCode(std::span<const Item> items) {
+// Writes every item to the next free place of its bucket (a counting sort). A radius or a mask
+// that every item shares is filled in order instead: far cheaper than scattered writes.
+void LinearQuadtree::Scatter(std::span<const Item> items) {
   const size_t n = items.size();
-  depth_ = DepthFor(n);
-  const uint32_t shift = 32 - 2 * depth_;
-  start_.assign((size_t{1} << (2 * depth_)) + 1, 0);
-  order_.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Vec2 at = items[i].center - config_.bounds.min;
-    const auto qx = std::min<uint32_t>(65535, static_cast<uint32_t>(at.x * scale_.x));
-    const auto qy = std::min<uint32_t>(65535, static_cast<uint32_t>(at.y * scale_.y));
-    const uint32_t code = Interleave(qx, qy);
-    order_[i] = static_cast<uint64_t>(code) << 32 | i;
-    ++start_[(code >> shift) + 1];
-  }
-  for (size_t b = 1; b < start_.size(); ++b) start_[b] += start_[b - 1];
-  fill_.assign(start_.begin(), start_.end() - 1);
-  sorted_.resize(n);
-  for (const uint64_t o : order_) sorted_[fill_[static_cast<uint32_t>(o >> 32) >> shift]++] = o;
-  // A crowded bucket is split below the directory by binary search on the codes: sort it.
-  for (size_t b = 0; b + 1 < start_.size(); ++b) {
-    if (start_[b + 1] - start_[b] > config_.leaf_capacity) {
-      std::sort(sorted_.begin() + start_[b], sorted_.begin() + start_[b + 1]);
-    }
-  }
-  code_.resize(n);
   x_.resize(n);
   y_.resize(n);
-  r_.resize(n);
   id_.resize(n);
-  mask_.resize(n);
-  for (size_t k = 0; k < n; ++k) {
-    const Item& it = items[static_cast<uint32_t>(sorted_[k])];
-    code_[k] = static_cast<uint32_t>(sorted_[k] >> 32);
+  code_.resize(n);
+  if (radii_vary_) {
+    r_.resize(n);
+  } else {
+    r_.assign(n, max_radius_);
+  }
+  if (masks_vary_) {
+    mask_.resize(n);
+  } else {
+    mask_.assign(n, n > 0 ? items[0].mask : 0);
+  }
+  fill_.assign(start_.begin(), start_.end() - 1);
+  for (size_t i = 0; i < n; ++i) {
+    const Item& it = items[i];
+    const uint32_t k = fill_[bucket_[i]]++;
     x_[k] = it.center.x;
     y_[k] = it.center.y;
-    r_[k] = it.radius;
     id_[k] = it.id;
-    mask_[k] = it.mask;
-    max_radius_ = std::max(max_radius_, it.radius);
-    zero_masks_ += it.mask == 0 ? 1 : 0;
+    if (radii_vary_) r_[k] = it.radius;
+    if (masks_vary_) mask_[k] = it.mask;
   }
 }
 
-// The deepest depth (<= the directory's) whose cells are at least 2 * reach wide and high: the
-// circle's bounding box then overlaps at most 2 x 2 of them. Never below the directory: only
-// crowded buckets are sorted by code, and a query descends into those alone.
-uint32_t LinearQuadtree::StartDepth(float reach) const noexcept {
-  // Cells at depth d are narrow / 2^d wide: d = floor(log2(narrow / (2 * reach))), read from
-  // the float's exponent.
-  const float ratio = std::min(size_.x, size_.y) / (2.0f * reach);
-  if (!(ratio >= 2.0f)) return 0;
-  if (!(ratio < 65536.0f)) return depth_;  // also a zero reach (inf)
-  const auto d = static_cast<uint32_t>((std::bit_cast<uint32_t>(ratio) >> 23) - 127);
-  return std::min(d, depth_);
+// A crowded bucket is split below the directory by binary search on the codes: its items are
+// sorted by code (the others' codes are never read).
+void LinearQuadtree::SortCrowded() {
+  const size_t buckets = start_.size() - 1;
+  for (size_t b = 0; b < buckets; ++b) {
+    const uint32_t lo = start_[b];
+    const uint32_t hi = start_[b + 1];
+    if (hi - lo <= config_.leaf_capacity) continue;
+    order_.resize(hi - lo);
+    for (uint32_t k = lo; k < hi; ++k) {
+      const uint32_t code = Interleave(Quantize(x_[k] - config_.bounds.min.x, scale_.x),
+                                       Quantize(y_[k] - config_.bounds.min.y, scale_.y));
+      order_[k - lo] = static_cast<uint64_t>(code) << 32 | k;
+    }
+    std::sort(order_.begin(), order_.end());
+    Permute(lo, x_);
+    Permute(lo, y_);
+    Permute(lo, id_);
+    if (radii_vary_) Permute(lo, r_);
+    if (masks_vary_) Permute(lo, mask_);
+    for (uint32_t k = lo; k < hi; ++k) code_[k] = static_cast<uint32_t>(order_[k - lo] >> 32);
+  }
 }
 
-// REQUIRES: depth <= depth_ (the directory has it).
-LinearQuadtree::Cell LinearQuadtree::CellAt(uint32_t depth, uint32_t x, uint32_t y) const noexcept {
-  const uint32_t m = Interleave(x, y);  // at `depth`: 2 * depth bits
-  const uint32_t s = 2 * (depth_ - depth);
-  return {.depth = depth,
-          .x = x,
-          .y = y,
-          .lo = start_[static_cast<size_t>(m) << s],
-          .hi = start_[(static_cast<size_t>(m) + 1) << s]};
+// v's run from lo in the order of order_ (whose low halves are positions in v).
+template <typename T>
+void LinearQuadtree::Permute(uint32_t lo, std::vector<T>& v) {
+  static_assert(sizeof(T) == sizeof(uint32_t));
+  std::vector<uint32_t>& tmp = permute_;
+  tmp.resize(order_.size());
+  for (size_t j = 0; j < order_.size(); ++j) {
+    tmp[j] = std::bit_cast<uint32_t>(v[static_cast<uint32_t>(order_[j])]);
+  }
+  for (size_t j = 0; j < order_.size(); ++j) v[lo + j] = std::bit_cast<T>(tmp[j]);
 }
 
-// Above the directory's depth, from the directory; below it (a crowded bucket, sorted by code),
-// by three binary searches inside the parent's run.
-void LinearQuadtree::Split(const Cell& c, std::array<Cell, 4>& kids) const noexcept {
-  for (uint32_t k = 0; k < 4; ++k) {
-    kids[k] = {
-        .depth = c.depth + 1, .x = 2 * c.x + (k & 1u), .y = 2 * c.y + (k >> 1), .lo = 0, .hi = 0};
-  }
-  if (c.depth < depth_) {
-    for (Cell& k : kids) k = CellAt(k.depth, k.x, k.y);
-    return;
-  }
+// The directory's cell at column x, row y, as a node of depth depth_.
+LinearQuadtree::Cell LinearQuadtree::Bucket(uint32_t x, uint32_t y) const noexcept {
+  const size_t b = (static_cast<size_t>(y) << depth_) | x;
+  return {
+      .depth = depth_, .x = x, .y = y, .m = Interleave(x, y), .lo = start_[b], .hi = start_[b + 1]};
+}
+
+// The four children's runs, [at[k], at[k + 1]) in Morton order, by three binary searches on the
+// codes in c's run (at or below the directory's depth: a crowded bucket, sorted by code).
+void LinearQuadtree::SplitRuns(const Cell& c, std::array<uint32_t, 5>& at) const noexcept {
   const uint32_t s = 2 * (kCodeDepth - c.depth - 1);  // a child's codes: 2 * s free low bits
-  const uint32_t base = Interleave(c.x, c.y) << (s + 2);
+  const uint32_t base = c.m << (s + 2);
   const auto first = code_.begin();
-  uint32_t at = c.lo;
-  for (uint32_t k = 0; k < 4; ++k) {
-    kids[k].lo = at;
-    at = k == 3 ? c.hi
-                : static_cast<uint32_t>(
-                      std::lower_bound(first + at, first + c.hi, base + ((k + 1) << s)) - first);
-    kids[k].hi = at;
+  at[0] = c.lo;
+  at[4] = c.hi;
+  for (uint32_t k = 1; k < 4; ++k) {
+    at[k] = static_cast<uint32_t>(
+        std::lower_bound(first + at[k - 1], first + c.hi, base + (k << s)) - first);
   }
+}
+
+Aabb LinearQuadtree::BucketRect(uint32_t x, uint32_t y) const noexcept {
+  return RectOf({.depth = depth_, .x = x, .y = y, .m = 0, .lo = 0, .hi = 0});
 }
 
 Aabb LinearQuadtree::RectOf(const Cell& c) const noexcept {
@@ -316,64 +393,141 @@ Aabb LinearQuadtree::RectOf(const Cell& c) const noexcept {
   return {min, min + side};
 }
 
-// Depth-first from the start cells, on a stack of cells: each popped cell is not empty and its
-// rect (grown by slack_) is within reach of the circle.
+// One query's walk: the sink and the pending runs. Rows come in order, and a crowded bucket's
+// nodes depth first in Morton order, so scanned and taken runs that follow each other in the
+// arrays come one after the other and merge: one scan (one loop, one mispredicted exit) instead
+// of many.
 template <typename S>
-void LinearQuadtree::Query(const Probe& p, float reach, S& sink) const {
-  const uint32_t depth = StartDepth(reach);
-  const auto last = static_cast<float>((1u << depth) - 1);
-  const Vec2 per = per_[depth];
-  const auto cell_of = [last](float v, float per_unit) {
-    return static_cast<uint32_t>(std::clamp(std::floor(v * per_unit), 0.0f, last));
-  };
-  const Vec2 from = p.center - config_.bounds.min;
-  const uint32_t x0 = cell_of(from.x - reach, per.x);
-  const uint32_t x1 = cell_of(from.x + reach, per.x);
-  const uint32_t y0 = cell_of(from.y - reach, per.y);
-  const uint32_t y1 = cell_of(from.y + reach, per.y);
-  // At most 3 x 3 start cells, then 3 more per level below (a popped cell pushes 4). Cells are
-  // popped in Morton order, so leaves that follow each other in the arrays come one after the
-  // other and merge into one run: one scan (one loop, one mispredicted exit) instead of many.
-  std::array<Cell, 9 + 3 * (kCodeDepth + 1)> stack;
-  size_t top = 0;
-  for (uint32_t y = y0; y <= y1; ++y) {
-    for (uint32_t x = x0; x <= x1; ++x) {
-      const Cell c = CellAt(depth, x, y);
-      if (c.lo == c.hi || (c.hi - c.lo > config_.leaf_capacity &&
-                           RectDistSq(p.center, RectOf(c), slack_) > p.prune_sq)) {
-        continue;  // (a leaf is scanned untested: a rect test costs more than its few points)
+class LinearQuadtree::Walk {
+ public:
+  Walk(const LinearQuadtree& t, const Probe& p, S& sink) : t_(t), p_(p), sink_(sink) {}
+  ~Walk() {
+    if (scan_.hi != scan_.lo) sink_.Scan(scan_.lo, scan_.hi);
+    if (take_.hi != take_.lo) sink_.Take(take_.lo, take_.hi);
+  }
+  Walk(const Walk&) = delete;
+  Walk& operator=(const Walk&) = delete;
+
+  // Row y's buckets [a, end), wholly inside the circle: taken as one run.
+  void Take(uint32_t y, uint32_t a, uint32_t end) {
+    const size_t row = static_cast<size_t>(y) << t_.depth_;
+    const Span c{.lo = t_.start_[row + a], .hi = t_.start_[row + end]};
+    if (a < end && c.lo != c.hi)
+      take_.Add(c, [this](uint32_t lo, uint32_t hi) { sink_.Take(lo, hi); });
+  }
+
+  // Row y's buckets [a, end), which the circle may touch: scanned as one run, unless one of them
+  // is crowded, which is then walked down on its own.
+  void Edge(uint32_t y, uint32_t a, uint32_t end) {
+    const size_t row = static_cast<size_t>(y) << t_.depth_;
+    const uint32_t* at = t_.start_.data() + row;
+    bool crowded = false;
+    for (uint32_t x = a; x < end; ++x) crowded |= at[x + 1] - at[x] > t_.config_.leaf_capacity;
+    if (!crowded) {
+      if (a < end && at[a] != at[end]) AddScan(Span{.lo = at[a], .hi = at[end]});
+      return;
+    }
+    for (uint32_t x = a; x < end; ++x) {
+      if (at[x] == at[x + 1]) continue;
+      const Cell c = t_.Bucket(x, y);
+      if (c.hi - c.lo <= t_.config_.leaf_capacity) {
+        AddScan(c);
+      } else if (RectDistSq(p_.center, t_.RectOf(c), t_.slack_) <= p_.prune_sq) {
+        Visit(c);
       }
-      size_t at = top++;  // kept in descending order of their runs (Morton order): pop ascending
-      for (; at > 0 && stack[at - 1].lo < c.lo; --at) stack[at] = stack[at - 1];
-      stack[at] = c;
     }
   }
-  Run scan{}, take{};
-  while (top > 0) {
-    const Cell c = stack[--top];
-    if (c.hi - c.lo <= config_.leaf_capacity) {  // a leaf: testing each beats descending
-      scan.Add(c, [&sink](uint32_t lo, uint32_t hi) { sink.Scan(lo, hi); });
-      continue;
+
+  // REQUIRES: c is not empty and its rect (grown by slack_) is within reach of the circle.
+  void Visit(const Cell& c) {
+    const uint32_t n = c.hi - c.lo;
+    if (n >= kTakeTest && FarCornerSq(p_.center, t_.RectOf(c), t_.slack_) <= p_.inner_sq) {
+      take_.Add(c, [this](uint32_t lo, uint32_t hi) { sink_.Take(lo, hi); });
+      return;
     }
-    const Aabb rect = RectOf(c);
-    if (FarCornerSq(p.center, rect, slack_) <= p.inner_sq) {
-      take.Add(c, [&sink](uint32_t lo, uint32_t hi) { sink.Take(lo, hi); });
-      continue;
+    if (n <= t_.config_.leaf_capacity) {  // a leaf: testing each beats descending
+      AddScan(c);
+      return;
     }
     if (c.depth == kCodeDepth) {
-      scan.Add(c, [&sink](uint32_t lo, uint32_t hi) { sink.Scan(lo, hi); });
-      continue;
+      AddScan(c);
+      return;
     }
-    std::array<Cell, 4> kids;
-    Split(c, kids);
-    for (uint32_t k = 4; k-- > 0;) {  // pushed in reverse: popped in Morton order
-      if (kids[k].lo != kids[k].hi && RectDistSq(p.center, RectOf(kids[k]), slack_) <= p.prune_sq) {
-        stack[top++] = kids[k];
-      }
+    std::array<uint32_t, 5> at;
+    t_.SplitRuns(c, at);
+    for (uint32_t k = 0; k < 4; ++k) {
+      if (at[k] == at[k + 1]) continue;
+      const Cell kid{.depth = c.depth + 1,
+                     .x = 2 * c.x + (k & 1u),
+                     .y = 2 * c.y + (k >> 1),
+                     .m = 4 * c.m + k,
+                     .lo = at[k],
+                     .hi = at[k + 1]};
+      if (RectDistSq(p_.center, t_.RectOf(kid), t_.slack_) <= p_.prune_sq) Visit(kid);
     }
   }
-  if (scan.hi != scan.lo) sink.Scan(scan.lo, scan.hi);
-  if (take.hi != take.lo) sink.Take(take.lo, take.hi);
+
+ private:
+  template <typename C>
+  void AddScan(const C& c) {
+    scan_.Add(c, [this](uint32_t lo, uint32_t hi) { sink_.Scan(lo, hi); });
+  }
+
+  const LinearQuadtree& t_;
+  const Probe& p_;
+  S& sink_;
+  Run scan_{}, take_{};
+};
+
+// Row by row over the directory's cells that the circle's box overlaps. In each row the cells
+// the circle may touch are one span of the arrays: its middle, cells wholly inside the circle, is
+// taken whole; its two ends are scanned, or walked down (by code) where a bucket is crowded.
+template <typename S>
+void LinearQuadtree::Query(const Probe& p, float reach, S& sink) const {
+  const auto last = static_cast<float>((1u << depth_) - 1);
+  const Vec2 per = per_[depth_];
+  const Vec2 side = side_[depth_];
+  const auto cell_of = [last](float v, float per_unit) {
+    return static_cast<uint32_t>(std::clamp(v * per_unit, 0.0f, last));  // clamped >= 0: floor
+  };
+  const Vec2 from = p.center - config_.bounds.min;
+  const float grown = reach + slack_;
+  const uint32_t y0 = cell_of(from.y - grown, per.y);
+  const uint32_t y1 = cell_of(from.y + grown, per.y);
+  Walk<S> walk(*this, p, sink);
+  for (uint32_t y = y0; y <= y1; ++y) {
+    // The row's band, grown by slack_: its nearest and farthest rows from the centre.
+    const float by0 = side.y * static_cast<float>(y) - slack_;
+    const float by1 = by0 + side.y + 2.0f * slack_;
+    const float near = std::max(std::max(by0 - from.y, from.y - by1), 0.0f);
+    const float room = p.prune_sq - near * near;
+    if (room < 0.0f) continue;
+    const float half = std::sqrt(room) + slack_;
+    const uint32_t xa = cell_of(from.x - half, per.x);
+    const uint32_t xb = cell_of(from.x + half, per.x);
+    const float far = std::max(from.y - by0, by1 - from.y);
+    const float inner = p.inner_sq - far * far;
+    // The cells wholly inside: [ia, ie), none when ia >= ie.
+    uint32_t ia = xb + 1;
+    uint32_t ie = xb + 1;
+    if (inner > 0.0f) {
+      const float in = std::sqrt(inner) - slack_;
+      ia = std::max(xa, cell_of(from.x - in, per.x) + 1);
+      ie = std::min(xb + 1, cell_of(from.x + in, per.x));
+      // The estimate from the square root is checked by the exact test at both ends (the
+      // cells between lie inside too: the disc is convex).
+      while (ia < ie && FarCornerSq(p.center, BucketRect(ia, y), slack_) > p.inner_sq) ++ia;
+      while (ia < ie && FarCornerSq(p.center, BucketRect(ie - 1, y), slack_) > p.inner_sq) --ie;
+    }
+    const uint32_t* at = start_.data() + (static_cast<size_t>(y) << depth_);
+    if (ia >= ie || at[ie] - at[ia] < kMinTake) {
+      walk.Edge(y, xa, xb + 1);
+      continue;
+    }
+    walk.Edge(y, xa, ia);
+    walk.Take(y, ia, ie);
+    walk.Edge(y, ie, xb + 1);
+  }
 }
 
 void LinearQuadtree::QueryCircle(const Circle& circle, const QueryFilter& filter,

@@ -1,30 +1,33 @@
-// LinearQuadtree: a quadtree rebuilt from scratch every tick, laid out in Morton order, for the
-// queries a tick asks many times ("who is within r of each player").
+// LinearQuadtree: a quadtree rebuilt from scratch every tick, for the queries a tick asks many
+// times ("who is within r of each player").
 //
 // Why beside the incremental Quadtree: a tree of nodes and slabs pays a pointer chase per node,
 // and a flat grid rebuilt per tick (a counting sort) beats it even where density varies. This
-// index is a grid and a tree at once. Every entity gets the Morton code of its centre at 16 bits
-// per axis; the entities are sorted by that code (a counting sort on the code's top 2 * D bits,
-// then a sort by the whole code inside the buckets that hold more than leaf_capacity), so every
-// quadtree node at any depth is one contiguous run of the arrays. A table of bucket starts (the
-// directory, 4^D + 1 entries, D chosen from N) finds the run of any node at depth <= D with two
-// loads; below D, where a bucket is crowded, a node's run is split by binary search on the codes.
+// index is a grid and a tree at once:
+// - Its top is a directory: the quadtree's nodes of one depth D, kept as a grid in rows
+//   (4^D buckets, a counting sort per rebuild), so the buckets of one row are one contiguous run
+//   of the arrays, as a grid's are. D follows N, or the configured query radius by a cost model
+//   (DepthFor), as one would size a grid's cells.
+// - Below it, where a bucket is crowded (more than leaf_capacity), the bucket's entities are
+//   sorted by their Morton code (16 bits per axis), so each of its quadtree nodes, down to the
+//   deepest, is one contiguous run, split by binary search on the codes.
 //
-// A circle query starts at the depth whose cells are at least as wide as the circle (at most
-// 2 x 2 cells), and walks down in Morton order: a node that misses the circle is skipped, a node
-// inside the circle is taken whole (no distance test for QueryCircle), a node holding at most
-// leaf_capacity entities is scanned (a vectorisable loop over contiguous floats), any other node
-// is split into its four children. Leaves and taken nodes that follow each other in the arrays
-// merge into one run before they are scanned or copied. So it adapts to density (crowded cells
-// are refined, empty ones cost nothing) with a grid's constant-time start.
+// A circle query goes row by row over the buckets its box overlaps. In each row the buckets the
+// circle may touch are one span: its middle (buckets wholly inside) is taken whole, with no
+// distance test; its ends are scanned (a vectorisable loop over contiguous floats), except a
+// crowded bucket, which is walked down its nodes: one outside the circle is skipped, one inside
+// taken whole, one holding at most leaf_capacity scanned, any other split in four. Runs that
+// follow each other in the arrays merge before they are scanned or copied. So it adapts to density
+// (crowded buckets are refined, and taken whole where the circle covers them) with a grid's rows.
 //
-// Where it stands (bench/README.md, "Spatial index"): faster than the incremental Quadtree's
-// queries on every workload of the spatial benchmark, and than the best grid in the 10k dense
-// crowd; 1.5-2.1x the best grid on uniform and blob-clustered points. The zone does not use it.
+// Where it stands (bench/README.md, "Spatial index"): faster than the incremental Quadtree on
+// every workload of the spatial benchmark; 1.1-1.2x the best grid on uniform points, 0.4-0.5x
+// where thousands crowd or dense blobs meet a large radius. The zone does not use it.
 //
 // Results are exact and match the Quadtree's and BruteForceIndex's (same narrow-phase rules).
-// Contents are structure-of-arrays; a warm index (same N or fewer) rebuilds and queries without
-// allocating. Not thread-safe to rebuild; const queries may run concurrently with each other.
+// Contents are structure-of-arrays (a radius or a mask every entity shares is filled in order,
+// not scattered); a warm index (same N or fewer) rebuilds and queries without allocating. Not
+// thread-safe to rebuild; const queries may run concurrently with each other.
 #pragma once
 
 #include <array>
@@ -44,9 +47,13 @@ namespace zs::spatial {
 
 struct LinearQuadtreeConfig {
   Aabb bounds{{0.0f, 0.0f}, {1024.0f, 1024.0f}};
-  // A node holding more than this is split by a query (1..4096). 128 measured best on the
-  // spatial benchmark (8, 32, 64, 128): a node visit costs about what scanning ~100 does.
-  uint32_t leaf_capacity = 128;
+  // A crowded bucket's node holding more than this is split by a query (1..4096), and a bucket
+  // holding more is sorted by code. 256 measured best on the spatial benchmark (32 to 512): a
+  // node visit costs about what scanning a hundred does.
+  uint32_t leaf_capacity = 256;
+  // The radius the caller's queries mostly use (0: not known). The directory's cells are then
+  // sized for it (DepthFor), as one would size a grid's cells; any radius is still answered.
+  float query_radius = 0.0f;
 };
 
 class LinearQuadtree {
@@ -75,7 +82,8 @@ class LinearQuadtree {
   [[nodiscard]] uint32_t directory_depth() const noexcept { return depth_; }
 
   // As Quadtree::QueryCircle with QueryOrder::kAny: every entity passing `filter` whose hitbox
-  // touches the circle, in Morton order of the nodes visited. out->ids and out->stats replaced.
+  // touches the circle, in the order of the arrays (rows, then code). out->ids and out->stats
+  // replaced.
   void QueryCircle(const Circle& circle, const QueryFilter& filter, QueryResults* out) const;
   // As Quadtree::QueryCircleKeys: appends the RankKey of every entity passing `filter` whose
   // centre is within `radius` of `center`; *stats, when given, replaced by the work done.
@@ -93,11 +101,13 @@ class LinearQuadtree {
     bool masks_pass;  // every stored mask passes the filter: no per-entity mask test
     bool all_pass;    // ... and nothing is excluded: no filter at all
   };
-  // A node: its depth, cell coordinates at that depth, and its run [lo, hi) of the arrays.
+  // A node: its depth, cell coordinates and Morton code at that depth, and its run [lo, hi) of
+  // the arrays.
   struct Cell {
     uint32_t depth;
     uint32_t x;
     uint32_t y;
+    uint32_t m;
     uint32_t lo;
     uint32_t hi;
   };
@@ -105,16 +115,23 @@ class LinearQuadtree {
   // each entity first; both apply the filter.
   class IdSink;   // QueryCircle: hitboxes touching the circle, as ids
   class KeySink;  // QueryCircleKeys: centres within the radius, as rank keys
+  template <typename S>
+  class Walk;  // one query's descent and its pending runs
 
-  [[nodiscard]] uint32_t StartDepth(float reach) const noexcept;
-  [[nodiscard]] Cell CellAt(uint32_t depth, uint32_t x, uint32_t y) const noexcept;
-  // The four children of `c`, in Morton order.
-  void Split(const Cell& c, std::array<Cell, 4>& kids) const noexcept;
+  // The directory's bucket at column x, row y (a node of depth depth_).
+  [[nodiscard]] Cell Bucket(uint32_t x, uint32_t y) const noexcept;
+  // The runs of c's four children, in Morton order: child k holds [at[k], at[k + 1]).
+  void SplitRuns(const Cell& c, std::array<uint32_t, 5>& at) const noexcept;
   [[nodiscard]] Aabb RectOf(const Cell& c) const noexcept;
+  [[nodiscard]] Aabb BucketRect(uint32_t x, uint32_t y) const noexcept;
   template <typename S>
   void Query(const Probe& p, float reach, S& sink) const;
   [[nodiscard]] uint32_t DepthFor(size_t n) const noexcept;
-  void SortByCode(std::span<const Item> items);
+  Status CountBuckets(std::span<const Item> items);
+  void Scatter(std::span<const Item> items);
+  void SortCrowded();
+  template <typename T>
+  void Permute(uint32_t lo, std::vector<T>& v);
   // Branch-free (bitwise, not short-circuit), so the scans that call it stay vectorisable.
   [[nodiscard]] bool Passes(const Probe& p, uint32_t i) const noexcept {
     return static_cast<bool>(
@@ -131,15 +148,18 @@ class LinearQuadtree {
   uint32_t depth_ = 0;
   float max_radius_ = 0.0f;
   size_t zero_masks_ = 0;
+  bool radii_vary_ = false;  // else r_ holds one value throughout, filled in order
+  bool masks_vary_ = false;  // ... and mask_
   // The contents, sorted by code (structure of arrays).
   std::vector<uint32_t> code_;
   std::vector<float> x_, y_, r_;
   std::vector<EntityId> id_;
   std::vector<uint32_t> mask_;
-  std::vector<uint32_t> start_;   // directory: bucket b's run is [start_[b], start_[b + 1])
-  std::vector<uint64_t> order_;   // rebuild scratch: code << 32 | item index, by item
-  std::vector<uint64_t> sorted_;  // ... the same, by bucket
-  std::vector<uint32_t> fill_;    // ... each bucket's next free place
+  std::vector<uint32_t> start_;    // directory: bucket b's run is [start_[b], start_[b + 1])
+  std::vector<uint32_t> bucket_;   // rebuild scratch: each item's bucket
+  std::vector<uint64_t> order_;    // ... a crowded bucket's code << 32 | position
+  std::vector<uint32_t> permute_;  // ... one array's run, reordered
+  std::vector<uint32_t> fill_;     // ... each bucket's next free place
 };
 
 }  // namespace zs::spatial

@@ -105,6 +105,64 @@ TEST(LinearQuadtree, MatchesTheOracleAtScale) {
   }
 }
 
+// The directory sized for a query radius, and items that all share one radius or one mask (kept
+// once, not per item): still exactly the oracle's answers, across rebuilds that switch between
+// shared and varying values, for radii far from the one the directory was sized for.
+TEST(LinearQuadtree, MatchesTheOracleWithARadiusHintAndSharedRadiiOrMasks) {
+  std::mt19937 rng(20261127);
+  std::uniform_real_distribution<float> ux(-500, 1500), uy(0, 1000), ur(0.1f, 4);
+  std::normal_distribution<float> blob(0, 20);
+  for (const float hint : {0.5f, 30.0f, 250.0f, 5000.0f}) {
+    SCOPED_TRACE(hint);
+    LinearQuadtree t(
+        {.bounds = {{-500, 0}, {1500, 1000}}, .leaf_capacity = 24, .query_radius = hint});
+    // 0: radius and mask shared; 1: radius shared (not 0), masks vary; 2: masks shared (one
+    // that some filters refuse), radii vary; 3: both vary.
+    for (int kind = 0; kind < 4; ++kind) {
+      SCOPED_TRACE(kind);
+      const uint32_t n = 6000;
+      const float shared_radius = kind == 1 ? 1.5f : 0.0f;
+      BruteForceIndex oracle;
+      std::vector<LinearQuadtree::Item> items;
+      for (uint32_t i = 0; i < n; ++i) {
+        Vec2 p{ux(rng), uy(rng)};
+        if (i % 2 == 0) p = {std::clamp(900 + blob(rng), -500.0f, 1500.0f), 200 + blob(rng)};
+        if (i % 17 == 0) p = {1500, 1000};  // on the bounds' far corner
+        const float radius = kind >= 2 ? (i % 3 == 0 ? ur(rng) : 0.0f) : shared_radius;
+        const uint32_t mask = kind == 0 || kind == 2 ? 4u : 1u << (i % 3);
+        items.push_back({.id = MakeEntityId(i, 1), .center = p, .radius = radius, .mask = mask});
+        oracle.Insert(items.back().id, p, radius, mask);
+      }
+      ASSERT_TRUE(t.Rebuild(items).ok());
+      QueryResults r;
+      std::vector<RankKey> keys;
+      for (int q = 0; q < 200; ++q) {
+        const Vec2 c = q % 2 == 0 ? items[rng() % n].center : Vec2{ux(rng), uy(rng)};
+        const float radius = std::pow(10.0f, std::uniform_real_distribution<float>(-1, 3.3f)(rng));
+        const QueryFilter f{.mask = q % 3 == 0 ? 0xFFFFFFFFu : 1u + (q % 6),
+                            .exclude = q % 4 == 0 ? items[rng() % n].id : kInvalidEntity};
+        t.QueryCircle({c, radius}, f, &r);
+        std::vector<EntityId> got = r.ids.ToVector();
+        std::sort(got.begin(), got.end(),
+                  [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
+        ASSERT_EQ(got, oracle.QueryCircle({c, radius}, f, QueryOrder::kById)) << q;
+        keys.clear();
+        t.QueryCircleKeys(c, radius, f, &keys);
+        std::sort(keys.begin(), keys.end());
+        ASSERT_EQ(keys, oracle.QueryCircleKeys(c, radius, f)) << q;
+      }
+    }
+  }
+}
+
+TEST(LinearQuadtree, RefusesABadQueryRadius) {
+  for (const float bad :
+       {-1.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    EXPECT_FALSE(LinearQuadtree::ValidateConfig({.query_radius = bad}).ok()) << bad;
+  }
+  EXPECT_TRUE(LinearQuadtree::ValidateConfig({.query_radius = 40.0f}).ok());
+}
+
 // Every rebuild replaces what was there (the zone rebuilds it every tick), with a directory no
 // deeper than the one before when there are fewer entities.
 TEST(LinearQuadtree, ARebuildWithFewerReplacesTheContents) {
