@@ -18,8 +18,10 @@ constexpr uint32_t kMaxDirDepth = 8;  // 65,536 buckets
 constexpr uint32_t kChunk = 64;       // a scan tests this many into a byte mask, then compacts
 constexpr uint32_t kPerBucket = 8;    // without a query radius, the directory aims at this many
                                       // entities per bucket
-// What a row of a query costs beyond its entities, in entities scanned (spatial_bench: ~40-60).
-constexpr float kRowCost = 50.0f;
+// What a row of a query costs beyond its entities, in entities scanned, fitted on spatial_bench:
+// a narrow row (the box's width, scanned whole) and a wide one (a chord, its middle taken).
+constexpr float kNarrowRowCost = 40.0f;
+constexpr float kWideRowCost = 120.0f;
 // A node holding at least this many is tested whole before it is scanned: taking it whole then
 // spares their tests.
 constexpr uint32_t kTakeTest = 16;
@@ -214,22 +216,28 @@ LinearQuadtree::LinearQuadtree(const LinearQuadtreeConfig& config) : config_(con
 }
 
 // Without a query radius: 4^depth buckets for n / kPerBucket. With one: the depth whose rows cost
-// least for one query of that radius over n spread evenly, by the model
-//   rows * (kRowCost + the entities of the ~3 cells per row that are scanned, not taken),
-// rows = 2 * radius / side + 1. Small cells mean many rows; large cells mean long scans at the
-// circle's edge. (Where entities crowd, their buckets are refined by code below the directory.)
+// least for one query of that radius, by the model
+//   rows * (a row's own cost + the entities of its cells that are scanned, not taken),
+// rows = 2 * radius / side + 1. A circle under 3 cells wide has narrow rows, scanned whole; a
+// wider one has wide rows (a chord, a middle taken whole), of which ~3 cells are scanned. The
+// entities per cell are twice the mean density's: real worlds clump, and a row too coarse costs
+// more there than a row too fine. Small cells mean many rows; large ones long scans. (Where
+// entities crowd, their buckets are refined by code below the directory.)
 uint32_t LinearQuadtree::DepthFor(size_t n) const noexcept {
   uint32_t d = 1;
   while (d < kMaxDirDepth && (size_t{1} << (2 * d)) * kPerBucket < n) ++d;
   const float radius = config_.query_radius;
   if (!(radius > 0.0f) || n == 0) return d;
-  const float density = static_cast<float>(n) / (size_.x * size_.y);
+  const float density = 2.0f * static_cast<float>(n) / (size_.x * size_.y);
   uint32_t best = d;
   float best_cost = std::numeric_limits<float>::infinity();
   for (uint32_t k = 1; k <= kMaxDirDepth; ++k) {
     const float side = std::max(side_[k].x, side_[k].y);
     const float rows = 2.0f * radius / side + 1.0f;
-    const float cost = rows * (kRowCost + 3.0f * density * side_[k].x * side_[k].y);
+    const bool wide = 2.0f * radius >= 3.0f * side;
+    const float scanned = wide ? 3.0f : rows;
+    const float cost = rows * ((wide ? kWideRowCost : kNarrowRowCost) +
+                               scanned * density * side_[k].x * side_[k].y);
     if (cost < best_cost) {
       best_cost = cost;
       best = k;
@@ -494,8 +502,18 @@ void LinearQuadtree::Query(const Probe& p, float reach, S& sink) const {
   const float grown = reach + slack_;
   const uint32_t y0 = cell_of(from.y - grown, per.y);
   const uint32_t y1 = cell_of(from.y + grown, per.y);
+  // A circle a few cells wide: each row is the box's width (the chord would save no cell), and
+  // no row has two cells wholly inside (too few to be worth taking whole).
+  const bool wide = 2.0f * reach >= 3.0f * side.x;
+  const bool takes = wide && 2.0f * std::sqrt(p.inner_sq) >= 3.0f * side.x;
+  const uint32_t x0 = cell_of(from.x - grown, per.x);
+  const uint32_t x1 = cell_of(from.x + grown, per.x);
   Walk<S> walk(*this, p, sink);
   for (uint32_t y = y0; y <= y1; ++y) {
+    if (!wide) {
+      walk.Edge(y, x0, x1 + 1);
+      continue;
+    }
     // The row's band, grown by slack_: its nearest and farthest rows from the centre.
     const float by0 = side.y * static_cast<float>(y) - slack_;
     const float by1 = by0 + side.y + 2.0f * slack_;
@@ -506,7 +524,7 @@ void LinearQuadtree::Query(const Probe& p, float reach, S& sink) const {
     const uint32_t xa = cell_of(from.x - half, per.x);
     const uint32_t xb = cell_of(from.x + half, per.x);
     const float far = std::max(from.y - by0, by1 - from.y);
-    const float inner = p.inner_sq - far * far;
+    const float inner = takes ? p.inner_sq - far * far : 0.0f;
     // The cells wholly inside: [ia, ie), none when ia >= ie.
     uint32_t ia = xb + 1;
     uint32_t ie = xb + 1;
