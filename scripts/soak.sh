@@ -100,6 +100,12 @@ echo "Logins: $logins (churn reconnects included); protocol violations: **$viola
 ok=1
 awk -v g="$growth" 'BEGIN{exit !(g <= 5)}' || { echo "soak: FAIL: RSS grew ${growth}% (goal <= 5%)"; ok=0; }
 (( fds_after <= fds_baseline )) || { echo "soak: FAIL: $fds_after fds open after the bots left, baseline $fds_baseline"; ok=0; }
-(( violations == 0 )) || { echo "soak: FAIL: $violations protocol violations"; ok=0; }
+if (( violations != 0 )); then
+  echo "soak: FAIL: $violations protocol violations"
+  for side in wander churn; do  # by kind
+    echo "  $side: $(jq -c '.violations' "$work/$side.json")"
+  done
+  ok=0
+fi
 (( ok == 1 )) && echo "soak: PASS"
 (( ok == 1 ))

@@ -255,6 +255,9 @@ void ZoneRunner::Admit(Request& r) {
   if (auto* join = std::get_if<JoinRequest>(&r.what)) {
     if (player == nullptr && !RefuseJoinOfAway(r.session, join->who, join->sink)) {
       keeper_.Login(r.session, std::move(join->sink), std::move(join->who));
+      if (const PlayerDirectory::Player* now = players_.BySession(r.session)) {
+        ForgetThisTicksInputs(now->entity);
+      }
     }
   } else if (auto* arrive = std::get_if<ArriveRequest>(&r.what)) {
     if (player == nullptr) {
@@ -273,6 +276,16 @@ void ZoneRunner::Admit(Request& r) {
              !early_.Hold(r.session, std::move(std::get<ClientInput>(r.what)))) {
     metrics_->RejectInput("server_busy", 1);
   }
+}
+
+// A login that took over an online character (CharacterKeeper::TakeOver): the inputs its old
+// connection sent this tick, and their refusals, were that connection's. The new client never
+// sent them, so it must not be told their results (it would find answers to inputs it does not
+// know). A character that just entered has none: nothing to remove.
+void ZoneRunner::ForgetThisTicksInputs(EntityId entity) {
+  std::erase_if(inputs_,
+                [entity](const zone::PlayerInput& in) { return zone::PlayerOf(in) == entity; });
+  std::erase_if(results_, [entity](const zone::InputResult& r) { return r.player == entity; });
 }
 
 void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player, bool relayed) {
