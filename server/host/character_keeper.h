@@ -1,7 +1,8 @@
 // CharacterKeeper: the lasting side of players, on its zone runner's thread.
 //
 // - Login: a character already online is taken over (the old connection gets Kick
-//   "logged_in_elsewhere", the entity stays, the new connection gets a Welcome and a resync);
+//   "logged_in_elsewhere", the entity stays, the new connection gets a Welcome and a resync;
+//   the runner drops the old connection's inputs of that tick: ZoneRunner::Admit);
 //   another character of the same account online is logged out first (one session per account).
 //   Otherwise the character is loaded through the storage worker, off this thread: the login
 //   waits for its row without stalling the tick, and a newer login for the same name or account

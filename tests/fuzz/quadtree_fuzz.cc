@@ -334,10 +334,13 @@ class Driver {
     Require(results_.stats.candidates >= results_.stats.hits);
   }
 
-  // The LinearQuadtree over the same world and contents, rebuilt from the oracle's: the same
-  // circle's ids and rank keys.
+  // The LinearQuadtree over the same world and contents, rebuilt from the oracle's (its
+  // directory sized for this circle's radius, or for none): the same circle's ids and rank keys.
   void CompareLinear(const Circle& c, const QueryFilter& f) {
-    LinearQuadtree linear({.bounds = bounds_, .leaf_capacity = tree_->config().leaf_capacity});
+    const bool sized = in_.ConsumeBool() && std::isfinite(c.radius) && c.radius >= 0.0f;
+    LinearQuadtree linear({.bounds = bounds_,
+                           .leaf_capacity = tree_->config().leaf_capacity,
+                           .query_radius = sized ? c.radius : 0.0f});
     std::vector<LinearQuadtree::Item> items;
     for (const auto& e : oracle_.entities()) {
       items.push_back({.id = e.id, .center = e.center, .radius = e.radius, .mask = e.mask});

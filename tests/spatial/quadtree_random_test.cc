@@ -55,8 +55,11 @@ class Sequence {
     c.leaf_capacity = 1 + static_cast<uint32_t>(Next() % 8);
     c.max_depth = 2 + static_cast<uint32_t>(Next() % 6);
     tree_ = std::make_unique<Quadtree>(c);
+    // Its directory sized for a query radius two times in three (any radius is still asked).
     linear_ = std::make_unique<LinearQuadtree>(
-        LinearQuadtreeConfig{.bounds = c.bounds, .leaf_capacity = c.leaf_capacity});
+        LinearQuadtreeConfig{.bounds = c.bounds,
+                             .leaf_capacity = c.leaf_capacity,
+                             .query_radius = Next() % 3 == 0 ? 0.0f : Uniform(0.5f, 120.0f)});
     bounds_ = c.bounds;
     blob_ = {Uniform(bounds_.min.x, bounds_.max.x), Uniform(bounds_.min.y, bounds_.max.y)};
     one_point_ = blob_;
