@@ -72,8 +72,7 @@ class DecodingSink final : public SessionSink {
 };
 
 ClientInput Sword(uint32_t seq) {
-  return zone::PlayerInput{
-      zone::SkillInput{.seq = seq, .skill = kSword, .facing = 0, .target = {}}};
+  return zone::SkillInput{.seq = seq, .skill = kSword, .facing = 0, .target = {}};
 }
 
 class Takeover : public ::testing::Test {
