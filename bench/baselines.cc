@@ -91,7 +91,7 @@ class OursKeys final : public BenchIndex {
   std::vector<spatial::RankKey> keys_;
 };
 
-// ---- the linear quadtree: Morton order, rebuilt every tick ----
+// ---- the linear quadtree: rows of buckets, crowded ones by Morton code, rebuilt every tick ----
 class Linear : public BenchIndex {
  public:
   explicit Linear(float query_radius) : query_radius_(query_radius) {}

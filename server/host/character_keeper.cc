@@ -63,6 +63,7 @@ void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, uint64_t session
                    CloseReason::kLoggedInElsewhere);
   }
   PlayerDirectory::Player& p = players_->Rebind(players_->SessionOf(online), session, sink);
+  taken_over_.push_back(p.entity);
   const std::shared_ptr<SessionSink> now = sink.lock();
   if (world_->ForgetKnown(p.entity).ok()) p.resync = true;  // the new client knows nothing yet
   counters_.players.logins.Add(1);

@@ -2,7 +2,7 @@
 //
 // - Login: a character already online is taken over (the old connection gets Kick
 //   "logged_in_elsewhere", the entity stays, the new connection gets a Welcome and a resync;
-//   the runner drops the old connection's inputs of that tick: ZoneRunner::Admit);
+//   the runner drops the old connection's inputs of that tick: ZoneRunner::ForgetTakenOver);
 //   another character of the same account online is logged out first (one session per account).
 //   Otherwise the character is loaded through the storage worker, off this thread: the login
 //   waits for its row without stalling the tick, and a newer login for the same name or account
@@ -34,6 +34,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "host/churn_log.h"
@@ -77,6 +78,9 @@ class CharacterKeeper {
   void Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   void OnLoaded(uint64_t session, storage::LoadResult result);
   void Logout(uint64_t session);
+  // The characters a login took over since the last call (TakeOver), then none: the runner
+  // drops their old connections' inputs of this tick.
+  [[nodiscard]] std::vector<EntityId> TakeTakenOver() { return std::exchange(taken_over_, {}); }
   // The session's login is under way here (its character loading, or its route being asked).
   [[nodiscard]] bool Joining(uint64_t session) const {
     return loading_.contains(session) || routing_.contains(session);
@@ -156,6 +160,7 @@ class CharacterKeeper {
   uint64_t ticks_since_checkpoint_ = 0;
   uint64_t checkpoints_ = 0;
   std::vector<storage::CharacterRecord> batch_;  // checkpoint scratch
+  std::vector<EntityId> taken_over_;             // by TakeOver, until TakeTakenOver
 };
 
 }  // namespace zs::host

@@ -233,10 +233,15 @@ void ZoneRunner::Drain(std::vector<Request>& requests) {
   chat_text_.clear();
   results_.clear();
   relayed_.clear();
-  for (Request& r : requests) Admit(r);
+  for (Request& r : requests) {
+    Admit(r);
+    ForgetTakenOver();  // before the new connection's own inputs, which come after its login
+  }
   AdmitRelayed(relayed_in_.Take());
   for (auto& [session, result] : loaded_.Take()) keeper_.OnLoaded(session, std::move(result));
+  ForgetTakenOver();
   ApplyAnswers();
+  ForgetTakenOver();
   if (!early_.empty()) ApplyEarly();
 }
 
@@ -255,9 +260,6 @@ void ZoneRunner::Admit(Request& r) {
   if (auto* join = std::get_if<JoinRequest>(&r.what)) {
     if (player == nullptr && !RefuseJoinOfAway(r.session, join->who, join->sink)) {
       keeper_.Login(r.session, std::move(join->sink), std::move(join->who));
-      if (const PlayerDirectory::Player* now = players_.BySession(r.session)) {
-        ForgetThisTicksInputs(now->entity);
-      }
     }
   } else if (auto* arrive = std::get_if<ArriveRequest>(&r.what)) {
     if (player == nullptr) {
@@ -278,14 +280,17 @@ void ZoneRunner::Admit(Request& r) {
   }
 }
 
-// A login that took over an online character (CharacterKeeper::TakeOver): the inputs its old
-// connection sent this tick, and their refusals, were that connection's. The new client never
-// sent them, so it must not be told their results (it would find answers to inputs it does not
-// know). A character that just entered has none: nothing to remove.
-void ZoneRunner::ForgetThisTicksInputs(EntityId entity) {
-  std::erase_if(inputs_,
-                [entity](const zone::PlayerInput& in) { return zone::PlayerOf(in) == entity; });
-  std::erase_if(results_, [entity](const zone::InputResult& r) { return r.player == entity; });
+// Logins that took over an online character (CharacterKeeper::TakeOver, from a join, an
+// arrival, an adoption or a finished load): the inputs their old connections sent this tick, and
+// their refusals, were those connections'. A new client never sent them, so it must not be told
+// their results (it would find answers to inputs it does not know). A whisper among them that
+// already went to another runner still reaches its listener.
+void ZoneRunner::ForgetTakenOver() {
+  for (const EntityId entity : keeper_.TakeTakenOver()) {
+    std::erase_if(inputs_,
+                  [entity](const zone::PlayerInput& in) { return zone::PlayerOf(in) == entity; });
+    std::erase_if(results_, [entity](const zone::InputResult& r) { return r.player == entity; });
+  }
 }
 
 void ZoneRunner::Apply(ClientInput& input, PlayerDirectory::Player& player, bool relayed) {

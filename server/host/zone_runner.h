@@ -159,7 +159,7 @@ class ZoneRunner {
   void Admit(Request& r);
   // The player's input, for this tick's World::Tick (or the runner's own: resync, refusals).
   void Apply(ClientInput& input, PlayerDirectory::Player& player, bool relayed = false);
-  void ForgetThisTicksInputs(EntityId entity);
+  void ForgetTakenOver();
   // Inputs that came before their session's player: applied once it is in the world, dropped
   // once its login ended without one.
   void ApplyEarly();

@@ -153,8 +153,8 @@ class LinearQuadtree::KeySink {
     stats_->candidates += hi - lo;
     const size_t k0 = keys_->size();
     keys_->resize(k0 + (hi - lo));
-    RankKey* dst = keys_->data() + k0 - lo;
-    for (uint32_t i = lo; i < hi; ++i) dst[i] = KeyOf(i);
+    RankKey* dst = keys_->data() + k0;
+    for (uint32_t i = lo; i < hi; ++i) dst[i - lo] = KeyOf(i);
   }
   void Scan(uint32_t lo, uint32_t hi) { Emit(lo, hi, radius_sq_); }
 
@@ -249,6 +249,7 @@ uint32_t LinearQuadtree::DepthFor(size_t n) const noexcept {
 Status LinearQuadtree::Rebuild(std::span<const Item> items) {
   Status s = CountBuckets(items);
   if (!s.ok()) {
+    depth_ = 0;
     start_.assign(2, 0);
     for (auto* v : {&x_, &y_, &r_}) v->clear();
     id_.clear();
@@ -504,8 +505,10 @@ void LinearQuadtree::Query(const Probe& p, float reach, S& sink) const {
   const uint32_t y1 = cell_of(from.y + grown, per.y);
   // A circle a few cells wide: each row is the box's width (the chord would save no cell), and
   // no row has two cells wholly inside (too few to be worth taking whole).
-  const bool wide = 2.0f * reach >= 3.0f * side.x;
-  const bool takes = wide && 2.0f * std::sqrt(p.inner_sq) >= 3.0f * side.x;
+  // (A reach whose square overflows reads the box too: inf - inf would make the chord NaN.)
+  const float cell = std::max(side.x, side.y);
+  const bool wide = std::isfinite(p.prune_sq) && 2.0f * reach >= 3.0f * cell;
+  const bool takes = wide && 2.0f * std::sqrt(p.inner_sq) >= 3.0f * cell;
   const uint32_t x0 = cell_of(from.x - grown, per.x);
   const uint32_t x1 = cell_of(from.x + grown, per.x);
   Walk<S> walk(*this, p, sink);

@@ -26,8 +26,9 @@
 //
 // Results are exact and match the Quadtree's and BruteForceIndex's (same narrow-phase rules).
 // Contents are structure-of-arrays (a radius or a mask every entity shares is filled in order,
-// not scattered); a warm index (same N or fewer) rebuilds and queries without allocating. Not
-// thread-safe to rebuild; const queries may run concurrently with each other.
+// not scattered); a warm index (N and its most crowded bucket no larger than before) rebuilds
+// and queries without allocating. Not thread-safe to rebuild; const queries may run
+// concurrently with each other.
 #pragma once
 
 #include <array>
@@ -82,8 +83,8 @@ class LinearQuadtree {
   [[nodiscard]] uint32_t directory_depth() const noexcept { return depth_; }
 
   // As Quadtree::QueryCircle with QueryOrder::kAny: every entity passing `filter` whose hitbox
-  // touches the circle, in the order of the arrays (rows, then code). out->ids and out->stats
-  // replaced.
+  // touches the circle, in no meaningful order (the runs it scans and those it takes whole are
+  // reported apart). out->ids and out->stats replaced.
   void QueryCircle(const Circle& circle, const QueryFilter& filter, QueryResults* out) const;
   // As Quadtree::QueryCircleKeys: appends the RankKey of every entity passing `filter` whose
   // centre is within `radius` of `center`; *stats, when given, replaced by the work done.
@@ -150,7 +151,8 @@ class LinearQuadtree {
   size_t zero_masks_ = 0;
   bool radii_vary_ = false;  // else r_ holds one value throughout, filled in order
   bool masks_vary_ = false;  // ... and mask_
-  // The contents, sorted by code (structure of arrays).
+  // The contents, by bucket in row order, a crowded bucket's by code (structure of arrays).
+  // code_ is only read (and only set) in crowded buckets.
   std::vector<uint32_t> code_;
   std::vector<float> x_, y_, r_;
   std::vector<EntityId> id_;

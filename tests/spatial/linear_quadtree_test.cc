@@ -155,6 +155,35 @@ TEST(LinearQuadtree, MatchesTheOracleWithARadiusHintAndSharedRadiiOrMasks) {
   }
 }
 
+// A circle so large that its reach squared overflows to infinity, centred far outside the
+// world: every entity is within it, as the oracle says (a chord computed from inf - inf would
+// read one column).
+TEST(LinearQuadtree, AnEnormousCircleFarAwayFindsEveryone) {
+  for (const float hint : {0.0f, 100.0f}) {
+    LinearQuadtree t({.bounds = {{0, 0}, {1024, 1024}}, .leaf_capacity = 4, .query_radius = hint});
+    BruteForceIndex oracle;
+    std::vector<LinearQuadtree::Item> items;
+    for (uint32_t i = 0; i < 200; ++i) {
+      const Vec2 p{static_cast<float>(i * 5 % 1024), static_cast<float>(i * 37 % 1024)};
+      items.push_back({.id = MakeEntityId(i, 0), .center = p, .radius = i % 2 ? 1.0f : 0.0f});
+      oracle.Insert(items.back().id, p, items.back().radius, 1);
+    }
+    ASSERT_TRUE(t.Rebuild(items).ok());
+    const Circle c{{0, 2e19f}, 3e19f};
+    QueryResults r;
+    t.QueryCircle(c, {}, &r);
+    std::vector<EntityId> got = r.ids.ToVector();
+    std::sort(got.begin(), got.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
+    const std::vector<EntityId> want = oracle.QueryCircle(c, {}, QueryOrder::kById);
+    EXPECT_EQ(want.size(), items.size());
+    EXPECT_EQ(got, want) << hint;
+    std::vector<RankKey> keys;
+    t.QueryCircleKeys(c.center, c.radius, {}, &keys);
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys, oracle.QueryCircleKeys(c.center, c.radius, {})) << hint;
+  }
+}
+
 TEST(LinearQuadtree, RefusesABadQueryRadius) {
   for (const float bad :
        {-1.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
