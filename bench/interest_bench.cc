@@ -514,8 +514,9 @@ class Selection {
   [[nodiscard]] uint32_t Self(size_t v) const { return ToRaw(Crowd::Id(viewers_[v])); }
 
   void RankOurs(size_t v) {
-    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, {kNearMax, kEnterRank},
-                 &hints_[v]);
+    // Exact ranks (step 0), as the other methods compute them.
+    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, /*step=*/0.0f,
+                 {kNearMax, kEnterRank}, &hints_[v]);
   }
 
   static std::vector<uint32_t> SortedIds(std::span<const RankKey> keys) {

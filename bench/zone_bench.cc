@@ -27,10 +27,12 @@ namespace {
 class ZoneTick {
  public:
   // `square`: side of the town square where half of everyone crowds (all players when
-  // `all_in_square`).
-  ZoneTick(uint32_t players, uint32_t monsters, float square_side = 512, bool all_in_square = false)
+  // `all_in_square`). `rank_floor`: the interest policy's (negative: its default).
+  ZoneTick(uint32_t players, uint32_t monsters, float square_side = 512, bool all_in_square = false,
+           float rank_floor = -1)
       : world_(zone::testing::CrowdWorld({.monsters = monsters, .square_side = square_side})),
         rng_(11) {
+    if (rank_floor >= 0) world_.zones[0].interest.rank_floor = rank_floor;
     zone_ = std::make_unique<zone::Zone>(world_, world_.zones[0], 99,
                                          [this] { return MakeEntityId(next_id_++, 0); });
     const Aabb square = zone::testing::Crowd{.square_side = square_side}.square();
@@ -136,16 +138,17 @@ void Sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_ZoneTick)->Apply(Sizes);
 
 // The load test's `crowd`: every player inside one 20 x 20 m square (everyone sees everyone), no
-// monsters, at overload level 0 (full budgets) and 8 (the floor). One thread.
+// monsters, at overload level 0 (full budgets) and 8 (the floor), with a rank floor of `floor`
+// metres (4: the default; 0: exact ranks). One thread.
 void BM_DenseCrowd(benchmark::State& state) {
   const auto players = static_cast<uint32_t>(state.range(0));
   const auto level = static_cast<uint32_t>(state.range(1));
-  ZoneTick z(players, 0, 20, true);
+  ZoneTick z(players, 0, 20, true, static_cast<float>(state.range(2)));
   for (int i = 0; i < 40; ++i) {
     z.MakeInputs();
     z.Tick(nullptr, level);
   }
-  double known = 0, near = 0;
+  double known = 0, near = 0, entered = 0;
   for (auto _ : state) {
     z.MakeInputs();
     const auto t0 = std::chrono::steady_clock::now();
@@ -155,17 +158,21 @@ void BM_DenseCrowd(benchmark::State& state) {
     for (const zone::PlayerView& v : z.out().views) {
       known += v.known_count;
       near += v.near_count;
+      entered += static_cast<double>(v.entered.size());
     }
   }
   const double n = static_cast<double>(state.iterations()) * players;
   state.counters["known"] = known / n;
   state.counters["near"] = near / n;
+  state.counters["entered"] = entered / n;
 }
 BENCHMARK(BM_DenseCrowd)
-    ->ArgNames({"players", "level"})
-    ->Args({1000, 0})
-    ->Args({2000, 0})
-    ->Args({2000, 8})
+    ->ArgNames({"players", "level", "floor"})
+    ->Args({1000, 0, 0})
+    ->Args({1000, 0, 4})
+    ->Args({2000, 0, 0})
+    ->Args({2000, 0, 4})
+    ->Args({2000, 8, 4})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference client for the zone server, in plain Python with the protobuf library.
 
-Speaks protocol 7 exactly as proto/zone.proto documents it: logs in, prints what it sees
+Speaks protocol 8 exactly as proto/zone.proto documents it: logs in, prints what it sees
 (entities entering with their names, leaving, hits, chat, the results of its own inputs, clock
 sync from Pong), walks in a circle (or straight on, --heading), swings at the nearest monster,
 says something and whispers. When its zone is hosted by another server (a portal, or a login
@@ -31,7 +31,7 @@ from google.protobuf.internal.encoder import _VarintBytes
 import mint_token  # beside this file: the login service example
 import zone_pb2 as pb
 
-PROTOCOL_VERSION = 7
+PROTOCOL_VERSION = 8
 CM = 100.0  # positions are centimetres on the wire
 TURN = 65536  # angles are 1/65536 of a turn
 MAX_HANDOFFS_PER_LOGIN = 4  # a login routed on and on is a server bug: give up

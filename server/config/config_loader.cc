@@ -124,8 +124,9 @@ void LoadMonsters(const YamlNode& file, WorldConfig* w) {
 
 // The `interest:` block of a zone; every key optional (defaults in interest::InterestConfig).
 interest::InterestConfig LoadInterest(const YamlNode& n, uint32_t tick_rate) {
-  n.AllowOnly({"near_max", "mid_max", "tier_margin", "bytes_per_tick", "max_staleness_seconds",
-               "mid_period_seconds", "summary_seconds", "summary_grid", "relevant_max"});
+  n.AllowOnly({"near_max", "mid_max", "tier_margin", "rank_floor", "bytes_per_tick",
+               "max_staleness_seconds", "mid_period_seconds", "summary_seconds", "summary_grid",
+               "relevant_max"});
   interest::InterestConfig c;
   const auto count = [&n](const char* key, uint32_t fallback, int64_t lo, int64_t hi) {
     return n.Has(key) ? static_cast<uint32_t>(n[key].Int(lo, hi)) : fallback;
@@ -133,6 +134,7 @@ interest::InterestConfig LoadInterest(const YamlNode& n, uint32_t tick_rate) {
   c.near_max = count("near_max", c.near_max, 1, 10000);
   c.mid_max = count("mid_max", c.mid_max, 0, 100000);
   c.tier_margin = count("tier_margin", c.tier_margin, 0, 10000);
+  if (n.Has("rank_floor")) c.rank_floor = n["rank_floor"].Float(0, 100);
   c.bytes_per_tick = count("bytes_per_tick", c.bytes_per_tick, 0, 1 << 20);
   c.summary_grid = count("summary_grid", c.summary_grid, 1, 64);
   c.relevant_max = count("relevant_max", c.relevant_max, 0, 1000);

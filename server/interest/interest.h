@@ -35,12 +35,13 @@ inline constexpr uint32_t kChangeFields = 4;  // change bits 0..3 (zone::ChangeB
 
 // Per zone, from the zone YAML's `interest:` block (config_loader validates every key).
 struct InterestConfig {
-  uint32_t near_max = 48;             // nearest entities in view, sent every tick
-  uint32_t mid_max = 200;             // up to this many more, sent by priority within the budget
-  uint32_t tier_margin = 16;          // a known entity is dropped only beyond rank near+mid+margin
-  uint32_t bytes_per_tick = 600;      // per client: budget for mid-tier updates
-  uint32_t max_staleness_ticks = 20;  // no pending change of a known entity waits longer
-  uint32_t mid_period_ticks = 4;      // the mid tier is ranked and sent every this many ticks
+  uint32_t near_max = 48;         // nearest entities in view, sent every tick
+  uint32_t mid_max = 200;         // up to this many more, sent by priority within the budget
+  uint32_t tier_margin = 16;      // a known entity is dropped only beyond rank near+mid+margin
+  float rank_floor = 4.0f;        // metres: nearer than this ranks as this, ties by id (nearest.h)
+  uint32_t bytes_per_tick = 600;  // per client: budget for mid-tier updates
+  uint32_t max_staleness_ticks = 20;     // no pending change of a known entity waits longer
+  uint32_t mid_period_ticks = 4;         // the mid tier is ranked and sent every this many ticks
   uint32_t summary_interval_ticks = 20;  // crowd summary period (per viewer, staggered)
   uint32_t summary_grid = 8;             // crowd summary: cells per side
   uint32_t relevant_max = 16;            // relevance overrides per viewer and tick

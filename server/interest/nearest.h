@@ -1,15 +1,18 @@
-// NearestRanker: the k nearest entities to a point, by centre distance, ties by ascending id, as
-// rank *classes* rather than a full order: after Rank(), keys()[0, a) are the a nearest, [0, b)
-// the b nearest, ... for the cut points the caller asked for. This is what interest tiers need
-// (near_max, near_max + mid_max, + margin), and it is cheaper than sorting.
+// NearestRanker: the k nearest entities to a point, by centre distance with every distance under a
+// floor counted as the floor (RankDistanceSq), ties by ascending id, as rank *classes* rather than
+// a full order: after Rank(), keys()[0, a) are the a nearest, [0, b) the b nearest, ... for the cut
+// points the caller asked for. This is what interest tiers need (near_max, near_max + mid_max, +
+// margin), and it is cheaper than sorting.
 //
 // One ranking query on the quadtree (Quadtree::QueryCircleKeys: the keys come straight from its
 // leaf scans), whose radius starts from a hint (the caller keeps last tick's k-th distance,
-// returned through *hint) and grows until it holds k entities or reaches max_radius; then the
-// 64-bit keys (distance^2 bits, raw id: spatial/rank_key.h; they compare in one instruction) are
-// bucketed by distance and partitioned with nth_element only inside the buckets holding a cut
-// rank (CutRanks). In a crowd it looks at about k entities, not everyone in range.
-// Thread: one ranker per thread (it owns its scratch); the tree is only read.
+// returned through *hint) and grows until it holds k entities or reaches max_radius, and to the
+// floor when the k-th one is under it (every entity under the floor ties with it, and one may
+// have a lower id); the keys' distances are raised to the floor, then the 64-bit keys (distance^2
+// bits, raw id: spatial/rank_key.h; they compare in one instruction) are bucketed by distance and
+// partitioned with nth_element only inside the buckets holding a cut rank (CutRanks). In a crowd it
+// looks at about k entities, not everyone in range. Thread: one ranker per thread (it owns its
+// scratch); the tree is only read.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +34,16 @@ using spatial::KeyDistanceSq;
 using spatial::KeyRawId;
 using spatial::MakeRankKey;
 using spatial::RankKey;
+
+// The squared distance ranks compare: the centre distance, or `rank_floor` metres when it is less
+// (0: exact), squared; equal ones rank by ascending id. Everything within the floor of a viewer
+// ties, so a crowd milling there (a crowd stacked on one spot) keeps its ranks as it shuffles
+// instead of entering and leaving the tiers (each time costing its viewer a whole EntityEnter).
+// Non-decreasing in distance_sq, so the keys rank as the distances do, up to ties.
+[[nodiscard]] inline float RankDistanceSq(float distance_sq, float rank_floor) {
+  const float floor_sq = rank_floor * rank_floor;
+  return rank_floor > 0 && distance_sq < floor_sq ? floor_sq : distance_sq;
+}
 
 struct RankCut {
   size_t kept = 0;   // min(number of keys, k)
@@ -98,37 +111,51 @@ inline RankCut CutRanks(std::span<RankKey> keys, uint32_t k, float radius,
 class NearestRanker {
  public:
   // Ranks the k nearest entities to `at` (centre within max_radius, `exclude` left out), by the
-  // centres stored in `tree`. `cuts` (ascending, each <= k) are the rank boundaries to partition
-  // at. *hint: in, a radius likely to hold k (0: unknown); out, the radius to try next time.
+  // centres stored in `tree`, distances under `rank_floor` metres counted as it (0: exact). `cuts`
+  // (ascending, each <= k) are the rank boundaries to partition at. *hint: in, a radius likely to
+  // hold k (0: unknown); out, the radius to try next time.
   void Rank(const spatial::Quadtree& tree, Vec2 at, EntityId exclude, uint32_t k, float max_radius,
-            std::initializer_list<uint32_t> cuts, float* hint) {
+            float rank_floor, std::initializer_list<uint32_t> cuts, float* hint) {
     float r = *hint > 0 ? std::min(*hint, max_radius) : max_radius;
     for (;;) {
-      keys_.clear();
-      tree.QueryCircleKeys(at, r, {.exclude = exclude}, &keys_);
-      if (keys_.size() >= k || r >= max_radius) break;
-      r = std::min(max_radius, r * 1.5f + kRadiusSlack);  // too few: the true k-th lies farther
+      Query(tree, at, exclude, r, rank_floor);
+      if (keys_.size() < k && r < max_radius) {
+        r = std::min(max_radius, r * 1.5f + kRadiusSlack);  // too few: the true k-th lies farther
+        continue;
+      }
+      const RankCut cut = CutRanks(keys_, k, r, cuts, &scratch_);
+      keys_.resize(cut.kept);
+      // A k-th key beyond r is at the floor: every entity under the floor ties with it.
+      const float kth = std::sqrt(KeyDistanceSq(cut.last));
+      if (cut.kept == k && r < kth && r < max_radius) {
+        r = std::min(max_radius, kth * (1 + kFloorSlackShare));
+        continue;
+      }
+      *hint = cut.kept < k ? max_radius
+                           : kth + std::clamp(kth * kHintSlackShare, kHintSlackMin, kRadiusSlack);
+      return;
     }
-    Partition(k, r, max_radius, cuts, hint);
   }
   [[nodiscard]] const std::vector<RankKey>& keys() const { return keys_; }
 
  private:
   // Next time's radius: the k-th distance plus a margin for movement, small in a dense crowd
-  // (where a metre holds dozens of entities) and larger in a sparse one. Too small costs one
-  // more query (the radius grows until it holds k); too large costs candidates.
+  // (where a metre holds dozens of entities) and larger in a sparse one. Too small costs one more
+  // query (the radius grows until it holds k); too large costs candidates.
   static constexpr float kRadiusSlack = 2.0f;       // metres, when growing
   static constexpr float kHintSlackMin = 0.5f;      // metres
   static constexpr float kHintSlackShare = 0.125f;  // of the k-th distance
+  // Beyond the floor, so float rounding cannot leave out an entity under it.
+  static constexpr float kFloorSlackShare = 1.0f / 64;
 
-  // Keeps the k nearest, partitioned at each cut; sets *hint.
-  void Partition(uint32_t k, float radius, float max_radius, std::initializer_list<uint32_t> cuts,
-                 float* hint) {
-    const RankCut cut = CutRanks(keys_, k, radius, cuts, &scratch_);
-    keys_.resize(cut.kept);
-    const float kth = std::sqrt(KeyDistanceSq(cut.last));
-    *hint = cut.kept < k ? max_radius
-                         : kth + std::clamp(kth * kHintSlackShare, kHintSlackMin, kRadiusSlack);
+  // keys_ = the entities within r, their distances raised to the floor.
+  void Query(const spatial::Quadtree& tree, Vec2 at, EntityId exclude, float r, float rank_floor) {
+    keys_.clear();
+    tree.QueryCircleKeys(at, r, {.exclude = exclude}, &keys_);
+    if (!(rank_floor > 0)) return;
+    for (RankKey& key : keys_) {
+      key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rank_floor), KeyRawId(key));
+    }
   }
 
   std::vector<RankKey> keys_;

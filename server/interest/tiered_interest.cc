@@ -1,6 +1,7 @@
 // The default interest policy: tiers by distance rank, priority within a byte budget.
 //
-// Ranks are by centre distance from the viewer, ties by ascending id. Every tick, per viewer:
+// Ranks are by centre distance from the viewer, any under rank_floor metres counted as rank_floor
+// (RankDistanceSq), ties by ascending id. Every tick, per viewer:
 //   - the near tier is exactly the nearest near_max entities within view radius + hysteresis
 //     (those within the view radius enter if unknown), plus the relevant ones (attacker,
 //     targets, last hit, monsters hunting the viewer); their changes are sent every tick;
@@ -424,8 +425,8 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
 // within the leave radius are near whatever their rank.
 void TieredInterest::Rank(Pass& p) const {
   const uint32_t keep = p.full ? p.enter_rank + config_.tier_margin : p.budget.near_max;
-  p.sc.ranker.Rank(*p.f.tree, p.at, p.viewer.id, keep, p.leave_r, {p.budget.near_max, p.enter_rank},
-                   p.full ? &p.st.full_hint : &p.st.near_hint);
+  p.sc.ranker.Rank(*p.f.tree, p.at, p.viewer.id, keep, p.leave_r, config_.rank_floor,
+                   {p.budget.near_max, p.enter_rank}, p.full ? &p.st.full_hint : &p.st.near_hint);
   const std::vector<RankKey>& keys = p.sc.ranker.keys();
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t s = p.SlotOfKey(keys[i]);

@@ -16,7 +16,7 @@
 namespace zs::wire {
 
 // The version this server speaks (zone.proto's history), and the oldest it still accepts.
-inline constexpr uint32_t kProtocolVersion = 7;
+inline constexpr uint32_t kProtocolVersion = 8;
 inline constexpr uint32_t kMinProtocolVersion = 3;
 
 enum class ClientKind : uint8_t { kHello, kMove, kSkill, kPing, kLogout, kChat };

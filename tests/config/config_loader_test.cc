@@ -35,6 +35,7 @@ TEST(ConfigLoader, DefaultWorldLoads) {
   // The interest block, in ticks at 20 Hz.
   EXPECT_EQ(w.zones[0].interest.near_max, 48u);
   EXPECT_EQ(w.zones[0].interest.mid_max, 200u);
+  EXPECT_EQ(w.zones[0].interest.rank_floor, 4.0f);
   EXPECT_EQ(w.zones[0].interest.max_staleness_ticks, 20u);
   EXPECT_EQ(w.zones[0].interest.mid_period_ticks, 4u);
   EXPECT_DOUBLE_EQ(w.overload.work_share, 0.6);
@@ -213,6 +214,11 @@ TEST_F(BrokenConfig, TooManyMonsters) {
 TEST_F(BrokenConfig, InterestKeyOutOfRange) {
   Edit("zones/town.yaml", "near_max: 48", "near_max: 0");
   ExpectError("zones/town.yaml", "interest.near_max", "must be an integer in 1..10000, got \"0\"");
+}
+
+TEST_F(BrokenConfig, RankStepThatIsNoDistance) {
+  Edit("zones/town.yaml", "rank_floor: 4.0", "rank_floor: -1");
+  ExpectError("zones/town.yaml", "interest.rank_floor", "-1");
 }
 
 TEST_F(BrokenConfig, InterestTypo) {

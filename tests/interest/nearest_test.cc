@@ -108,51 +108,83 @@ TEST(CutRanks, EdgeCases) {
   EXPECT_EQ(cut.last, MakeRankKey(4, 2));
 }
 
-// The ranker end to end: random crowds, hints carried across moves as the policy does, each
-// viewer's classes against the brute-force index's sorted keys within the full radius.
-TEST(NearestRanker, MatchesBruteForceAcrossTicks) {
-  std::mt19937 rng(11);
-  spatial::QuadtreeConfig config;
-  config.bounds = {{0, 0}, {200, 200}};
-  spatial::Quadtree tree(config);
-  spatial::BruteForceIndex oracle;
-  std::uniform_real_distribution<float> anywhere(0.0f, 200.0f);
-  std::normal_distribution<float> blob(100.0f, 15.0f);
-  constexpr uint32_t kN = 3000;
-  for (uint32_t i = 0; i < kN; ++i) {
-    const Vec2 p =
-        i % 2 == 0 ? Vec2{anywhere(rng), anywhere(rng)}
-                   : Vec2{std::clamp(blob(rng), 0.0f, 200.0f), std::clamp(blob(rng), 0.0f, 200.0f)};
-    ASSERT_TRUE(tree.Insert(MakeEntityId(i, i % 5), p, 0.5f, 1u << (i % 3)).ok());
-    oracle.Insert(MakeEntityId(i, i % 5), p, 0.5f, 1u << (i % 3));
+// The brute-force index's keys within `radius`, their distances raised to `rank_floor` as the
+// ranker ranks them.
+std::vector<RankKey> RoundedKeys(const spatial::BruteForceIndex& oracle, Vec2 at, float radius,
+                                 EntityId self, float rank_floor) {
+  std::vector<RankKey> all = oracle.QueryCircleKeys(at, radius, {.exclude = self});
+  for (RankKey& key : all) {
+    key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rank_floor), KeyRawId(key));
   }
-  NearestRanker ranker;
-  std::vector<float> hints(40, 0.0f);
-  std::uniform_real_distribution<float> step(-3.0f, 3.0f);
-  for (int tick = 0; tick < 6; ++tick) {
-    for (const auto& e : std::vector(oracle.entities())) {
-      const Vec2 p{std::clamp(e.center.x + step(rng), 0.0f, 200.0f),
-                   std::clamp(e.center.y + step(rng), 0.0f, 200.0f)};
-      ASSERT_TRUE(tree.Move(e.id, p).ok());
-      oracle.Move(e.id, p);
+  return all;
+}
+
+// The ranker end to end: random crowds, hints carried across moves as the policy does, each
+// viewer's classes against the brute-force index's sorted keys within the full radius, exact
+// and with a rank floor (where an entity beyond the k-th's distance but under the floor, with a
+// lower id, outranks it: the ranker must reach the floor).
+TEST(NearestRanker, MatchesBruteForceAcrossTicks) {
+  for (const float rank_floor : {0.0f, 0.5f, 2.0f, 5.0f}) {
+    SCOPED_TRACE("rank floor " + std::to_string(rank_floor));
+    std::mt19937 rng(11);
+    spatial::QuadtreeConfig config;
+    config.bounds = {{0, 0}, {200, 200}};
+    spatial::Quadtree tree(config);
+    spatial::BruteForceIndex oracle;
+    std::uniform_real_distribution<float> anywhere(0.0f, 200.0f);
+    std::normal_distribution<float> blob(100.0f, 15.0f);
+    constexpr uint32_t kN = 3000;
+    for (uint32_t i = 0; i < kN; ++i) {
+      const Vec2 p = i % 2 == 0 ? Vec2{anywhere(rng), anywhere(rng)}
+                                : Vec2{std::clamp(blob(rng), 0.0f, 200.0f),
+                                       std::clamp(blob(rng), 0.0f, 200.0f)};
+      ASSERT_TRUE(tree.Insert(MakeEntityId(i, i % 5), p, 0.5f, 1u << (i % 3)).ok());
+      oracle.Insert(MakeEntityId(i, i % 5), p, 0.5f, 1u << (i % 3));
     }
-    for (uint32_t v = 0; v < hints.size(); ++v) {
-      const EntityId self = MakeEntityId(v * 70, (v * 70) % 5);
-      Vec2 at;
-      ASSERT_TRUE(tree.GetPosition(self, &at));
-      const uint32_t k = v % 4 == 0 ? 40 : 264;
-      const float max_radius = v % 3 == 0 ? 15.0f : 40.0f;
-      ranker.Rank(tree, at, self, k, max_radius, {8, 30}, &hints[v]);
-      const std::vector<RankKey> all = oracle.QueryCircleKeys(at, max_radius, {.exclude = self});
-      const std::vector<RankKey>& got = ranker.keys();
-      ExpectClasses(got, got.size(), all, {8, 30, k},
-                    "tick " + std::to_string(tick) + " viewer " + std::to_string(v));
-      if (got.size() == k) {
-        EXPECT_GE(hints[v], std::sqrt(KeyDistanceSq(Sorted(all)[k - 1])));
-      } else {
-        EXPECT_EQ(hints[v], max_radius);
+    NearestRanker ranker;
+    std::vector<float> hints(40, 0.0f);
+    std::uniform_real_distribution<float> move(-3.0f, 3.0f);
+    for (int tick = 0; tick < 6; ++tick) {
+      for (const auto& e : std::vector(oracle.entities())) {
+        const Vec2 p{std::clamp(e.center.x + move(rng), 0.0f, 200.0f),
+                     std::clamp(e.center.y + move(rng), 0.0f, 200.0f)};
+        ASSERT_TRUE(tree.Move(e.id, p).ok());
+        oracle.Move(e.id, p);
+      }
+      for (uint32_t v = 0; v < hints.size(); ++v) {
+        const EntityId self = MakeEntityId(v * 70, (v * 70) % 5);
+        Vec2 at;
+        ASSERT_TRUE(tree.GetPosition(self, &at));
+        const uint32_t k = v % 4 == 0 ? 40 : 264;
+        const float max_radius = v % 3 == 0 ? 15.0f : 40.0f;
+        ranker.Rank(tree, at, self, k, max_radius, rank_floor, {8, 30}, &hints[v]);
+        const std::vector<RankKey> all = RoundedKeys(oracle, at, max_radius, self, rank_floor);
+        const std::vector<RankKey>& got = ranker.keys();
+        ExpectClasses(got, got.size(), all, {8, 30, k},
+                      "tick " + std::to_string(tick) + " viewer " + std::to_string(v));
+        if (got.size() == k) {
+          EXPECT_GE(hints[v], std::sqrt(KeyDistanceSq(Sorted(all)[k - 1])));
+        } else {
+          EXPECT_EQ(hints[v], max_radius);
+        }
       }
     }
+  }
+}
+
+// Distances under the floor count as the floor; the rest, and every distance at floor 0, as they
+// are; never decreasing.
+TEST(RankDistanceSq, RaisesDistancesToTheFloor) {
+  EXPECT_EQ(RankDistanceSq(2.25f, 0.0f), 2.25f);
+  EXPECT_EQ(RankDistanceSq(2.25f, 2.0f), 4.0f);  // 1.5 m: under the floor
+  EXPECT_EQ(RankDistanceSq(0.0f, 2.0f), 4.0f);
+  EXPECT_EQ(RankDistanceSq(9.0f, 2.0f), 9.0f);  // 3 m: beyond it
+  float last = 0;
+  for (float d = 0; d < 50; d += 0.01f) {
+    const float r = RankDistanceSq(d * d, 2.0f);
+    EXPECT_GE(r, last);
+    EXPECT_GE(r, d * d);
+    last = r;
   }
 }
 

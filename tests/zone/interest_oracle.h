@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "interest/interest.h"
+#include "interest/nearest.h"
 #include "zone/zone.h"
 
 namespace zs::zone::testing {
@@ -39,23 +40,27 @@ inline std::unordered_map<uint32_t, uint32_t> SlotsOf(const ZoneTickOutput& o) {
 
 struct Ranked {
   uint32_t raw;
-  float dist_sq;
+  float dist_sq;  // exact
+  float rank_sq;  // as ranks compare it: raised to the zone's rank floor
   uint32_t slot;
 };
 
-// Every entity but the viewer whose centre is within `limit` of the viewer's, nearest first,
-// ties by ascending raw id (Quadtree::QueryNearest's order), in the same float arithmetic.
+// Every entity but the viewer whose centre is within `limit` of the viewer's, nearest first (any
+// nearer than `rank_floor` metres counted as rank_floor), ties by ascending raw id (the policy's
+// order), in the same float arithmetic.
 inline std::vector<Ranked> RankByDistance(const ZoneTickOutput& o, uint32_t viewer_slot,
-                                          float limit) {
+                                          float limit, float rank_floor) {
   const Vec2 at = o.states[viewer_slot].position;
   const float limit_sq = limit * limit;
   std::vector<Ranked> r;
   for (uint32_t s = 0; s < o.states.size(); ++s) {
     const float d = DistanceSq(o.states[s].position, at);
-    if (s != viewer_slot && d <= limit_sq) r.push_back({ToRaw(o.states[s].id), d, s});
+    if (s != viewer_slot && d <= limit_sq) {
+      r.push_back({ToRaw(o.states[s].id), d, interest::RankDistanceSq(d, rank_floor), s});
+    }
   }
   std::sort(r.begin(), r.end(), [](const Ranked& a, const Ranked& b) {
-    return a.dist_sq != b.dist_sq ? a.dist_sq < b.dist_sq : a.raw < b.raw;
+    return a.rank_sq != b.rank_sq ? a.rank_sq < b.rank_sq : a.raw < b.raw;
   });
   return r;
 }
@@ -109,9 +114,9 @@ uint32_t MidPeriod(const Config& c) {
 
 // The policy's membership and tier rules, by brute force, for one view. `before` is the
 // viewer's known set after its previous view in this zone (empty after arriving or a Forget).
-// Ranks are by centre distance over the whole tick (RankByDistance, within view radius +
-// hysteresis); "relevant" is the first relevant_max of RelevantTo (ascending raw id), counted
-// only within view radius + hysteresis ("in band") or the view radius ("in view").
+// Ranks are by centre distance, raised to rank_floor, over the whole tick (RankByDistance, within
+// view radius + hysteresis); "relevant" is the first relevant_max of RelevantTo (ascending raw id),
+// counted only within view radius + hysteresis ("in band") or the view radius ("in view").
 //   Every tick: near = rank < near_max, or relevant in band. An unknown entity enters when it is
 //     near and in view (rank < near_max within the view radius, or relevant in view). A known
 //     entity that is gone leaves.
@@ -150,7 +155,7 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
   const float enter_sq = enter_r * enter_r;
   const uint32_t enter_rank = b.near_max + b.mid_max;
   const uint32_t keep_rank = enter_rank + ic.tier_margin;
-  const std::vector<Ranked> ranked = RankByDistance(o, v.self, leave_r);
+  const std::vector<Ranked> ranked = RankByDistance(o, v.self, leave_r, ic.rank_floor);
   std::unordered_map<uint32_t, size_t> rank_of;
   for (size_t k = 0; k < ranked.size(); ++k) rank_of[ranked[k].raw] = k;
   std::vector<uint32_t> relevant = RelevantTo(zone, o, *player);

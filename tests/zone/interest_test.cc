@@ -209,26 +209,32 @@ class Watch {
   std::set<uint32_t> mid_;  // scratch: this view's mid tier
 };
 
+// With the default rank floor (4 m: everything nearer ranks alike, by id), and exact ranks (0).
 TEST(Interest, NearTierMatchesBruteForce) {
-  Crowd crowd(SmallInterest(), 11);
-  Watch watch(/*use_oracle=*/true, /*use_clients=*/false);
-  for (int t = 0; t < 1500; ++t) {
-    crowd.Step(0);
-    ASSERT_TRUE(watch.AfterStep(crowd, 0));
+  for (const float rank_floor : {SmallInterest().rank_floor, 0.0f}) {
+    SCOPED_TRACE("rank_floor " + std::to_string(rank_floor));
+    InterestConfig ic = SmallInterest();
+    ic.rank_floor = rank_floor;
+    Crowd crowd(ic, 11);
+    Watch watch(/*use_oracle=*/true, /*use_clients=*/false);
+    for (int t = 0; t < 1500; ++t) {
+      crowd.Step(0);
+      ASSERT_TRUE(watch.AfterStep(crowd, 0));
+    }
+    // The run exercised every rule: both tiers, relevance beyond the near ranks (and its cap),
+    // the hysteresis and rank bands, crowd summaries, portals.
+    const OracleStats& s = watch.oracle;
+    EXPECT_GT(s.views, 10000u);
+    EXPECT_GT(s.full_passes, 2000u);
+    EXPECT_GT(s.near_by_rank, 4 * s.views);  // of 6
+    EXPECT_GT(s.mid, 5 * s.views);           // of 10 (+ 3)
+    EXPECT_GT(s.near_by_relevance, 1000u);
+    EXPECT_GT(s.relevance_capped, 100u);
+    EXPECT_GT(s.kept_in_band, 5000u);
+    EXPECT_GT(s.summaries, 1000u);
+    EXPECT_GT(s.summarized, 10000u);
+    EXPECT_GT(watch.transfers, 30u);
   }
-  // The run exercised every rule: both tiers, relevance beyond the near ranks (and its cap),
-  // the hysteresis and rank bands, crowd summaries, portals.
-  const OracleStats& s = watch.oracle;
-  EXPECT_GT(s.views, 10000u);
-  EXPECT_GT(s.full_passes, 2000u);
-  EXPECT_GT(s.near_by_rank, 4 * s.views);  // of 6
-  EXPECT_GT(s.mid, 5 * s.views);           // of 10 (+ 3)
-  EXPECT_GT(s.near_by_relevance, 1000u);
-  EXPECT_GT(s.relevance_capped, 100u);
-  EXPECT_GT(s.kept_in_band, 5000u);
-  EXPECT_GT(s.summaries, 1000u);
-  EXPECT_GT(s.summarized, 10000u);
-  EXPECT_GT(watch.transfers, 30u);
 }
 
 TEST(Interest, ClientModelStaysConsistent) {
@@ -374,10 +380,12 @@ Churn SwayAtViewEdge(float hysteresis) {
 // (same side) never swap and those 1.8 m apart (opposite sides) neither: each dummy's rank moves
 // by at most one.
 // The dummies at ranks 15 and 16 therefore take turns at the entry rank near_max + mid_max = 16.
+// Ranks are exact here (rank_floor 0): this is the rank margin's test.
 Churn SwayAtRankEdge(uint32_t tier_margin) {
   WorldConfig c = TestWorld();
   c.zones[0].interest = SmallInterest();
   c.zones[0].interest.tier_margin = tier_margin;
+  c.zones[0].interest.rank_floor = 0;
   for (int i = 0; i < 24; ++i) {
     const float d = 4.0f + 0.6f * static_cast<float>(i);
     c.zones[0].spawns.push_back(SpawnAt(kDummy, {i % 2 == 0 ? 50 + d : 50 - d, 50}));
@@ -399,6 +407,48 @@ TEST(Interest, NoFlickerAtTierOrViewEdges) {
   EXPECT_EQ(rank.entered, 17u);  // ranks 0..15, and the dummy that swaps in at rank 15
   EXPECT_EQ(rank.left, 0u);
   EXPECT_EQ(rank.back_soon, 0u);
+}
+
+// A viewer in the middle of 40 players milling within 1.5 m of it (each turns at random, and
+// heads back once beyond 1.5 m: at 0.25 m a tick they reshuffle their distances within a few
+// ticks). The churn its view sees over 400 ticks.
+Churn MillingCrowd(float rank_floor) {
+  WorldConfig c = TestWorld();
+  c.zones[0].interest = SmallInterest();
+  c.zones[0].interest.rank_floor = rank_floor;
+  World w(c);
+  std::vector<EntityId> players(41);
+  for (EntityId& p : players) EXPECT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
+  const Vec2 home = c.zones[0].player_spawn;
+  Rng rng(5);
+  std::map<uint32_t, uint64_t> left_at;
+  Churn churn;
+  std::vector<MoveInput> moves;
+  for (uint32_t tick = 0; tick < 400; ++tick) {
+    moves.clear();
+    for (size_t i = 1; i < players.size(); ++i) {  // players[0] is the viewer: it stands
+      const Vec2 at = w.zone(0).Find(players[i])->position;
+      const Vec2 dir =
+          DistanceSq(at, home) > 1.5f * 1.5f ? home - at : FromAngle(rng.Range(-kPi, kPi));
+      moves.push_back({players[i], tick + 1, dir});
+    }
+    w.Tick(moves, {});
+    for (const PlayerView& v : w.output(0).views) {
+      if (v.player == players[0]) Record(w.output(0), v, &left_at, &churn);
+    }
+  }
+  return churn;
+}
+
+TEST(Interest, ACrowdMillingUnderTheRankFloorKeepsItsTiers) {
+  // Control: ranked exactly, the tiers churn as the crowd reshuffles (16 of 40 known).
+  const Churn exact = MillingCrowd(0);
+  EXPECT_GT(exact.back_soon, 100u);
+  // With a rank floor of 4 m (the crowd is 3 m across) every distance ties and ranks go by id:
+  // the 16 entities known at first stay known.
+  const Churn floored = MillingCrowd(4);
+  EXPECT_EQ(floored.entered, SmallInterest().near_max + SmallInterest().mid_max);
+  EXPECT_EQ(floored.left, 0u);
 }
 
 TEST(Interest, OverloadShrinksAndRecovers) {
