@@ -139,7 +139,7 @@ BENCHMARK(BM_ZoneTick)->Apply(Sizes);
 
 // The load test's `crowd`: every player inside one 20 x 20 m square (everyone sees everyone), no
 // monsters, at overload level 0 (full budgets) and 8 (the floor), with a rank floor of `floor`
-// metres (4: the default; 0: exact ranks). One thread.
+// metres (0: exact ranks, the default). One thread.
 void BM_DenseCrowd(benchmark::State& state) {
   const auto players = static_cast<uint32_t>(state.range(0));
   const auto level = static_cast<uint32_t>(state.range(1));

@@ -35,7 +35,7 @@ TEST(ConfigLoader, DefaultWorldLoads) {
   // The interest block, in ticks at 20 Hz.
   EXPECT_EQ(w.zones[0].interest.near_max, 48u);
   EXPECT_EQ(w.zones[0].interest.mid_max, 200u);
-  EXPECT_EQ(w.zones[0].interest.rank_floor, 4.0f);
+  EXPECT_EQ(w.zones[0].interest.rank_floor, 0.0f);
   EXPECT_EQ(w.zones[0].interest.max_staleness_ticks, 20u);
   EXPECT_EQ(w.zones[0].interest.mid_period_ticks, 4u);
   EXPECT_DOUBLE_EQ(w.overload.work_share, 0.6);
@@ -217,7 +217,7 @@ TEST_F(BrokenConfig, InterestKeyOutOfRange) {
 }
 
 TEST_F(BrokenConfig, RankStepThatIsNoDistance) {
-  Edit("zones/town.yaml", "rank_floor: 4.0", "rank_floor: -1");
+  Edit("zones/town.yaml", "rank_floor: 0 ", "rank_floor: -1 ");
   ExpectError("zones/town.yaml", "interest.rank_floor", "-1");
 }
 

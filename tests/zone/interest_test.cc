@@ -209,9 +209,9 @@ class Watch {
   std::set<uint32_t> mid_;  // scratch: this view's mid tier
 };
 
-// With the default rank floor (4 m: everything nearer ranks alike, by id), and exact ranks (0).
+// With exact ranks (the default), and a rank floor of 4 m (everything nearer ranks alike, by id).
 TEST(Interest, NearTierMatchesBruteForce) {
-  for (const float rank_floor : {SmallInterest().rank_floor, 0.0f}) {
+  for (const float rank_floor : {0.0f, 4.0f}) {
     SCOPED_TRACE("rank_floor " + std::to_string(rank_floor));
     InterestConfig ic = SmallInterest();
     ic.rank_floor = rank_floor;

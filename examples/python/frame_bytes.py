@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Where a client's bytes go: logs in as one player that stands still and reports, per second,
+the bytes each TickUpdate field takes (entered, updated by the set of fields it carries, moved,
+left, hits, ...), and how often an entity that left enters again within a second.
+
+Run it beside a load (e.g. client_sim --scenario crowd) to see what a crowded player is sent:
+
+    PYTHONPATH=build/release/python /usr/bin/python3 examples/python/frame_bytes.py \\
+        --port 7777 --seconds 15
+
+Bytes are each item's encoded size plus its tag and length prefix (2 bytes, what most items
+here take), so the fields add up to about the frame sizes, which are counted exactly.
+"""
+
+import argparse
+import collections
+import time
+
+import mint_token  # beside this file: the login service example
+import zone_client
+
+WINDOW_TICKS = 20  # "enters again soon": within this many ticks (a second at 20 Hz)
+ITEM_OVERHEAD = 2  # tag + length of a repeated message item
+
+
+class Tally:
+    """Bytes and items per field over the frames counted."""
+
+    def __init__(self):
+        self.bytes = collections.Counter()
+        self.items = collections.Counter()
+        self.frame_bytes = 0
+        self.frames = 0
+        self.left_at = {}
+        self.back_soon = 0
+
+    def add(self, message):
+        t = message.tick
+        self.frames += 1
+        self.frame_bytes += message.ByteSize()
+        for field, value in t.ListFields():
+            if field.name == "updated":
+                for u in value:
+                    fields = "+".join(f.name for f, _ in u.ListFields() if f.name != "id")
+                    key = "updated: " + (fields or "id only")
+                    self.bytes[key] += u.ByteSize() + ITEM_OVERHEAD
+                    self.items[key] += 1
+            elif field.label == field.LABEL_REPEATED:
+                messages = field.message_type is not None
+                self.bytes[field.name] += sum(
+                    (v.ByteSize() + ITEM_OVERHEAD) if messages else 2 for v in value)
+                self.items[field.name] += len(value)
+            else:
+                self.bytes[field.name] += (value.ByteSize() + ITEM_OVERHEAD
+                                           if hasattr(value, "ByteSize") else 2)
+                self.items[field.name] += 1
+        for e in t.entered:
+            if t.tick - self.left_at.get(e.id, -WINDOW_TICKS - 1) <= WINDOW_TICKS:
+                self.back_soon += 1
+        for i in t.left:
+            self.left_at[i] = t.tick
+
+    def report(self, seconds):
+        print("frames %.1f/s, %.1f KB/s" % (self.frames / seconds,
+                                           self.frame_bytes / seconds / 1000))
+        for name, n in sorted(self.bytes.items(), key=lambda kv: -kv[1]):
+            print("field %-32s %7.2f KB/s %8.1f items/s" % (name, n / seconds / 1000,
+                                                             self.items[name] / seconds))
+        print("entered again within %d ticks of leaving: %.1f/s" % (WINDOW_TICKS,
+                                                                   self.back_soon / seconds))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=7777)
+    parser.add_argument("--name", default="Counter")
+    parser.add_argument("--token-secret", default="", metavar="FILE",
+                        help="server in auth mode token: mint the login token with its secret")
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--settle", type=float, default=2,
+                        help="seconds to wait after the login before counting")
+    args = parser.parse_args()
+
+    token = ""
+    if args.token_secret:
+        token = mint_token.mint(mint_token.read_secret_file(args.token_secret), 1, args.name,
+                                ttl=300)
+    conn, welcome, _ = zone_client.log_in(
+        zone_client.Connection(args.host, args.port),
+        zone_client.hello_by_name(args.name, token), lambda line: None)
+    if welcome is None:
+        print("error: not logged in")
+        return 1
+    tally = Tally()
+    start = time.time()
+    counting_from = None
+    while not conn.closed:
+        now = time.time()
+        if counting_from is None and now - start >= args.settle:
+            counting_from = now
+        if counting_from is not None and now - counting_from >= args.seconds:
+            break
+        for message in conn.receive(0.5):
+            if counting_from is not None and message.HasField("tick"):
+                tally.add(message)
+    if counting_from is None or tally.frames == 0:
+        print("error: no frames")
+        return 1
+    tally.report(time.time() - counting_from)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
