@@ -514,8 +514,8 @@ class Selection {
   [[nodiscard]] uint32_t Self(size_t v) const { return ToRaw(Crowd::Id(viewers_[v])); }
 
   void RankOurs(size_t v) {
-    // Exact ranks (step 0), as the other methods compute them.
-    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, /*step=*/0.0f,
+    // Exact ranks (no rank floor), as the other methods compute them.
+    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, /*rank_floor=*/0.0f,
                  {kNearMax, kEnterRank}, &hints_[v]);
   }
 

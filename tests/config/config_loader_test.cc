@@ -216,7 +216,7 @@ TEST_F(BrokenConfig, InterestKeyOutOfRange) {
   ExpectError("zones/town.yaml", "interest.near_max", "must be an integer in 1..10000, got \"0\"");
 }
 
-TEST_F(BrokenConfig, RankStepThatIsNoDistance) {
+TEST_F(BrokenConfig, RankFloorThatIsNoDistance) {
   Edit("zones/town.yaml", "rank_floor: 0 ", "rank_floor: -1 ");
   ExpectError("zones/town.yaml", "interest.rank_floor", "-1");
 }
