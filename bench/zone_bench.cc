@@ -172,7 +172,7 @@ BENCHMARK(BM_DenseCrowd)
     ->Args({1000, 0, 4})
     ->Args({2000, 0, 0})
     ->Args({2000, 0, 4})
-    ->Args({2000, 8, 4})
+    ->Args({2000, 8, 0})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);

@@ -8,19 +8,24 @@ Run it beside a load (e.g. client_sim --scenario crowd) to see what a crowded pl
     PYTHONPATH=build/release/python /usr/bin/python3 examples/python/frame_bytes.py \\
         --port 7777 --seconds 15
 
-Bytes are each item's encoded size plus its tag and length prefix (2 bytes, what most items
-here take), so the fields add up to about the frame sizes, which are counted exactly.
+A field's bytes are exactly what it adds to the TickUpdate (the message's size with and without
+it); an `updated` item's are its own size with its tag and length. Frames are counted with their
+ServerMessage wrapping and length prefix, so the fields add up to a little less than the frames.
+It pings every few seconds, so the server never closes it as idle.
 """
 
 import argparse
 import collections
 import time
 
+from google.protobuf.internal.encoder import _VarintBytes
+
 import mint_token  # beside this file: the login service example
 import zone_client
+import zone_pb2 as pb
 
 WINDOW_TICKS = 20  # "enters again soon": within this many ticks (a second at 20 Hz)
-ITEM_OVERHEAD = 2  # tag + length of a repeated message item
+PING_SECONDS = 5  # well inside the server's idle timeout
 
 
 class Tally:
@@ -36,24 +41,25 @@ class Tally:
 
     def add(self, message):
         t = message.tick
+        size = message.ByteSize()
         self.frames += 1
-        self.frame_bytes += message.ByteSize()
+        self.frame_bytes += len(_VarintBytes(size)) + size
+        whole = t.ByteSize()
         for field, value in t.ListFields():
             if field.name == "updated":
                 for u in value:
                     fields = "+".join(f.name for f, _ in u.ListFields() if f.name != "id")
                     key = "updated: " + (fields or "id only")
-                    self.bytes[key] += u.ByteSize() + ITEM_OVERHEAD
+                    item = u.ByteSize()
+                    self.bytes[key] += 1 + len(_VarintBytes(item)) + item
                     self.items[key] += 1
-            elif field.label == field.LABEL_REPEATED:
-                messages = field.message_type is not None
-                self.bytes[field.name] += sum(
-                    (v.ByteSize() + ITEM_OVERHEAD) if messages else 2 for v in value)
-                self.items[field.name] += len(value)
-            else:
-                self.bytes[field.name] += (value.ByteSize() + ITEM_OVERHEAD
-                                           if hasattr(value, "ByteSize") else 2)
-                self.items[field.name] += 1
+                continue
+            without = pb.TickUpdate()
+            without.CopyFrom(t)
+            without.ClearField(field.name)
+            self.bytes[field.name] += whole - without.ByteSize()
+            repeated = field.label == field.LABEL_REPEATED
+            self.items[field.name] += len(value) if repeated else 1
         for e in t.entered:
             if t.tick - self.left_at.get(e.id, -WINDOW_TICKS - 1) <= WINDOW_TICKS:
                 self.back_soon += 1
@@ -95,8 +101,14 @@ def main():
     tally = Tally()
     start = time.time()
     counting_from = None
+    next_ping = start
     while not conn.closed:
         now = time.time()
+        if now >= next_ping:
+            next_ping = now + PING_SECONDS
+            ping = pb.ClientMessage()
+            ping.ping.client_time = int(now * 1000)
+            conn.send(ping)
         if counting_from is None and now - start >= args.settle:
             counting_from = now
         if counting_from is not None and now - counting_from >= args.seconds:

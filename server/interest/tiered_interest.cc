@@ -15,7 +15,8 @@
 //     rank is below near_max + mid_max and its centre is within the view radius. Both thresholds
 //     have a band (tier_margin ranks, the view hysteresis), so nothing flickers at an edge;
 //   - sends the mid tier's pending changes by priority within mid_period * bytes_per_tick;
-//     priority grows with the time since the pair was last sent, faster when nearer; a pair that
+//     priority grows with the time since the pair was last sent, faster when nearer (by the ranked
+//     distance: under a rank floor, all alike); a pair that
 //     could otherwise wait max_staleness ticks is sent whatever the budget.
 // Ranking uses one circle query whose radius starts from the last pass's K-th distance (plus
 // slack, grown until it holds K or reaches the view edge), then nth_element partitions: the tiers
@@ -98,7 +99,8 @@ struct Scratch {
   std::vector<uint64_t> near_bits;    // near tier: rank < near_max, or relevant
   std::vector<uint64_t> known_bits;   // known after this view (the walked pairs)
   std::vector<uint32_t> known_slots;  // where known_bits is set
-  // By slot: squared distance from the viewer (valid where ranked_bits is set, on full passes).
+  // By slot: squared distance from the viewer as ranked, raised to the rank floor (valid where
+  // ranked_bits is set, on full passes).
   std::vector<float> distance_sq;
   std::vector<uint32_t> event_mark;  // by event
   uint32_t mark = 0;

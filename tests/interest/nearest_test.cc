@@ -172,6 +172,39 @@ TEST(NearestRanker, MatchesBruteForceAcrossTicks) {
   }
 }
 
+// The floor's reach: 200 entities within 1 m of the viewer (ids 100..299) and 20 at 2.7 m with
+// the lowest ids (1..20), a floor of 3 m, k = 40 and a stale hint of 0.25 m. The radius grows to
+// 2.375 m, which already holds 200 keys, all raised to the floor; the 20 beyond it tie with them
+// and rank first by id, so the ranker must query again out to the floor to find them.
+TEST(NearestRanker, AStaleHintStillReachesEveryoneUnderTheFloor) {
+  spatial::QuadtreeConfig config;
+  config.bounds = {{0, 0}, {100, 100}};
+  spatial::Quadtree tree(config);
+  spatial::BruteForceIndex oracle;
+  const Vec2 at{50, 50};
+  const EntityId self = MakeEntityId(0, 0);
+  const auto add = [&](uint32_t index, Vec2 p) {
+    ASSERT_TRUE(tree.Insert(MakeEntityId(index, 0), p, 0.5f, 1).ok());
+    oracle.Insert(MakeEntityId(index, 0), p, 0.5f, 1);
+  };
+  add(0, at);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> unit(-0.7f, 0.7f);
+  for (uint32_t i = 100; i < 300; ++i) add(i, at + Vec2{unit(rng), unit(rng)});
+  for (uint32_t i = 1; i <= 20; ++i) add(i, at + FromAngle(static_cast<float>(i) * 0.3f) * 2.7f);
+  constexpr float kFloor = 3.0f;
+  NearestRanker ranker;
+  float hint = 0.25f;
+  ranker.Rank(tree, at, self, 40, 20.0f, kFloor, {8, 30}, &hint);
+  ExpectClasses(ranker.keys(), ranker.keys().size(), RoundedKeys(oracle, at, 20.0f, self, kFloor),
+                {8, 30, 40}, "stale hint");
+  std::vector<uint32_t> ids;
+  for (const RankKey key : ranker.keys()) ids.push_back(KeyRawId(key));
+  for (uint32_t i = 1; i <= 20; ++i) {
+    EXPECT_NE(std::find(ids.begin(), ids.end(), ToRaw(MakeEntityId(i, 0))), ids.end()) << i;
+  }
+}
+
 // Distances under the floor count as the floor; the rest, and every distance at floor 0, as they
 // are; never decreasing.
 TEST(RankDistanceSq, RaisesDistancesToTheFloor) {

@@ -96,6 +96,7 @@ struct OracleStats {
   size_t near_by_relevance = 0;  // near-tier entities that are near only because relevant
   size_t mid = 0;
   size_t kept_in_band = 0;      // known entities beyond the entry thresholds, kept by the bands
+  size_t floor_ties = 0;        // views whose near or entry cut fell inside a tie at the floor
   size_t kept_between = 0;      // known entities beyond the keep rank, kept until a full pass
   size_t relevance_capped = 0;  // views with more relevant entities than relevant_max
   size_t summaries = 0;         // crowd summaries checked
@@ -156,6 +157,13 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
   const uint32_t enter_rank = b.near_max + b.mid_max;
   const uint32_t keep_rank = enter_rank + ic.tier_margin;
   const std::vector<Ranked> ranked = RankByDistance(o, v.self, leave_r, ic.rank_floor);
+  const float floor_sq = interest::RankDistanceSq(0.0f, ic.rank_floor);
+  for (const size_t cut : {size_t{b.near_max}, size_t{enter_rank}}) {
+    if (ic.rank_floor > 0 && cut < ranked.size() && ranked[cut].rank_sq == floor_sq) {
+      ++st->floor_ties;  // the entities on both sides of the cut tie at the floor
+      break;
+    }
+  }
   std::unordered_map<uint32_t, size_t> rank_of;
   for (size_t k = 0; k < ranked.size(); ++k) rank_of[ranked[k].raw] = k;
   std::vector<uint32_t> relevant = RelevantTo(zone, o, *player);

@@ -209,9 +209,10 @@ class Watch {
   std::set<uint32_t> mid_;  // scratch: this view's mid tier
 };
 
-// With exact ranks (the default), and a rank floor of 4 m (everything nearer ranks alike, by id).
+// With exact ranks (the default), and a rank floor of 8 m (everything nearer ranks alike, by id;
+// wide enough that the near tier's cut falls inside the tie in most views).
 TEST(Interest, NearTierMatchesBruteForce) {
-  for (const float rank_floor : {0.0f, 4.0f}) {
+  for (const float rank_floor : {0.0f, 8.0f}) {
     SCOPED_TRACE("rank_floor " + std::to_string(rank_floor));
     InterestConfig ic = SmallInterest();
     ic.rank_floor = rank_floor;
@@ -234,6 +235,11 @@ TEST(Interest, NearTierMatchesBruteForce) {
     EXPECT_GT(s.summaries, 1000u);
     EXPECT_GT(s.summarized, 10000u);
     EXPECT_GT(watch.transfers, 30u);
+    if (rank_floor > 0) {
+      EXPECT_GT(s.floor_ties, 1000u);
+    } else {
+      EXPECT_EQ(s.floor_ties, 0u);
+    }
   }
 }
 
