@@ -14,7 +14,9 @@
 //     among them (or relevant), otherwise it is sent as `left`; an unknown one enters when its
 //     rank is below near_max + mid_max and its centre is within the view radius. Both thresholds
 //     have a band (tier_margin ranks, the view hysteresis), so nothing flickers at an edge;
-//   - sends the mid tier's pending changes by priority within mid_period * bytes_per_tick;
+//   - pays the mid-rank entries from mid_period * bytes_per_tick at WireCost::enter_bytes each,
+//     nearest first (the rest wait for a later pass; a first frame pays nothing);
+//   - sends the mid tier's pending changes by priority within what is left of that budget;
 //     priority grows with the time since the pair was last sent, faster when nearer (by the ranked
 //     distance: under a rank floor, all alike); a pair that
 //     could otherwise wait max_staleness ticks is sent whatever the budget.
@@ -105,7 +107,8 @@ struct Scratch {
   std::vector<uint32_t> event_mark;  // by event
   uint32_t mark = 0;
   std::vector<MidCandidate> mid;
-  std::vector<Pair> demoted;  // near pairs that are mid after this view
+  std::vector<RankKey> entries;  // mid-rank entities waiting to enter, on a full pass
+  std::vector<Pair> demoted;     // near pairs that are mid after this view
   // By entity index: the near entities not among the near pairs (ScanMid), and their slots.
   std::vector<uint64_t> wanted_bits;
   std::vector<uint32_t> wanted;
@@ -202,6 +205,8 @@ class TieredInterest final : public InterestPolicy {
   void WalkMid(Pass& p) const;
   void ScanMid(Pass& p) const;
   void EnterNew(Pass& p) const;
+  template <typename Enter>
+  void EnterWithinBudget(Pass& p, Enter enter) const;
   void Finish(Pass& p) const;
   void ClearMarks(Pass& p) const;
   void MarkMid(Pass& p) const;
@@ -316,6 +321,8 @@ struct TieredInterest::Pass {
   uint32_t enter_rank;                   // near_max + mid_max
   uint32_t period;                       // ticks between full passes
   bool full;                             // this tick re-ranks the mid tier
+  bool first;                            // the viewer knew nothing: everything enters at once
+  uint32_t spent = 0;                    // of the mid tier's budget, on entries
   bool events;                           // hit events this tick
   uint32_t mark;                         // this view's event mark
   std::span<const uint64_t> event_bits;  // by slot: took part in a hit event
@@ -398,6 +405,7 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
             .enter_rank = b.near_max + b.mid_max,
             .period = period,
             .full = st.knows_nothing() || (f.tick + EntityIndex(viewer.id)) % period == 0,
+            .first = st.knows_nothing(),
             .events = !f.events.start.empty(),
             .mark = mark,
             .event_bits = event_bits_,
@@ -562,8 +570,10 @@ void TieredInterest::EnterNew(Pass& p) const {
   const Frame& f = p.f;
   Scratch& sc = p.sc;
   const float enter_sq = p.enter_r * p.enter_r;
-  const auto try_enter = [&](uint32_t s, bool near) {
-    if (TestBit(sc.known_bits, s) || DistanceSq(f.subjects[s].position, p.at) > enter_sq) return;
+  const auto may_enter = [&](uint32_t s) {
+    return !TestBit(sc.known_bits, s) && DistanceSq(f.subjects[s].position, p.at) <= enter_sq;
+  };
+  const auto enter = [&](uint32_t s, bool near) {
     p.MarkKnown(s);
     p.out->entered.push_back(s);
     p.out->near_count += near ? 1 : 0;
@@ -574,17 +584,46 @@ void TieredInterest::EnterNew(Pass& p) const {
                     .tier = static_cast<uint32_t>(near ? Tier::kNear : Tier::kMid)};
     (near ? p.st.near : p.st.mid).push_back(pair);
   };
+  // A mid-rank entity's entry is paid from the mid tier's byte budget (unless this is the
+  // viewer's first frame, or no cost is stated): they wait in rank order.
+  const bool budgeted = !p.first && cost_.stated() && cost_.enter_bytes > 0;
+  sc.entries.clear();
   const std::vector<RankKey>& keys = sc.ranker.keys();
   for (size_t k = 0; k < keys.size() && k < p.enter_rank; ++k) {
     const uint32_t s = p.SlotOfKey(keys[k]);
-    try_enter(s, TestBit(sc.near_bits, s));
-  }
-  for (size_t i = 0; i < p.relevant; ++i) {
-    const int64_t s = SlotOf(f, p.viewer.relevant[i]);
-    if (s >= 0 && TestBit(sc.near_bits, static_cast<size_t>(s))) {
-      try_enter(static_cast<uint32_t>(s), true);
+    if (!may_enter(s)) continue;
+    const bool near = TestBit(sc.near_bits, s);
+    if (near || !budgeted) {
+      enter(s, near);
+    } else {
+      sc.entries.push_back(keys[k]);
     }
   }
+  EnterWithinBudget(p, enter);
+  for (size_t i = 0; i < p.relevant; ++i) {
+    const int64_t s = SlotOf(f, p.viewer.relevant[i]);
+    if (s >= 0 && TestBit(sc.near_bits, static_cast<size_t>(s)) &&
+        may_enter(static_cast<uint32_t>(s))) {
+      enter(static_cast<uint32_t>(s), true);
+    }
+  }
+}
+
+// The mid-rank entities waiting to enter: as many as the mid tier's budget pays for, nearest
+// first (the rest try again on the next full pass). Sorted only when not all of them fit.
+template <typename Enter>
+void TieredInterest::EnterWithinBudget(Pass& p, Enter enter) const {
+  std::vector<RankKey>& entries = p.sc.entries;
+  if (entries.empty()) return;
+  const uint32_t budget = p.budget.bytes_per_tick * p.period;
+  const size_t fits = budget / cost_.enter_bytes;
+  if (entries.size() > fits) {
+    std::nth_element(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(fits),
+                     entries.end());
+    entries.resize(fits);
+  }
+  for (const RankKey key : entries) enter(p.SlotOfKey(key), false);
+  p.spent = static_cast<uint32_t>(entries.size()) * cost_.enter_bytes;
 }
 
 // Between full passes the mid pairs are not walked; the crowd summary needs all that is known.
@@ -598,7 +637,8 @@ void TieredInterest::MarkMid(Pass& p) const {
 // The mid tier's budget on a full pass, the output's order, the crowd summary when due.
 void TieredInterest::Finish(Pass& p) const {
   const Frame& f = p.f;
-  if (p.full) SelectMid(f, p.budget.bytes_per_tick * p.period, p.sc, p.st, p.out);
+  const uint32_t budget = p.budget.bytes_per_tick * p.period;
+  if (p.full) SelectMid(f, budget - std::min(budget, p.spent), p.sc, p.st, p.out);
   std::sort(p.out->moved.begin(), p.out->moved.end(), [&f](uint32_t a, uint32_t c) {
     return ToRaw(f.subjects[a].id) < ToRaw(f.subjects[c].id);
   });

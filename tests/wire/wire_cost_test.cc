@@ -1,8 +1,8 @@
 // wire::kWireCost, the figures the interest budget counts, against what the TickEncoder really
 // writes: a town-sized zone (256 m, the default world's town) with a thousand players walking
 // and fighting and two hundred wolves, every entity's update and a crowded viewer's moves
-// measured in the encoder's own pieces. Each figure must be the rounded mean of what it stands
-// for.
+// measured in the encoder's own pieces, and the entries of the first tick's frames as parsed. Each
+// figure must be the rounded mean of what it stands for.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,17 +12,36 @@
 #include "core/rng.h"
 #include "wire/encoder.h"
 #include "wire/wire_cost.h"
+#include "zone.pb.h"
 #include "zone/test_world.h"
 #include "zone/world.h"
 
 namespace zs::wire {
 namespace {
 
+namespace pb = ::zs::zone::v1;
+
 struct Means {
   double moved = 0;   // bytes of a move as a delta, its id gap included
   double update = 0;  // bytes of an update with the position
   double field = 0;   // bytes each further field adds to it
+  double enter = 0;   // bytes of an entity's entry, with its tag and length
 };
+
+// The `entered` items of a tick frame (length prefix, then a ServerMessage): their bytes and
+// count, added to *bytes and *count.
+void AddEntries(const std::string& frame, double* bytes, size_t* count) {
+  size_t prefix = 0;
+  while (prefix < frame.size() && (static_cast<uint8_t>(frame[prefix]) & 0x80) != 0) ++prefix;
+  ++prefix;
+  pb::ServerMessage m;
+  ASSERT_TRUE(m.ParseFromArray(frame.data() + prefix, static_cast<int>(frame.size() - prefix)));
+  for (const pb::EntityEnter& e : m.tick().entered()) {
+    const auto size = static_cast<double>(e.ByteSizeLong());
+    *bytes += 1 + (size < 128 ? 1 : 2) + size;  // tag, length, body
+    ++*count;
+  }
+}
 
 Means MeasureCrowd() {
   const zone::testing::Crowd town{.monsters = 200, .side = 256, .square_side = 64};
@@ -39,8 +58,8 @@ Means MeasureCrowd() {
   }
   TickEncoder enc;
   Rng rng(11);
-  double moved = 0, updates = 0, fields = 0;
-  size_t n_moved = 0, n_updates = 0, n_fields = 0;
+  double moved = 0, updates = 0, fields = 0, enters = 0;
+  size_t n_moved = 0, n_updates = 0, n_fields = 0, n_enters = 0;
   for (uint32_t tick = 1; tick <= 60; ++tick) {
     std::vector<zone::MoveInput> moves;
     std::vector<zone::SkillInput> skills;
@@ -51,6 +70,9 @@ Means MeasureCrowd() {
     w.Tick(moves, skills);
     const zone::ZoneTickOutput& out = w.output(0);
     enc.Encode(out);
+    if (tick == 1) {  // everyone enters everyone's view: the first 50 viewers' entries
+      for (size_t i = 0; i < 50; ++i) AddEntries(enc.Frame(i), &enters, &n_enters);
+    }
     if (tick < 10) continue;  // everyone has entered
     const zone::PlayerView& v = out.views[0];
     uint32_t prev = 0;
@@ -71,18 +93,21 @@ Means MeasureCrowd() {
     }
   }
   EXPECT_GT(n_moved, 1000u) << "the crowd really moves, and moves go out as deltas";
+  EXPECT_GT(n_enters, 1000u);
   return {.moved = moved / static_cast<double>(n_moved),
           .update = updates / static_cast<double>(n_updates),
-          .field = fields / static_cast<double>(n_fields)};
+          .field = fields / static_cast<double>(n_fields),
+          .enter = enters / static_cast<double>(n_enters)};
 }
 
 TEST(WireCost, EachFigureIsWhatTheEncoderWritesOnAverage) {
   const Means m = MeasureCrowd();
-  std::printf("mean bytes: move %.2f, update %.2f, further field %.2f\n", m.moved, m.update,
-              m.field);
+  std::printf("mean bytes: move %.2f, update %.2f, further field %.2f, entry %.2f\n", m.moved,
+              m.update, m.field, m.enter);
   EXPECT_EQ(kWireCost.moved_bytes, std::lround(m.moved));
   EXPECT_EQ(kWireCost.update_bytes, std::lround(m.update));
   EXPECT_EQ(kWireCost.field_bytes, std::lround(m.field));
+  EXPECT_EQ(kWireCost.enter_bytes, std::lround(m.enter));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -97,6 +98,8 @@ struct OracleStats {
   size_t mid = 0;
   size_t kept_in_band = 0;      // known entities beyond the entry thresholds, kept by the bands
   size_t floor_ties = 0;        // views whose near or entry cut fell inside a tie at the floor
+  size_t entries_paid = 0;      // mid-rank entries the budget paid for
+  size_t entries_deferred = 0;  // mid-rank entries it could not pay for (yet)
   size_t kept_between = 0;      // known entities beyond the keep rank, kept until a full pass
   size_t relevance_capped = 0;  // views with more relevant entities than relevant_max
   size_t summaries = 0;         // crowd summaries checked
@@ -124,7 +127,10 @@ uint32_t MidPeriod(const Config& c) {
 //   On a full pass (every mid_period ticks, staggered by the viewer's entity index, and whenever
 //     the viewer knows nothing; every tick when there is no mid period) also: an unknown entity
 //     enters when its rank is < near_max + mid_max and it is in view; a known one stays only
-//     while its rank is < near_max + mid_max + tier_margin, or it is relevant in band.
+//     while its rank is < near_max + mid_max + tier_margin, or it is relevant in band. An entry
+//     that is not near is paid from the mid tier's budget (bytes_per_tick * mid_period), at the
+//     stated enter_bytes: nearest first, as many as it pays for; the rest stay unknown for now.
+//     A first frame (the viewer knew nothing) and a world without stated costs pay nothing.
 //   Between full passes a known entity that is still here stays, whatever its rank and distance
 //     (in the mid tier unless near).
 // So after the view: known = must | (before & may), with `must` the entry rule and `may` the
@@ -136,7 +142,7 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
                                             const PlayerView& v, const interest::Budget& b,
                                             const std::set<uint32_t>& before,
                                             const std::vector<interest::KnownEntity>& known,
-                                            OracleStats* st) {
+                                            const interest::WireCost& cost, OracleStats* st) {
   using interest::Tier;
   using ::testing::AssertionFailure;
   const interest::InterestConfig& ic = zone.config().interest;
@@ -225,11 +231,19 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
   // The exact rule.
   std::map<uint32_t, Tier> want;
   const size_t enter_limit = full ? enter_rank : b.near_max;
+  const bool budgeted = !before.empty() && cost.stated() && cost.enter_bytes > 0;
+  size_t entries_left =
+      budgeted ? b.bytes_per_tick * period / cost.enter_bytes : std::numeric_limits<size_t>::max();
   for (size_t k = 0; k < ranked.size(); ++k) {
     const uint32_t raw = ranked[k].raw;
     const bool is_relevant = relevant_in_band.count(raw) != 0;
-    const bool must =
+    bool must =
         (k < enter_limit && ranked[k].dist_sq <= enter_sq) || relevant_in_view.count(raw) != 0;
+    if (must && k >= b.near_max && !is_relevant && before.count(raw) == 0 && budgeted) {
+      must = entries_left > 0;  // a mid-rank entry: paid from the budget, nearest first
+      ++(must ? st->entries_paid : st->entries_deferred);
+      entries_left -= must ? 1 : 0;
+    }
     const bool may = !full || k < keep_rank || is_relevant;
     if (must || (may && before.count(raw) != 0)) {
       want[raw] = k < b.near_max || is_relevant ? Tier::kNear : Tier::kMid;

@@ -167,7 +167,9 @@ class Watch {
         const uint32_t raw = ToRaw(v.player);
         zone.interest().Known(v.player, &known_);
         if (oracle_) {
-          if (auto r = CheckView(zone, o, v, b, before_[raw], known_, &oracle); !r) {
+          if (auto r =
+                  CheckView(zone, o, v, b, before_[raw], known_, w.config().wire_cost, &oracle);
+              !r) {
             return r << " (" << Where(o, v) << ")";
           }
         }
@@ -209,13 +211,21 @@ class Watch {
   std::set<uint32_t> mid_;  // scratch: this view's mid tier
 };
 
-// With exact ranks (the default), and a rank floor of 8 m (everything nearer ranks alike, by id;
-// wide enough that the near tier's cut falls inside the tie in most views).
+// Three runs: the small budgets as they are; with a rank floor of 8 m (everything nearer ranks
+// alike, by id; wide enough that the near tier's cut falls inside the tie in most views); and with
+// a budget that pays for one entry per full pass (most mid-rank entries wait).
 TEST(Interest, NearTierMatchesBruteForce) {
-  for (const float rank_floor : {0.0f, 8.0f}) {
-    SCOPED_TRACE("rank_floor " + std::to_string(rank_floor));
+  struct Run {
+    float rank_floor;
+    uint32_t bytes_per_tick;
+  };
+  const uint32_t small = SmallInterest().bytes_per_tick;
+  for (const Run run : {Run{0.0f, small}, Run{8.0f, small}, Run{0.0f, 10}}) {
+    SCOPED_TRACE("rank_floor " + std::to_string(run.rank_floor) + ", bytes_per_tick " +
+                 std::to_string(run.bytes_per_tick));
     InterestConfig ic = SmallInterest();
-    ic.rank_floor = rank_floor;
+    ic.rank_floor = run.rank_floor;
+    ic.bytes_per_tick = run.bytes_per_tick;
     Crowd crowd(ic, 11);
     Watch watch(/*use_oracle=*/true, /*use_clients=*/false);
     for (int t = 0; t < 1500; ++t) {
@@ -223,19 +233,22 @@ TEST(Interest, NearTierMatchesBruteForce) {
       ASSERT_TRUE(watch.AfterStep(crowd, 0));
     }
     // The run exercised every rule: both tiers, relevance beyond the near ranks (and its cap),
-    // the hysteresis and rank bands, crowd summaries, portals.
+    // the hysteresis and rank bands, entries paid from the budget and entries that wait, crowd
+    // summaries, portals.
     const OracleStats& s = watch.oracle;
     EXPECT_GT(s.views, 10000u);
     EXPECT_GT(s.full_passes, 2000u);
-    EXPECT_GT(s.near_by_rank, 4 * s.views);  // of 6
-    EXPECT_GT(s.mid, 5 * s.views);           // of 10 (+ 3)
+    EXPECT_GT(s.near_by_rank, 4 * s.views);                             // of 6
+    EXPECT_GT(s.mid, (run.bytes_per_tick == small ? 5 : 3) * s.views);  // of 10 (+ 3)
     EXPECT_GT(s.near_by_relevance, 1000u);
     EXPECT_GT(s.relevance_capped, 100u);
     EXPECT_GT(s.kept_in_band, 5000u);
     EXPECT_GT(s.summaries, 1000u);
     EXPECT_GT(s.summarized, 10000u);
     EXPECT_GT(watch.transfers, 30u);
-    if (rank_floor > 0) {
+    EXPECT_GT(s.entries_paid, 1000u);
+    EXPECT_GT(s.entries_deferred, run.bytes_per_tick == small ? 5u : 1000u);
+    if (run.rank_floor > 0) {
       EXPECT_GT(s.floor_ties, 1000u);
     } else {
       EXPECT_EQ(s.floor_ties, 0u);
