@@ -15,7 +15,8 @@
 //     rank is below near_max + mid_max and its centre is within the view radius. Both thresholds
 //     have a band (tier_margin ranks, the view hysteresis), so nothing flickers at an edge;
 //   - pays the mid-rank entries from mid_period * bytes_per_tick at WireCost::enter_bytes each,
-//     nearest first (the rest wait for a later pass; a first frame pays nothing);
+//     nearest by rank first, at least one a pass (the rest wait for a later pass; a viewer that
+//     knew nothing pays nothing);
 //   - sends the mid tier's pending changes by priority within what is left of that budget;
 //     priority grows with the time since the pair was last sent, faster when nearer (by the ranked
 //     distance: under a rank floor, all alike); a pair that
@@ -609,14 +610,15 @@ void TieredInterest::EnterNew(Pass& p) const {
   }
 }
 
-// The mid-rank entities waiting to enter: as many as the mid tier's budget pays for, nearest
-// first (the rest try again on the next full pass). Sorted only when not all of them fit.
+// The mid-rank entities waiting to enter: as many as the mid tier's budget pays for, and at least
+// one (a budget smaller than one entry, or shrunk by overload, still lets the tier fill), nearest
+// by rank first; the rest try again on the next full pass. Partitioned only when not all fit.
 template <typename Enter>
 void TieredInterest::EnterWithinBudget(Pass& p, Enter enter) const {
   std::vector<RankKey>& entries = p.sc.entries;
   if (entries.empty()) return;
   const uint32_t budget = p.budget.bytes_per_tick * p.period;
-  const size_t fits = budget / cost_.enter_bytes;
+  const size_t fits = std::max<size_t>(1, budget / cost_.enter_bytes);
   if (entries.size() > fits) {
     std::nth_element(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(fits),
                      entries.end());

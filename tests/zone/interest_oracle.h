@@ -129,8 +129,8 @@ uint32_t MidPeriod(const Config& c) {
 //     enters when its rank is < near_max + mid_max and it is in view; a known one stays only
 //     while its rank is < near_max + mid_max + tier_margin, or it is relevant in band. An entry
 //     that is not near is paid from the mid tier's budget (bytes_per_tick * mid_period), at the
-//     stated enter_bytes: nearest first, as many as it pays for; the rest stay unknown for now.
-//     A first frame (the viewer knew nothing) and a world without stated costs pay nothing.
+//     stated enter_bytes: nearest first, as many as it pays for but at least one; the rest stay
+//     unknown for now. A viewer that knew nothing and a world without stated costs pay nothing.
 //   Between full passes a known entity that is still here stays, whatever its rank and distance
 //     (in the mid tier unless near).
 // So after the view: known = must | (before & may), with `must` the entry rule and `may` the
@@ -232,8 +232,8 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
   std::map<uint32_t, Tier> want;
   const size_t enter_limit = full ? enter_rank : b.near_max;
   const bool budgeted = !before.empty() && cost.stated() && cost.enter_bytes > 0;
-  size_t entries_left =
-      budgeted ? b.bytes_per_tick * period / cost.enter_bytes : std::numeric_limits<size_t>::max();
+  size_t entries_left = budgeted ? std::max<size_t>(1, b.bytes_per_tick * period / cost.enter_bytes)
+                                 : std::numeric_limits<size_t>::max();
   for (size_t k = 0; k < ranked.size(); ++k) {
     const uint32_t raw = ranked[k].raw;
     const bool is_relevant = relevant_in_band.count(raw) != 0;
