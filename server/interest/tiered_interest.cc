@@ -332,6 +332,8 @@ struct TieredInterest::Pass {
   float inv_leave;
   Vec2 at;              // the viewer's position
   size_t relevant = 0;  // how many of viewer.relevant count
+  // The mid tier's bytes for this full pass: its entries, then its updates.
+  [[nodiscard]] uint32_t MidBudget() const { return budget.bytes_per_tick * period; }
   [[nodiscard]] uint32_t SlotOfKey(RankKey k) const {
     return static_cast<uint32_t>(f.slot_of[KeyRawId(k) & kMaxEntityIndex]);
   }
@@ -617,8 +619,7 @@ template <typename Enter>
 void TieredInterest::EnterWithinBudget(Pass& p, Enter enter) const {
   std::vector<RankKey>& entries = p.sc.entries;
   if (entries.empty()) return;
-  const uint32_t budget = p.budget.bytes_per_tick * p.period;
-  const size_t fits = std::max<size_t>(1, budget / cost_.enter_bytes);
+  const size_t fits = std::max<size_t>(1, p.MidBudget() / cost_.enter_bytes);
   if (entries.size() > fits) {
     std::nth_element(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(fits),
                      entries.end());
@@ -639,8 +640,7 @@ void TieredInterest::MarkMid(Pass& p) const {
 // The mid tier's budget on a full pass, the output's order, the crowd summary when due.
 void TieredInterest::Finish(Pass& p) const {
   const Frame& f = p.f;
-  const uint32_t budget = p.budget.bytes_per_tick * p.period;
-  if (p.full) SelectMid(f, budget - std::min(budget, p.spent), p.sc, p.st, p.out);
+  if (p.full) SelectMid(f, p.MidBudget() - std::min(p.MidBudget(), p.spent), p.sc, p.st, p.out);
   std::sort(p.out->moved.begin(), p.out->moved.end(), [&f](uint32_t a, uint32_t c) {
     return ToRaw(f.subjects[a].id) < ToRaw(f.subjects[c].id);
   });
