@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Where a client's bytes go: logs in as one player that stands still and reports, per second,
+"""Where a client's bytes go: logs in as one player that stands still (or, with --walk-to-centre,
+walks into the middle of its zone as client_sim's crowd bots do) and reports, per second,
 the bytes each TickUpdate field takes (entered, updated by the set of fields it carries, moved,
 left, hits, ...), and how often an entity that left enters again within a second.
 
@@ -16,6 +17,8 @@ It pings every few seconds, so the server never closes it as idle.
 
 import argparse
 import collections
+import math
+import random
 import time
 
 from google.protobuf.internal.encoder import _VarintBytes
@@ -76,6 +79,45 @@ class Tally:
                                                                    self.back_soon / seconds))
 
 
+class Walker:
+    """Moves as client_sim's crowd bots do: twice a second a new direction, to the zone's centre
+    at full speed, or within ARRIVED metres of it a random one at 0.3 of it (milling about)."""
+
+    ARRIVED = 3.0  # metres (client_sim's kArrived)
+    ACT_SECONDS = 0.5  # client_sim's default --input-rate 2
+
+    def __init__(self, welcome, conn):
+        self.conn = conn
+        self.goal = ((welcome.zone_min_x + welcome.zone_max_x) / 2 / zone_client.CM,
+                     (welcome.zone_min_y + welcome.zone_max_y) / 2 / zone_client.CM)
+        self.x, self.y = welcome.x / zone_client.CM, welcome.y / zone_client.CM
+        self.seq = 0
+        self.next_act = 0.0
+
+    def step(self, tick):
+        if tick.HasField("self"):
+            if tick.self.HasField("x"):
+                self.x = tick.self.x / zone_client.CM
+            if tick.self.HasField("y"):
+                self.y = tick.self.y / zone_client.CM
+        now = time.time()
+        if now < self.next_act:
+            return
+        self.next_act = now + self.ACT_SECONDS * random.uniform(0.8, 1.2)
+        dx, dy = self.goal[0] - self.x, self.goal[1] - self.y
+        length = math.hypot(dx, dy)
+        if length > self.ARRIVED:
+            dx, dy = dx / length, dy / length
+        else:
+            angle = random.uniform(-math.pi, math.pi)
+            dx, dy = 0.3 * math.cos(angle), 0.3 * math.sin(angle)
+        self.seq += 1
+        move = pb.ClientMessage()
+        move.move.seq = self.seq
+        move.move.direction_x, move.move.direction_y = dx, dy
+        self.conn.send(move)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -84,6 +126,8 @@ def main():
     parser.add_argument("--token-secret", default="", metavar="FILE",
                         help="server in auth mode token: mint the login token with its secret")
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--walk-to-centre", action="store_true",
+                        help="walk to the zone's centre, through it and back, like a crowd bot")
     parser.add_argument("--settle", type=float, default=2,
                         help="seconds to wait after the login before counting")
     args = parser.parse_args()
@@ -99,6 +143,7 @@ def main():
         print("error: not logged in")
         return 1
     tally = Tally()
+    walker = Walker(welcome, conn) if args.walk_to_centre else None
     start = time.time()
     counting_from = None
     next_ping = start
@@ -114,7 +159,11 @@ def main():
         if counting_from is not None and now - counting_from >= args.seconds:
             break
         for message in conn.receive(0.5):
-            if counting_from is not None and message.HasField("tick"):
+            if not message.HasField("tick"):
+                continue
+            if walker is not None:
+                walker.step(message.tick)
+            if counting_from is not None:
                 tally.add(message)
     if counting_from is None or tally.frames == 0:
         print("error: no frames")
