@@ -515,7 +515,7 @@ class Selection {
 
   void RankOurs(size_t v) {
     // Exact ranks (no rank floor), as the other methods compute them.
-    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, /*rank_floor=*/0.0f,
+    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, {},
                  {kNearMax, kEnterRank}, &hints_[v]);
   }
 

@@ -124,7 +124,7 @@ void LoadMonsters(const YamlNode& file, WorldConfig* w) {
 
 // The `interest:` block of a zone; every key optional (defaults in interest::InterestConfig).
 interest::InterestConfig LoadInterest(const YamlNode& n, uint32_t tick_rate) {
-  n.AllowOnly({"near_max", "mid_max", "tier_margin", "rank_floor", "bytes_per_tick",
+  n.AllowOnly({"near_max", "mid_max", "tier_margin", "rank_floor", "near_band", "bytes_per_tick",
                "max_staleness_seconds", "mid_period_seconds", "summary_seconds", "summary_grid",
                "relevant_max"});
   interest::InterestConfig c;
@@ -135,6 +135,7 @@ interest::InterestConfig LoadInterest(const YamlNode& n, uint32_t tick_rate) {
   c.mid_max = count("mid_max", c.mid_max, 0, 100000);
   c.tier_margin = count("tier_margin", c.tier_margin, 0, 10000);
   if (n.Has("rank_floor")) c.rank_floor = n["rank_floor"].Float(0, 100);
+  if (n.Has("near_band")) c.near_band = n["near_band"].Float(0, 100);
   c.bytes_per_tick = count("bytes_per_tick", c.bytes_per_tick, 0, 1 << 20);
   c.summary_grid = count("summary_grid", c.summary_grid, 1, 64);
   c.relevant_max = count("relevant_max", c.relevant_max, 0, 1000);

@@ -35,15 +35,36 @@ using spatial::KeyRawId;
 using spatial::MakeRankKey;
 using spatial::RankKey;
 
-// The squared distance ranks compare: the centre distance, or `rank_floor` metres when it is less
-// (0: exact), squared; equal ones rank by ascending id. Everything within the floor of a viewer
-// ties, so a crowd milling there (a crowd stacked on one spot) keeps its ranks as it shuffles
-// instead of entering and leaving the tiers (each time costing its viewer a whole EntityEnter).
-// Non-decreasing in distance_sq, so the keys rank as the distances do, up to ties.
-[[nodiscard]] inline float RankDistanceSq(float distance_sq, float rank_floor) {
+// The squared distance ranks compare: the centre distance, less `band` metres for an incumbent
+// (the caller's: interest's near tier of the last tick), or `rank_floor` metres when that is less
+// (0: exact), squared; equal ones rank by ascending id.
+//   - The floor: everything within it of a viewer ties, so a crowd milling there (a crowd stacked
+//     on one spot) keeps its ranks as it shuffles instead of entering and leaving the tiers (each
+//     time costing its viewer a whole EntityEnter).
+//   - The band: an incumbent keeps its rank until another is `band` metres nearer, so a crowd
+//     that shuffles does not replace the nearest ones every tick.
+// Non-decreasing in distance_sq, so the keys rank as the distances do, up to ties and the band.
+[[nodiscard]] inline float RankDistanceSq(float distance_sq, float rank_floor, float band = 0) {
+  if (band > 0) {
+    const float d = std::max(0.0f, std::sqrt(distance_sq) - band);
+    distance_sq = d * d;
+  }
   const float floor_sq = rank_floor * rank_floor;
   return rank_floor > 0 && distance_sq < floor_sq ? floor_sq : distance_sq;
 }
+
+// An entity that ranks `RankRule::band` nearer than it is, at its centre as the tree has it.
+struct Incumbent {
+  EntityId id;
+  Vec2 position;
+};
+
+// How Rank compares distances (RankDistanceSq).
+struct RankRule {
+  float floor = 0;  // metres; 0: exact
+  float band = 0;   // metres the incumbents rank nearer than they are; 0: none
+  std::span<const Incumbent> incumbents;  // distinct; the excluded entity is not among them
+};
 
 struct RankCut {
   size_t kept = 0;   // min(number of keys, k)
@@ -111,21 +132,22 @@ inline RankCut CutRanks(std::span<RankKey> keys, uint32_t k, float radius,
 class NearestRanker {
  public:
   // Ranks the k nearest entities to `at` (centre within max_radius, `exclude` left out), by the
-  // centres stored in `tree`, distances under `rank_floor` metres counted as it (0: exact). `cuts`
-  // (ascending, each <= k) are the rank boundaries to partition at. *hint: in, a radius likely to
-  // hold k (0: unknown); out, the radius to try next time.
+  // centres stored in `tree`, their distances as `rule` counts them. `cuts` (ascending, each <= k)
+  // are the rank boundaries to partition at. *hint: in, a radius likely to hold k (0: unknown);
+  // out, the radius to try next time.
   void Rank(const spatial::Quadtree& tree, Vec2 at, EntityId exclude, uint32_t k, float max_radius,
-            float rank_floor, std::initializer_list<uint32_t> cuts, float* hint) {
+            const RankRule& rule, std::initializer_list<uint32_t> cuts, float* hint) {
     float r = *hint > 0 ? std::min(*hint, max_radius) : max_radius;
     for (;;) {
-      Query(tree, at, exclude, r, rank_floor);
+      Query(tree, at, exclude, r, max_radius, rule);
       if (keys_.size() < k && r < max_radius) {
         r = std::min(max_radius, r * 1.5f + kRadiusSlack);  // too few: the true k-th lies farther
         continue;
       }
       const RankCut cut = CutRanks(keys_, k, r, cuts, &scratch_);
       keys_.resize(cut.kept);
-      // A k-th key beyond r is at the floor: every entity under the floor ties with it.
+      // A k-th key beyond r is at the floor or an incumbent: an entity between r and it may rank
+      // before it.
       const float kth = std::sqrt(KeyDistanceSq(cut.last));
       if (cut.kept == k && r < kth && r < max_radius) {
         r = std::min(max_radius, kth * (1 + kFloorSlackShare));
@@ -148,18 +170,42 @@ class NearestRanker {
   // Beyond the floor, so float rounding cannot leave out an entity under it.
   static constexpr float kFloorSlackShare = 1.0f / 64;
 
-  // keys_ = the entities within r, their distances raised to the floor.
-  void Query(const spatial::Quadtree& tree, Vec2 at, EntityId exclude, float r, float rank_floor) {
+  // keys_ = the entities within r and every incumbent within max_radius, their distances as the
+  // rule counts them.
+  void Query(const spatial::Quadtree& tree, Vec2 at, EntityId exclude, float r, float max_radius,
+             const RankRule& rule) {
     keys_.clear();
     tree.QueryCircleKeys(at, r, {.exclude = exclude}, &keys_);
-    if (!(rank_floor > 0)) return;
-    for (RankKey& key : keys_) {
-      key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rank_floor), KeyRawId(key));
+    const bool banded = rule.band > 0 && !rule.incumbents.empty();
+    if (!banded && !(rule.floor > 0)) return;
+    if (banded) {  // the incumbents the query found are added below, with the band
+      for (const Incumbent& i : rule.incumbents) Mark(EntityIndex(i.id), true);
+      std::erase_if(keys_, [this](RankKey key) { return Marked(KeyRawId(key) & kMaxEntityIndex); });
+      for (const Incumbent& i : rule.incumbents) Mark(EntityIndex(i.id), false);
     }
+    for (RankKey& key : keys_) {
+      key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rule.floor), KeyRawId(key));
+    }
+    if (!banded) return;
+    const float max_sq = max_radius * max_radius;
+    for (const Incumbent& i : rule.incumbents) {
+      const float d = DistanceSq(i.position, at);
+      if (d <= max_sq)
+        keys_.push_back(MakeRankKey(RankDistanceSq(d, rule.floor, rule.band), ToRaw(i.id)));
+    }
+  }
+  void Mark(uint32_t index, bool on) {
+    if (index / 64 >= marks_.size()) marks_.resize(index / 64 + 1, 0);
+    const uint64_t bit = uint64_t{1} << (index % 64);
+    marks_[index / 64] = on ? marks_[index / 64] | bit : marks_[index / 64] & ~bit;
+  }
+  [[nodiscard]] bool Marked(uint32_t index) const {
+    return index / 64 < marks_.size() && ((marks_[index / 64] >> (index % 64)) & 1u) != 0;
   }
 
   std::vector<RankKey> keys_;
   std::vector<RankKey> scratch_;  // CutRanks' buffer
+  std::vector<uint64_t> marks_;   // by entity index: the incumbents, while a query is filtered
 };
 
 }  // namespace zs::interest

@@ -1,10 +1,13 @@
 // The default interest policy: tiers by distance rank, priority within a byte budget.
 //
-// Ranks are by centre distance from the viewer, any under rank_floor metres counted as rank_floor
-// (RankDistanceSq), ties by ascending id. Every tick, per viewer:
-//   - the near tier is exactly the nearest near_max entities within view radius + hysteresis
-//     (those within the view radius enter if unknown), plus the relevant ones (attacker,
-//     targets, last hit, monsters hunting the viewer); their changes are sent every tick;
+// Ranks are by centre distance from the viewer, the near tier's (as of the last view) less
+// near_band metres, any under rank_floor metres counted as rank_floor (RankDistanceSq), ties by
+// ascending id. Every tick, per viewer:
+//   - the near tier is exactly the nearest near_max entities by rank within view radius +
+//     hysteresis (those within the view radius enter if unknown), plus the relevant ones
+//     (attacker, targets, last hit, monsters hunting the viewer); their changes are sent every
+//     tick. With a near band, one that is near stays so until another is near_band nearer, so a
+//     crowd that shuffles does not bring new ones in (each a whole entry) every tick;
 //   - hit events by or on the viewer or a near-tier entity are sent (what happens among the
 //     mid tier reaches the client as those entities' hp and alive fields, at the mid tier's
 //     rate), and anything known that left the zone is sent as `left`.
@@ -95,6 +98,7 @@ struct MidCandidate {
 
 struct Scratch {
   NearestRanker ranker;
+  std::vector<Incumbent> incumbents;  // the near pairs, ranked near_band nearer
   spatial::QueryResults query;
   // By slot, bits one view sets and clears again before the next (a few KB: they stay in L1,
   // so a known entity costs a few bit tests, not a cache miss).
@@ -438,8 +442,17 @@ void TieredInterest::BuildView(const Frame& f, const Viewer& viewer, size_t work
 // within the leave radius are near whatever their rank.
 void TieredInterest::Rank(Pass& p) const {
   const uint32_t keep = p.full ? p.enter_rank + config_.tier_margin : p.budget.near_max;
-  p.sc.ranker.Rank(*p.f.tree, p.at, p.viewer.id, keep, p.leave_r, config_.rank_floor,
-                   {p.budget.near_max, p.enter_rank}, p.full ? &p.st.full_hint : &p.st.near_hint);
+  p.sc.incumbents.clear();
+  if (config_.near_band > 0) {
+    for (Pair& pair : p.st.near) {
+      if (TestBit(p.f.churned, pair.slot) && !Relocate(p.f, pair)) continue;  // gone: WalkNear
+      p.sc.incumbents.push_back({.id = pair.id, .position = p.f.subjects[pair.slot].position});
+    }
+  }
+  p.sc.ranker.Rank(
+      *p.f.tree, p.at, p.viewer.id, keep, p.leave_r,
+      {.floor = config_.rank_floor, .band = config_.near_band, .incumbents = p.sc.incumbents},
+      {p.budget.near_max, p.enter_rank}, p.full ? &p.st.full_hint : &p.st.near_hint);
   const std::vector<RankKey>& keys = p.sc.ranker.keys();
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t s = p.SlotOfKey(keys[i]);

@@ -108,24 +108,34 @@ TEST(CutRanks, EdgeCases) {
   EXPECT_EQ(cut.last, MakeRankKey(4, 2));
 }
 
-// The brute-force index's keys within `radius`, their distances raised to `rank_floor` as the
-// ranker ranks them.
+// The brute-force index's keys within `radius`, their distances as the ranker ranks them: raised
+// to `rank_floor`, the incumbents' less `band`.
 std::vector<RankKey> RoundedKeys(const spatial::BruteForceIndex& oracle, Vec2 at, float radius,
-                                 EntityId self, float rank_floor) {
+                                 EntityId self, const RankRule& rule) {
   std::vector<RankKey> all = oracle.QueryCircleKeys(at, radius, {.exclude = self});
   for (RankKey& key : all) {
-    key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rank_floor), KeyRawId(key));
+    const bool incumbent =
+        std::any_of(rule.incumbents.begin(), rule.incumbents.end(),
+                    [&](const Incumbent& i) { return ToRaw(i.id) == KeyRawId(key); });
+    key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rule.floor, incumbent ? rule.band : 0),
+                      KeyRawId(key));
   }
   return all;
 }
 
 // The ranker end to end: random crowds, hints carried across moves as the policy does, each
-// viewer's classes against the brute-force index's sorted keys within the full radius, exact
-// and with a rank floor (where an entity beyond the k-th's distance but under the floor, with a
-// lower id, outranks it: the ranker must reach the floor).
+// viewer's classes against the brute-force index's sorted keys within the full radius: exact;
+// with a rank floor (where an entity beyond the k-th's distance but under the floor, with a
+// lower id, outranks it: the ranker must reach the floor); and with last tick's nearest 8 as
+// incumbents ranked `band` nearer (one beyond the query's radius may outrank those within it:
+// the ranker must add them).
 TEST(NearestRanker, MatchesBruteForceAcrossTicks) {
-  for (const float rank_floor : {0.0f, 0.5f, 2.0f, 5.0f}) {
-    SCOPED_TRACE("rank floor " + std::to_string(rank_floor));
+  struct Run {
+    float floor;
+    float band;
+  };
+  for (const Run run : {Run{0, 0}, Run{0.5f, 0}, Run{2, 0}, Run{5, 0}, Run{0, 3}, Run{2, 3}}) {
+    SCOPED_TRACE("rank floor " + std::to_string(run.floor) + ", band " + std::to_string(run.band));
     std::mt19937 rng(11);
     spatial::QuadtreeConfig config;
     config.bounds = {{0, 0}, {200, 200}};
@@ -143,6 +153,8 @@ TEST(NearestRanker, MatchesBruteForceAcrossTicks) {
     }
     NearestRanker ranker;
     std::vector<float> hints(40, 0.0f);
+    std::vector<std::vector<EntityId>> near(hints.size());  // by viewer: last tick's nearest 8
+    size_t outranked = 0;  // views whose 8th is later than without the band
     std::uniform_real_distribution<float> move(-3.0f, 3.0f);
     for (int tick = 0; tick < 6; ++tick) {
       for (const auto& e : std::vector(oracle.entities())) {
@@ -157,17 +169,34 @@ TEST(NearestRanker, MatchesBruteForceAcrossTicks) {
         ASSERT_TRUE(tree.GetPosition(self, &at));
         const uint32_t k = v % 4 == 0 ? 40 : 264;
         const float max_radius = v % 3 == 0 ? 15.0f : 40.0f;
-        ranker.Rank(tree, at, self, k, max_radius, rank_floor, {8, 30}, &hints[v]);
-        const std::vector<RankKey> all = RoundedKeys(oracle, at, max_radius, self, rank_floor);
+        std::vector<Incumbent> incumbents;
+        for (const EntityId id : near[v]) {
+          incumbents.push_back({.id = id, .position = {}});
+          ASSERT_TRUE(tree.GetPosition(id, &incumbents.back().position));
+        }
+        const RankRule rule{.floor = run.floor, .band = run.band, .incumbents = incumbents};
+        ranker.Rank(tree, at, self, k, max_radius, rule, {8, 30}, &hints[v]);
+        const std::vector<RankKey> all = RoundedKeys(oracle, at, max_radius, self, rule);
         const std::vector<RankKey>& got = ranker.keys();
         ExpectClasses(got, got.size(), all, {8, 30, k},
                       "tick " + std::to_string(tick) + " viewer " + std::to_string(v));
+        near[v].clear();
+        for (size_t i = 0; i < std::min<size_t>(8, got.size()); ++i) {
+          near[v].push_back(static_cast<EntityId>(KeyRawId(got[i])));
+        }
+        const std::vector<RankKey> exact = Sorted(RoundedKeys(
+            oracle, at, max_radius, self, {.floor = run.floor, .band = 0, .incumbents = {}}));
+        const std::vector<RankKey> banded = Sorted(all);
+        if (exact.size() > 8 && KeyRawId(banded[7]) != KeyRawId(exact[7])) ++outranked;
         if (got.size() == k) {
           EXPECT_GE(hints[v], std::sqrt(KeyDistanceSq(Sorted(all)[k - 1])));
         } else {
           EXPECT_EQ(hints[v], max_radius);
         }
       }
+    }
+    if (run.band > 0) {
+      EXPECT_GT(outranked, 30u);
     }
   }
 }
@@ -195,9 +224,12 @@ TEST(NearestRanker, AStaleHintStillReachesEveryoneUnderTheFloor) {
   constexpr float kFloor = 3.0f;
   NearestRanker ranker;
   float hint = 0.25f;
-  ranker.Rank(tree, at, self, 40, 20.0f, kFloor, {8, 30}, &hint);
-  ExpectClasses(ranker.keys(), ranker.keys().size(), RoundedKeys(oracle, at, 20.0f, self, kFloor),
-                {8, 30, 40}, "stale hint");
+  ranker.Rank(tree, at, self, 40, 20.0f, {.floor = kFloor, .band = 0, .incumbents = {}}, {8, 30},
+              &hint);
+  ExpectClasses(
+      ranker.keys(), ranker.keys().size(),
+      RoundedKeys(oracle, at, 20.0f, self, {.floor = kFloor, .band = 0, .incumbents = {}}),
+      {8, 30, 40}, "stale hint");
   std::vector<uint32_t> ids;
   for (const RankKey key : ranker.keys()) ids.push_back(KeyRawId(key));
   for (uint32_t i = 1; i <= 20; ++i) {

@@ -42,22 +42,26 @@ inline std::unordered_map<uint32_t, uint32_t> SlotsOf(const ZoneTickOutput& o) {
 struct Ranked {
   uint32_t raw;
   float dist_sq;  // exact
-  float rank_sq;  // as ranks compare it: raised to the zone's rank floor
+  float rank_sq;  // as ranks compare it: less near_band for an incumbent, raised to the floor
   uint32_t slot;
 };
 
-// Every entity but the viewer whose centre is within `limit` of the viewer's, nearest first (any
-// nearer than `rank_floor` metres counted as rank_floor), ties by ascending raw id (the policy's
-// order), in the same float arithmetic.
+// Every entity but the viewer whose centre is within `limit` of the viewer's, nearest first by
+// interest::RankDistanceSq (any nearer than `rank_floor` metres counted as rank_floor, the
+// `incumbents` `near_band` metres nearer), ties by ascending raw id (the policy's order), in the
+// same float arithmetic.
 inline std::vector<Ranked> RankByDistance(const ZoneTickOutput& o, uint32_t viewer_slot,
-                                          float limit, float rank_floor) {
+                                          float limit, float rank_floor, float near_band,
+                                          const std::set<uint32_t>& incumbents) {
   const Vec2 at = o.states[viewer_slot].position;
   const float limit_sq = limit * limit;
   std::vector<Ranked> r;
   for (uint32_t s = 0; s < o.states.size(); ++s) {
-    const float d = DistanceSq(o.states[s].position, at);
+    const float d = DistanceSq(at, o.states[s].position);
+    const uint32_t raw = ToRaw(o.states[s].id);
+    const float band = incumbents.count(raw) != 0 ? near_band : 0.0f;
     if (s != viewer_slot && d <= limit_sq) {
-      r.push_back({ToRaw(o.states[s].id), d, interest::RankDistanceSq(d, rank_floor), s});
+      r.push_back({raw, d, interest::RankDistanceSq(d, rank_floor, band), s});
     }
   }
   std::sort(r.begin(), r.end(), [](const Ranked& a, const Ranked& b) {
@@ -98,6 +102,7 @@ struct OracleStats {
   size_t mid = 0;
   size_t kept_in_band = 0;      // known entities beyond the entry thresholds, kept by the bands
   size_t floor_ties = 0;        // views whose near or entry cut fell inside a tie at the floor
+  size_t kept_by_band = 0;      // near by rank only through the band: a nearer one is not near
   size_t entries_paid = 0;      // mid-rank entries the budget paid for
   size_t entries_deferred = 0;  // mid-rank entries it could not pay for (yet)
   size_t kept_between = 0;      // known entities beyond the keep rank, kept until a full pass
@@ -117,10 +122,12 @@ uint32_t MidPeriod(const Config& c) {
 }
 
 // The policy's membership and tier rules, by brute force, for one view. `before` is the
-// viewer's known set after its previous view in this zone (empty after arriving or a Forget).
-// Ranks are by centre distance, raised to rank_floor, over the whole tick (RankByDistance, within
-// view radius + hysteresis); "relevant" is the first relevant_max of RelevantTo (ascending raw id),
-// counted only within view radius + hysteresis ("in band") or the view radius ("in view").
+// viewer's known set after its previous view in this zone (empty after arriving or a Forget),
+// `before_near` its near tier then (the incumbents).
+// Ranks are by centre distance, the incumbents' less near_band, raised to rank_floor, over the
+// whole tick (RankByDistance, within view radius + hysteresis); "relevant" is the first
+// relevant_max of RelevantTo (ascending raw id), counted only within view radius + hysteresis ("in
+// band") or the view radius ("in view").
 //   Every tick: near = rank < near_max, or relevant in band. An unknown entity enters when it is
 //     near and in view (rank < near_max within the view radius, or relevant in view). A known
 //     entity that is gone leaves.
@@ -141,6 +148,7 @@ uint32_t MidPeriod(const Config& c) {
 inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutput& o,
                                             const PlayerView& v, const interest::Budget& b,
                                             const std::set<uint32_t>& before,
+                                            const std::set<uint32_t>& before_near,
                                             const std::vector<interest::KnownEntity>& known,
                                             const interest::WireCost& cost, OracleStats* st) {
   using interest::Tier;
@@ -162,12 +170,22 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
   const float enter_sq = enter_r * enter_r;
   const uint32_t enter_rank = b.near_max + b.mid_max;
   const uint32_t keep_rank = enter_rank + ic.tier_margin;
-  const std::vector<Ranked> ranked = RankByDistance(o, v.self, leave_r, ic.rank_floor);
+  const std::vector<Ranked> ranked =
+      RankByDistance(o, v.self, leave_r, ic.rank_floor, ic.near_band, before_near);
   const float floor_sq = interest::RankDistanceSq(0.0f, ic.rank_floor);
   for (const size_t cut : {size_t{b.near_max}, size_t{enter_rank}}) {
     if (ic.rank_floor > 0 && cut < ranked.size() && ranked[cut].rank_sq == floor_sq) {
       ++st->floor_ties;  // the entities on both sides of the cut tie at the floor
       break;
+    }
+  }
+  if (ranked.size() > b.near_max) {  // an incumbent near by rank, beyond the first one that is not
+    const float first_out = interest::RankDistanceSq(ranked[b.near_max].dist_sq, ic.rank_floor);
+    for (size_t k = 0; k < b.near_max; ++k) {
+      if (interest::RankDistanceSq(ranked[k].dist_sq, ic.rank_floor) > first_out) {
+        ++st->kept_by_band;
+        break;
+      }
     }
   }
   std::unordered_map<uint32_t, size_t> rank_of;

@@ -167,8 +167,9 @@ class Watch {
         const uint32_t raw = ToRaw(v.player);
         zone.interest().Known(v.player, &known_);
         if (oracle_) {
-          if (auto r =
-                  CheckView(zone, o, v, b, before_[raw], known_, w.config().wire_cost, &oracle);
+          const Before& before = before_[raw];
+          if (auto r = CheckView(zone, o, v, b, before.known, before.near, known_,
+                                 w.config().wire_cost, &oracle);
               !r) {
             return r << " (" << Where(o, v) << ")";
           }
@@ -178,9 +179,13 @@ class Watch {
             return r << " (" << Where(o, v) << ")";
           }
         }
-        std::set<uint32_t>& ids = before_[raw];
-        ids.clear();
-        for (const KnownEntity& k : known_) ids.insert(ToRaw(k.id));
+        Before& before = before_[raw];
+        before.known.clear();
+        before.near.clear();
+        for (const KnownEntity& k : known_) {
+          before.known.insert(ToRaw(k.id));
+          if (k.tier == interest::Tier::kNear) before.near.insert(ToRaw(k.id));
+        }
         Sent& sent = by_phase[phase];
         ++sent.views;
         sent.near += v.near_count;
@@ -205,26 +210,35 @@ class Watch {
 
  private:
   bool oracle_, clients_;
-  std::map<uint32_t, std::set<uint32_t>> before_;  // by viewer: known after its last view
-  std::map<uint32_t, Client> client_;              // by viewer
+  struct Before {
+    std::set<uint32_t> known;  // after its last view
+    std::set<uint32_t> near;   // its near tier then
+  };
+  std::map<uint32_t, Before> before_;  // by viewer
+  std::map<uint32_t, Client> client_;  // by viewer
   std::vector<KnownEntity> known_;
   std::set<uint32_t> mid_;  // scratch: this view's mid tier
 };
 
-// Three runs: the small budgets as they are; with a rank floor of 8 m (everything nearer ranks
-// alike, by id; wide enough that the near tier's cut falls inside the tie in most views); and with
-// a budget that pays for one entry per full pass (most mid-rank entries wait).
+// Four runs: the small budgets as they are; with a rank floor of 8 m (everything nearer ranks
+// alike, by id; wide enough that the near tier's cut falls inside the tie in most views); with
+// a budget that pays for one entry per full pass (most mid-rank entries wait); and with a near
+// band of 3 m (the near tier keeps an entity until another is 3 m nearer).
 TEST(Interest, NearTierMatchesBruteForce) {
   struct Run {
     float rank_floor;
+    float near_band;
     uint32_t bytes_per_tick;
   };
   const uint32_t small = SmallInterest().bytes_per_tick;
-  for (const Run run : {Run{0.0f, small}, Run{8.0f, small}, Run{0.0f, 10}}) {
-    SCOPED_TRACE("rank_floor " + std::to_string(run.rank_floor) + ", bytes_per_tick " +
+  for (const Run run : {Run{0.0f, 0.0f, small}, Run{8.0f, 0.0f, small}, Run{0.0f, 0.0f, 10},
+                        Run{0.0f, 3.0f, small}}) {
+    SCOPED_TRACE("rank_floor " + std::to_string(run.rank_floor) + ", near_band " +
+                 std::to_string(run.near_band) + ", bytes_per_tick " +
                  std::to_string(run.bytes_per_tick));
     InterestConfig ic = SmallInterest();
     ic.rank_floor = run.rank_floor;
+    ic.near_band = run.near_band;
     ic.bytes_per_tick = run.bytes_per_tick;
     Crowd crowd(ic, 11);
     Watch watch(/*use_oracle=*/true, /*use_clients=*/false);
@@ -252,6 +266,11 @@ TEST(Interest, NearTierMatchesBruteForce) {
       EXPECT_GT(s.floor_ties, 1000u);
     } else {
       EXPECT_EQ(s.floor_ties, 0u);
+    }
+    if (run.near_band > 0) {
+      EXPECT_GT(s.kept_by_band, 1000u);
+    } else {
+      EXPECT_EQ(s.kept_by_band, 0u);
     }
   }
 }
