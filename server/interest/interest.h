@@ -63,8 +63,9 @@ struct Subject {
   Vec2 position;
   uint32_t last_move_tick = 0;  // the last tick *before* this one in which the position changed
   std::array<uint32_t, kChangeFields> changed_at{};  // by change bit: the last tick it changed
-  uint8_t changed = 0;     // change bits of this tick (kPositionBit and opaque others)
-  uint8_t has_events = 0;  // took part in a hit event this tick
+  uint8_t changed = 0;      // change bits of this tick (kPositionBit and opaque others)
+  uint8_t has_events = 0;   // took part in a hit event this tick
+  uint8_t name_length = 0;  // bytes of its name (players; 0 for none), which its entry carries
 };
 
 // Hit events of the tick, indexed by slot: the events slot s took part in (as attacker or

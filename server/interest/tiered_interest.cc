@@ -17,9 +17,9 @@
 //     among them (or relevant), otherwise it is sent as `left`; an unknown one enters when its
 //     rank is below near_max + mid_max and its centre is within the view radius. Both thresholds
 //     have a band (tier_margin ranks, the view hysteresis), so nothing flickers at an edge;
-//   - pays the mid-rank entries from mid_period * bytes_per_tick at WireCost::enter_bytes each,
-//     nearest by rank first, at least one a pass (the rest wait for a later pass; a viewer that
-//     knew nothing pays nothing);
+//   - pays the mid-rank entries from mid_period * bytes_per_tick, each at WireCost::EnterBytes of
+//     its name's length, nearest by rank first until one does not fit, at least one a pass (the
+//     rest wait for a later pass; a viewer that knew nothing pays nothing);
 //   - sends the mid tier's pending changes by priority within what is left of that budget;
 //     priority grows with the time since the pair was last sent, faster when nearer (by the ranked
 //     distance: under a rank floor, all alike); a pair that
@@ -625,21 +625,24 @@ void TieredInterest::EnterNew(Pass& p) const {
   }
 }
 
-// The mid-rank entities waiting to enter: as many as the mid tier's budget pays for, and at least
-// one (a budget smaller than one entry, or shrunk by overload, still lets the tier fill), nearest
-// by rank first; the rest try again on the next full pass. Partitioned only when not all fit.
+// The mid-rank entities waiting to enter: nearest by rank first, as long as the mid tier's budget
+// pays for each one's entry, and at least one (a budget smaller than one entry, or shrunk by
+// overload, still lets the tier fill); the rest try again on the next full pass. Only as many as
+// the budget could pay for at the cheapest entry are put in order.
 template <typename Enter>
 void TieredInterest::EnterWithinBudget(Pass& p, Enter enter) const {
   std::vector<RankKey>& entries = p.sc.entries;
   if (entries.empty()) return;
-  const size_t fits = std::max<size_t>(1, p.MidBudget() / cost_.enter_bytes);
-  if (entries.size() > fits) {
-    std::nth_element(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(fits),
-                     entries.end());
-    entries.resize(fits);
+  const uint32_t budget = p.MidBudget();
+  const size_t most = std::min(entries.size(), std::max<size_t>(1, budget / cost_.enter_bytes));
+  std::partial_sort(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(most), entries.end());
+  for (size_t i = 0; i < most; ++i) {
+    const uint32_t s = p.SlotOfKey(entries[i]);
+    const uint32_t bytes = cost_.EnterBytes(p.f.subjects[s].name_length);
+    if (i > 0 && p.spent + bytes > budget) return;
+    p.spent += bytes;
+    enter(s, false);
   }
-  for (const RankKey key : entries) enter(p.SlotOfKey(key), false);
-  p.spent = static_cast<uint32_t>(entries.size()) * cost_.enter_bytes;
 }
 
 // Between full passes the mid pairs are not walked; the crowd summary needs all that is known.

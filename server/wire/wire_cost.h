@@ -14,7 +14,8 @@ inline constexpr interest::WireCost kWireCost = {
     .moved_bytes = 3,    // id gap + dx + dy in the packed moved lists (measured 3.03)
     .update_bytes = 13,  // TickUpdate.updated entry: tag + length, id, absolute x, y (12.55)
     .field_bytes = 3,    // facing, hp or alive: tag + value (2.56)
-    .enter_bytes = 29,   // TickUpdate.entered entry: tag + length, every field, a name (29.14)
+    .enter_bytes = 24,   // TickUpdate.entered entry: tag + length, every field but the name (24.33)
+    .name_bytes = 2,     // a name's tag and length (a name is at most 32 bytes: one length byte)
 };
 
 }  // namespace zs::wire

@@ -234,6 +234,7 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
   new_departures_.clear();
   if (!releasing_.empty()) ReleaseDue();
   const uint32_t unknown = RouteInputs(inputs.inputs);
+  ShareNames();  // before the views are prepared: an entry's cost counts its name
   // Zones simulate side by side; then every view of every zone is one task on the same pool.
   r.ForEach(zones_.size(), [&](size_t z, size_t) {
     zones_[z].Simulate(tick_, zone_inputs_[z], overload_level, r.workers(), &outputs_[z]);
@@ -245,7 +246,6 @@ void World::Tick(const Inputs& inputs, uint32_t overload_level, TaskRunner* runn
   DeliverZoneChat();
   DeliverRelayed(inputs.relayed);
   AddResults(inputs.results);
-  ShareNames();
   view_start_.assign(1, 0);
   for (const ZoneTickOutput& out : outputs_)
     view_start_.push_back(view_start_.back() + out.views.size());

@@ -396,7 +396,8 @@ struct ZoneTickOutput {
   std::vector<InputResult> results;  // sorted by player (then arrival) once the tick is done
   std::vector<ChatLine> chat_lines;
   std::vector<ChatDelivery> chat_deliveries;  // sorted by recipient, then line
-  // Player names by EntityIndex (the world's table; empty string: none). Null: no names.
+  // Player names by EntityIndex (the world's table; empty string: none), set before the zone
+  // simulates (the policy counts them in an entry's cost). Null: no names.
   const std::vector<std::string>* names = nullptr;
   // A split zone (zone/cells.h): one batch per neighbouring cell, in cell order (the host sends
   // them), and the neighbours whose ghosts were dropped this tick because they fell silent.

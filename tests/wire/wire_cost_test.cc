@@ -25,20 +25,35 @@ struct Means {
   double moved = 0;   // bytes of a move as a delta, its id gap included
   double update = 0;  // bytes of an update with the position
   double field = 0;   // bytes each further field adds to it
-  double enter = 0;   // bytes of an entity's entry, with its tag and length
+  double enter = 0;   // bytes of an entity's entry, with its tag and length, but its name's
 };
 
-// The `entered` items of a tick frame (length prefix, then a ServerMessage): their bytes and
-// count, added to *bytes and *count.
-void AddEntries(const std::string& frame, double* bytes, size_t* count) {
+// Bytes of an entry in TickUpdate.entered: tag, length, body.
+double EntryBytes(const pb::EntityEnter& e) {
+  const auto size = static_cast<double>(e.ByteSizeLong());
+  return 1 + (size < 128 ? 1 : 2) + size;
+}
+
+// The `entered` items of a tick frame (length prefix, then a ServerMessage): their bytes but
+// their names' and count, added to *bytes and *count; *named counts those with a name. Each name
+// adds exactly kWireCost.name_bytes beyond its own bytes (WireCost::EnterBytes).
+void AddEntries(const std::string& frame, double* bytes, size_t* count, size_t* named) {
   size_t prefix = 0;
   while (prefix < frame.size() && (static_cast<uint8_t>(frame[prefix]) & 0x80) != 0) ++prefix;
   ++prefix;
   pb::ServerMessage m;
   ASSERT_TRUE(m.ParseFromArray(frame.data() + prefix, static_cast<int>(frame.size() - prefix)));
   for (const pb::EntityEnter& e : m.tick().entered()) {
-    const auto size = static_cast<double>(e.ByteSizeLong());
-    *bytes += 1 + (size < 128 ? 1 : 2) + size;  // tag, length, body
+    pb::EntityEnter nameless = e;
+    nameless.clear_name();
+    if (!e.name().empty()) {
+      ++*named;
+      EXPECT_EQ(EntryBytes(e) - EntryBytes(nameless),
+                static_cast<double>(kWireCost.EnterBytes(static_cast<uint32_t>(e.name().size())) -
+                                    kWireCost.EnterBytes(0)))
+          << e.name();
+    }
+    *bytes += EntryBytes(nameless);
     ++*count;
   }
 }
@@ -59,7 +74,7 @@ Means MeasureCrowd() {
   TickEncoder enc;
   Rng rng(11);
   double moved = 0, updates = 0, fields = 0, enters = 0;
-  size_t n_moved = 0, n_updates = 0, n_fields = 0, n_enters = 0;
+  size_t n_moved = 0, n_updates = 0, n_fields = 0, n_enters = 0, n_named = 0;
   for (uint32_t tick = 1; tick <= 60; ++tick) {
     std::vector<zone::MoveInput> moves;
     std::vector<zone::SkillInput> skills;
@@ -71,7 +86,7 @@ Means MeasureCrowd() {
     const zone::ZoneTickOutput& out = w.output(0);
     enc.Encode(out);
     if (tick == 1) {  // everyone enters everyone's view: the first 50 viewers' entries
-      for (size_t i = 0; i < 50; ++i) AddEntries(enc.Frame(i), &enters, &n_enters);
+      for (size_t i = 0; i < 50; ++i) AddEntries(enc.Frame(i), &enters, &n_enters, &n_named);
     }
     if (tick < 10) continue;  // everyone has entered
     const zone::PlayerView& v = out.views[0];
@@ -94,6 +109,7 @@ Means MeasureCrowd() {
   }
   EXPECT_GT(n_moved, 1000u) << "the crowd really moves, and moves go out as deltas";
   EXPECT_GT(n_enters, 1000u);
+  EXPECT_GT(n_named, 500u) << "players' entries carry their names";
   return {.moved = moved / static_cast<double>(n_moved),
           .update = updates / static_cast<double>(n_updates),
           .field = fields / static_cast<double>(n_fields),

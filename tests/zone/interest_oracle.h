@@ -70,6 +70,15 @@ inline std::vector<Ranked> RankByDistance(const ZoneTickOutput& o, uint32_t view
   return r;
 }
 
+// Bytes of the name an entry of states[slot] carries: a player's, from the world's table.
+inline uint32_t NameLength(const ZoneTickOutput& o, uint32_t slot) {
+  const EntityState& e = o.states[slot];
+  if (o.names == nullptr || e.kind != EntityKind::kPlayer || EntityIndex(e.id) >= o.names->size()) {
+    return 0;
+  }
+  return static_cast<uint32_t>(std::min<size_t>((*o.names)[EntityIndex(e.id)].size(), 255));
+}
+
 // What is relevant to `viewer` this tick, ascending raw id, as the zone defines it: its targets
 // and attackers in this tick's hit events, the entity it hit last (even if gone), and the
 // monsters chasing it.
@@ -100,15 +109,16 @@ struct OracleStats {
   size_t near_by_rank = 0;       // near-tier entities of rank < near_max
   size_t near_by_relevance = 0;  // near-tier entities that are near only because relevant
   size_t mid = 0;
-  size_t kept_in_band = 0;      // known entities beyond the entry thresholds, kept by the bands
-  size_t floor_ties = 0;        // views whose near or entry cut fell inside a tie at the floor
-  size_t kept_by_band = 0;      // near by rank only through the band: a nearer one is not near
-  size_t entries_paid = 0;      // mid-rank entries the budget paid for
-  size_t entries_deferred = 0;  // mid-rank entries it could not pay for (yet)
-  size_t kept_between = 0;      // known entities beyond the keep rank, kept until a full pass
-  size_t relevance_capped = 0;  // views with more relevant entities than relevant_max
-  size_t summaries = 0;         // crowd summaries checked
-  size_t summarized = 0;        // entities they counted
+  size_t kept_in_band = 0;       // known entities beyond the entry thresholds, kept by the bands
+  size_t floor_ties = 0;         // views whose near or entry cut fell inside a tie at the floor
+  size_t kept_by_band = 0;       // near by rank only through the band: a nearer one is not near
+  size_t entries_paid = 0;       // mid-rank entries the budget paid for
+  size_t entries_deferred = 0;   // mid-rank entries it could not pay for (yet)
+  size_t deferred_by_names = 0;  // views that deferred one the budget pays for without names
+  size_t kept_between = 0;       // known entities beyond the keep rank, kept until a full pass
+  size_t relevance_capped = 0;   // views with more relevant entities than relevant_max
+  size_t summaries = 0;          // crowd summaries checked
+  size_t summarized = 0;         // entities they counted
 };
 
 // How often the policy re-ranks the mid tier (a policy without that notion: every tick).
@@ -135,9 +145,10 @@ uint32_t MidPeriod(const Config& c) {
 //     the viewer knows nothing; every tick when there is no mid period) also: an unknown entity
 //     enters when its rank is < near_max + mid_max and it is in view; a known one stays only
 //     while its rank is < near_max + mid_max + tier_margin, or it is relevant in band. An entry
-//     that is not near is paid from the mid tier's budget (bytes_per_tick * mid_period), at the
-//     stated enter_bytes: nearest first, as many as it pays for but at least one; the rest stay
-//     unknown for now. A viewer that knew nothing and a world without stated costs pay nothing.
+//     that is not near is paid from the mid tier's budget (bytes_per_tick * mid_period), each at
+//     WireCost::EnterBytes of its name's length: nearest first, until one does not fit, but at
+//     least one; the rest stay unknown for now. A viewer that knew nothing and a world without
+//     stated costs pay nothing.
 //   Between full passes a known entity that is still here stays, whatever its rank and distance
 //     (in the mid tier unless near).
 // So after the view: known = must | (before & may), with `must` the entry rule and `may` the
@@ -250,17 +261,28 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
   std::map<uint32_t, Tier> want;
   const size_t enter_limit = full ? enter_rank : b.near_max;
   const bool budgeted = !before.empty() && cost.stated() && cost.enter_bytes > 0;
-  size_t entries_left = budgeted ? std::max<size_t>(1, b.bytes_per_tick * period / cost.enter_bytes)
-                                 : std::numeric_limits<size_t>::max();
+  const uint32_t entry_budget = b.bytes_per_tick * period;
+  uint32_t entry_spent = 0;
+  size_t entries_paid = 0;
+  bool entries_stopped = false;  // one did not fit: the farther ones wait too
   for (size_t k = 0; k < ranked.size(); ++k) {
     const uint32_t raw = ranked[k].raw;
     const bool is_relevant = relevant_in_band.count(raw) != 0;
     bool must =
         (k < enter_limit && ranked[k].dist_sq <= enter_sq) || relevant_in_view.count(raw) != 0;
     if (must && k >= b.near_max && !is_relevant && before.count(raw) == 0 && budgeted) {
-      must = entries_left > 0;  // a mid-rank entry: paid from the budget, nearest first
+      // A mid-rank entry: paid from the budget at its own cost, nearest first, at least one.
+      const uint32_t bytes = cost.EnterBytes(NameLength(o, ranked[k].slot));
+      const bool was_stopped = entries_stopped;
+      must = !entries_stopped && (entries_paid == 0 || entry_spent + bytes <= entry_budget);
+      entries_stopped = !must;
+      entry_spent += must ? bytes : 0;
+      entries_paid += must ? 1 : 0;
       ++(must ? st->entries_paid : st->entries_deferred);
-      entries_left -= must ? 1 : 0;
+      if (!must && !was_stopped &&
+          entries_paid < std::max<size_t>(1, entry_budget / cost.enter_bytes)) {
+        ++st->deferred_by_names;  // nameless entries would have fitted
+      }
     }
     const bool may = !full || k < keep_rank || is_relevant;
     if (must || (may && before.count(raw) != 0)) {

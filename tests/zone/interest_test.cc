@@ -120,9 +120,12 @@ class Crowd {
         {.monster = kWolf, .count = 20, .area = {{5, 68}, {30, 95}}, .respawn_ticks = 40}};
     return c;
   }
+  // Names of 2 to 12 bytes: entries cost what their names add.
   void Join(uint32_t zone_id) {
     EntityId id = kInvalidEntity;
-    EXPECT_TRUE(world_.AddPlayer(zone_id, &id).ok());
+    const size_t n = players_.size();
+    EXPECT_TRUE(
+        world_.AddPlayer(zone_id, &id, "p" + std::to_string(n) + std::string(n % 9, 'x')).ok());
     players_.push_back(id);
   }
 
@@ -220,19 +223,23 @@ class Watch {
   std::set<uint32_t> mid_;  // scratch: this view's mid tier
 };
 
-// Four runs: the small budgets as they are; with a rank floor of 8 m (everything nearer ranks
+// Five runs: the small budgets as they are; with a rank floor of 8 m (everything nearer ranks
 // alike, by id; wide enough that the near tier's cut falls inside the tie in most views); with
-// a budget that pays for one entry per full pass (most mid-rank entries wait); and with a near
+// a budget that pays for one entry per full pass (most mid-rank entries wait); with one that
+// pays for two nameless entries (a player's name can make the second one wait); and with a near
 // band of 3 m (the near tier keeps an entity until another is 3 m nearer).
 TEST(Interest, NearTierMatchesBruteForce) {
   struct Run {
     float rank_floor;
     float near_band;
     uint32_t bytes_per_tick;
+    size_t deferred;           // at least this many entries wait
+    size_t deferred_by_names;  // in at least this many views, for a name's bytes
   };
   const uint32_t small = SmallInterest().bytes_per_tick;
-  for (const Run run : {Run{0.0f, 0.0f, small}, Run{8.0f, 0.0f, small}, Run{0.0f, 0.0f, 10},
-                        Run{0.0f, 3.0f, small}}) {
+  for (const Run run :
+       {Run{0.0f, 0.0f, small, 5, 0}, Run{8.0f, 0.0f, small, 5, 0}, Run{0.0f, 0.0f, 10, 1000, 0},
+        Run{0.0f, 0.0f, 13, 200, 50}, Run{0.0f, 3.0f, small, 5, 0}}) {
     SCOPED_TRACE("rank_floor " + std::to_string(run.rank_floor) + ", near_band " +
                  std::to_string(run.near_band) + ", bytes_per_tick " +
                  std::to_string(run.bytes_per_tick));
@@ -261,7 +268,8 @@ TEST(Interest, NearTierMatchesBruteForce) {
     EXPECT_GT(s.summarized, 10000u);
     EXPECT_GT(watch.transfers, 30u);
     EXPECT_GT(s.entries_paid, 1000u);
-    EXPECT_GT(s.entries_deferred, run.bytes_per_tick == small ? 5u : 1000u);
+    EXPECT_GT(s.entries_deferred, run.deferred);
+    EXPECT_GE(s.deferred_by_names, run.deferred_by_names);
     if (run.rank_floor > 0) {
       EXPECT_GT(s.floor_ties, 1000u);
     } else {
