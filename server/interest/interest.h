@@ -39,7 +39,7 @@ struct InterestConfig {
   uint32_t mid_max = 200;         // up to this many more, sent by priority within the budget
   uint32_t tier_margin = 16;      // a known entity is dropped only beyond rank near+mid+margin
   float rank_floor = 0.0f;        // metres: nearer than this ranks as this, ties by id (nearest.h)
-  float near_band = 0.0f;         // metres: last tick's near tier ranks this much nearer
+  float near_band = 4.0f;         // metres: last tick's near tier ranks this much nearer
   uint32_t bytes_per_tick = 600;  // per client: budget for mid-tier entries and updates
   uint32_t max_staleness_ticks = 20;     // no pending change of a known entity waits longer
   uint32_t mid_period_ticks = 4;         // the mid tier is ranked and sent every this many ticks

@@ -36,7 +36,7 @@ TEST(ConfigLoader, DefaultWorldLoads) {
   EXPECT_EQ(w.zones[0].interest.near_max, 48u);
   EXPECT_EQ(w.zones[0].interest.mid_max, 200u);
   EXPECT_EQ(w.zones[0].interest.rank_floor, 0.0f);
-  EXPECT_EQ(w.zones[0].interest.near_band, 0.0f);
+  EXPECT_EQ(w.zones[0].interest.near_band, 4.0f);
   EXPECT_EQ(w.zones[0].interest.max_staleness_ticks, 20u);
   EXPECT_EQ(w.zones[0].interest.mid_period_ticks, 4u);
   EXPECT_DOUBLE_EQ(w.overload.work_share, 0.6);
@@ -223,7 +223,7 @@ TEST_F(BrokenConfig, RankFloorThatIsNoDistance) {
 }
 
 TEST_F(BrokenConfig, NearBandThatIsNoDistance) {
-  Edit("zones/town.yaml", "near_band: 0 ", "near_band: .nan ");
+  Edit("zones/town.yaml", "near_band: 4 ", "near_band: .nan ");
   ExpectError("zones/town.yaml", "interest.near_band", "nan");
 }
 

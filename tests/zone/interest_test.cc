@@ -426,12 +426,13 @@ Churn SwayAtViewEdge(float hysteresis) {
 // (same side) never swap and those 1.8 m apart (opposite sides) neither: each dummy's rank moves
 // by at most one.
 // The dummies at ranks 15 and 16 therefore take turns at the entry rank near_max + mid_max = 16.
-// Ranks are exact here (rank_floor 0): this is the rank margin's test.
+// Ranks are exact here (no rank floor, no near band): this is the rank margin's test.
 Churn SwayAtRankEdge(uint32_t tier_margin) {
   WorldConfig c = TestWorld();
   c.zones[0].interest = SmallInterest();
   c.zones[0].interest.tier_margin = tier_margin;
   c.zones[0].interest.rank_floor = 0;
+  c.zones[0].interest.near_band = 0;
   for (int i = 0; i < 24; ++i) {
     const float d = 4.0f + 0.6f * static_cast<float>(i);
     c.zones[0].spawns.push_back(SpawnAt(kDummy, {i % 2 == 0 ? 50 + d : 50 - d, 50}));
@@ -457,11 +458,12 @@ TEST(Interest, NoFlickerAtTierOrViewEdges) {
 
 // A viewer in the middle of 40 players milling within 1.5 m of it (each turns at random, and
 // heads back once beyond 1.5 m: at 0.25 m a tick they reshuffle their distances within a few
-// ticks). The churn its view sees over 400 ticks.
+// ticks). The churn its view sees over 400 ticks, ranked with no near band.
 Churn MillingCrowd(float rank_floor) {
   WorldConfig c = TestWorld();
   c.zones[0].interest = SmallInterest();
   c.zones[0].interest.rank_floor = rank_floor;
+  c.zones[0].interest.near_band = 0;
   World w(c);
   std::vector<EntityId> players(41);
   for (EntityId& p : players) EXPECT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
@@ -589,14 +591,15 @@ TEST(Interest, OverloadedWorldStaysConsistent) {
     const Watch::Sent& s = watch.by_phase.at(phase);
     return static_cast<double>(s.*field) / static_cast<double>(s.views);
   };
-  // Level 3: an eighth of the mid tier's byte budget (only what falls due is sent beyond it).
-  EXPECT_LT(per_view(1, &Watch::Sent::mid_sends), 0.5 * per_view(0, &Watch::Sent::mid_sends));
+  // Level 3: an eighth of the mid tier's byte budget (only what falls due is sent beyond it:
+  // about half of level 0's mid sends here, 0.52x with the default near band, 0.46x without).
+  EXPECT_LT(per_view(1, &Watch::Sent::mid_sends), 0.6 * per_view(0, &Watch::Sent::mid_sends));
   // Level 6: a quarter of the mid tier, half the near tier; level 8: the near floor (2).
   EXPECT_LT(per_view(2, &Watch::Sent::known), 0.6 * per_view(1, &Watch::Sent::known));
   EXPECT_LT(per_view(3, &Watch::Sent::near), 0.6 * per_view(0, &Watch::Sent::near));
   // Back at level 0, everything comes back.
   EXPECT_GT(per_view(4, &Watch::Sent::known), 2 * per_view(3, &Watch::Sent::known));
-  EXPECT_GT(per_view(4, &Watch::Sent::mid_sends), 2 * per_view(1, &Watch::Sent::mid_sends));
+  EXPECT_GT(per_view(4, &Watch::Sent::mid_sends), 1.5 * per_view(1, &Watch::Sent::mid_sends));
   EXPECT_GT(watch.client.near_checked, 5000u);
 }
 
