@@ -178,20 +178,29 @@ class NearestRanker {
     tree.QueryCircleKeys(at, r, {.exclude = exclude}, &keys_);
     const bool banded = rule.band > 0 && !rule.incumbents.empty();
     if (!banded && !(rule.floor > 0)) return;
-    if (banded) {  // the incumbents the query found are added below, with the band
+    if (banded) {
       for (const Incumbent& i : rule.incumbents) Mark(EntityIndex(i.id), true);
-      std::erase_if(keys_, [this](RankKey key) { return Marked(KeyRawId(key) & kMaxEntityIndex); });
-      for (const Incumbent& i : rule.incumbents) Mark(EntityIndex(i.id), false);
     }
+    // Each key as the rule counts it; an incumbent found here is unmarked as it is banded.
     for (RankKey& key : keys_) {
-      key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rule.floor), KeyRawId(key));
+      const uint32_t index = KeyRawId(key) & kMaxEntityIndex;
+      const bool incumbent = banded && Marked(index);
+      if (incumbent) Mark(index, false);
+      if (incumbent || rule.floor > 0) {
+        key = MakeRankKey(RankDistanceSq(KeyDistanceSq(key), rule.floor, incumbent ? rule.band : 0),
+                          KeyRawId(key));
+      }
     }
     if (!banded) return;
+    // The incumbents beyond r (still marked), from their positions.
     const float max_sq = max_radius * max_radius;
     for (const Incumbent& i : rule.incumbents) {
-      const float d = DistanceSq(i.position, at);
-      if (d <= max_sq)
+      if (!Marked(EntityIndex(i.id))) continue;
+      Mark(EntityIndex(i.id), false);
+      const float d = DistanceSq(at, i.position);
+      if (d <= max_sq) {
         keys_.push_back(MakeRankKey(RankDistanceSq(d, rule.floor, rule.band), ToRaw(i.id)));
+      }
     }
   }
   void Mark(uint32_t index, bool on) {
