@@ -127,7 +127,7 @@ def main():
                         help="server in auth mode token: mint the login token with its secret")
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--walk-to-centre", action="store_true",
-                        help="walk to the zone's centre, through it and back, like a crowd bot")
+                        help="walk to the zone's centre and mill within 3 m of it, like a crowd bot")
     parser.add_argument("--settle", type=float, default=2,
                         help="seconds to wait after the login before counting")
     args = parser.parse_args()

@@ -1,5 +1,6 @@
 // NearestRanker: the k nearest entities to a point, by centre distance with every distance under a
-// floor counted as the floor (RankDistanceSq), ties by ascending id, as rank *classes* rather than
+// floor counted as the floor and the caller's incumbents counted a band nearer (RankDistanceSq),
+// ties by ascending id, as rank *classes* rather than
 // a full order: after Rank(), keys()[0, a) are the a nearest, [0, b) the b nearest, ... for the cut
 // points the caller asked for. This is what interest tiers need (near_max, near_max + mid_max, +
 // margin), and it is cheaper than sorting.
@@ -8,7 +9,9 @@
 // leaf scans), whose radius starts from a hint (the caller keeps last tick's k-th distance,
 // returned through *hint) and grows until it holds k entities or reaches max_radius, and to the
 // floor when the k-th one is under it (every entity under the floor ties with it, and one may
-// have a lower id); the keys' distances are raised to the floor, then the 64-bit keys (distance^2
+// have a lower id), or to an incumbent's banded distance when that is the k-th (one beyond the
+// radius is added from its position); the keys' distances are raised to the floor and the
+// incumbents' banded, then the 64-bit keys (distance^2
 // bits, raw id: spatial/rank_key.h; they compare in one instruction) are bucketed by distance and
 // partitioned with nth_element only inside the buckets holding a cut rank (CutRanks). In a crowd it
 // looks at about k entities, not everyone in range. Thread: one ranker per thread (it owns its
@@ -63,7 +66,9 @@ struct Incumbent {
 struct RankRule {
   float floor = 0;  // metres; 0: exact
   float band = 0;   // metres the incumbents rank nearer than they are; 0: none
-  std::span<const Incumbent> incumbents;  // distinct; the excluded entity is not among them
+  // Distinct live entities of the tree (an id whose index was reused would band another one);
+  // the excluded entity is not among them.
+  std::span<const Incumbent> incumbents;
 };
 
 struct RankCut {
@@ -167,7 +172,7 @@ class NearestRanker {
   static constexpr float kRadiusSlack = 2.0f;       // metres, when growing
   static constexpr float kHintSlackMin = 0.5f;      // metres
   static constexpr float kHintSlackShare = 0.125f;  // of the k-th distance
-  // Beyond the floor, so float rounding cannot leave out an entity under it.
+  // Beyond the floor (or a banded k-th), so float rounding cannot leave out an entity under it.
   static constexpr float kFloorSlackShare = 1.0f / 64;
 
   // keys_ = the entities within r and every incumbent within max_radius, their distances as the

@@ -25,7 +25,8 @@
 //     distance: under a rank floor, all alike); a pair that
 //     could otherwise wait max_staleness ticks is sent whatever the budget.
 // Ranking uses one circle query whose radius starts from the last pass's K-th distance (plus
-// slack, grown until it holds K or reaches the view edge), then nth_element partitions: the tiers
+// slack, grown until it holds K or reaches the view edge), plus the near pairs beyond it when
+// banded (from their positions), then nth_element partitions: the tiers
 // need rank classes, not an order. A pair's pending fields are derived, not accumulated: the
 // fields whose last change (Subject::changed_at) is after the pair's last send.
 //   - A move whose client copy is exactly the entity's previous position goes in `moved` (a
@@ -176,6 +177,7 @@ class TieredInterest final : public InterestPolicy {
   void Forget(EntityId viewer) override {
     if (auto it = viewers_.find(ToRaw(viewer)); it != viewers_.end()) Reset(it->second);
   }
+  // Everything adopted is near at first (so, for its first view, banded as an incumbent).
   void Adopt(EntityId viewer, std::span<const std::pair<EntityId, uint32_t>> known) override {
     AddViewer(viewer);
     ViewerState& st = viewers_.at(ToRaw(viewer));

@@ -261,10 +261,7 @@ void TickEncoder::EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& ru
   for (size_t s = 0; s < n; ++s) {
     enter_[s].clear();
     if (need_enter_[s] == 0) continue;
-    const zone::EntityState& e = out.states[s];
-    const bool named = e.kind == zone::EntityKind::kPlayer && out.names != nullptr &&
-                       EntityIndex(e.id) < out.names->size();
-    EncodeEnter(e, named ? std::string_view((*out.names)[EntityIndex(e.id)]) : "", &enter_[s]);
+    EncodeEnter(out.states[s], zone::NameOf(out.names, out.states[s]), &enter_[s]);
   }
 }
 

@@ -15,7 +15,7 @@ inline constexpr interest::WireCost kWireCost = {
     .update_bytes = 13,  // TickUpdate.updated entry: tag + length, id, absolute x, y (12.55)
     .field_bytes = 3,    // facing, hp or alive: tag + value (2.56)
     .enter_bytes = 24,   // TickUpdate.entered entry: tag + length, every field but the name (24.33)
-    .name_bytes = 2,     // a name's tag and length (a name is at most 32 bytes: one length byte)
+    .name_bytes = 2,     // a name's tag and length byte (player names are at most 32 bytes)
 };
 
 }  // namespace zs::wire

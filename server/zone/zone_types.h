@@ -397,7 +397,7 @@ struct ZoneTickOutput {
   std::vector<ChatLine> chat_lines;
   std::vector<ChatDelivery> chat_deliveries;  // sorted by recipient, then line
   // Player names by EntityIndex (the world's table; empty string: none), set before the zone
-  // simulates (the policy counts them in an entry's cost). Null: no names.
+  // simulates (the policy counts them in an entry's cost). Null: no names. Read through NameOf.
   const std::vector<std::string>* names = nullptr;
   // A split zone (zone/cells.h): one batch per neighbouring cell, in cell order (the host sends
   // them), and the neighbours whose ghosts were dropped this tick because they fell silent.
@@ -437,5 +437,15 @@ struct ZoneTickOutput {
               });
   }
 };
+
+// The name an entry of `state` carries: a player's, from the world's table (empty: a monster,
+// or no names).
+inline std::string_view NameOf(const std::vector<std::string>* names, const EntityState& state) {
+  if (names == nullptr || state.kind != EntityKind::kPlayer ||
+      EntityIndex(state.id) >= names->size()) {
+    return {};
+  }
+  return (*names)[EntityIndex(state.id)];
+}
 
 }  // namespace zs::zone

@@ -6,16 +6,6 @@
 
 namespace zs::zone {
 
-namespace {
-
-// Bytes of a player's name as its entry carries it (0: a monster, or no names), at most 255.
-uint8_t NameLength(const std::vector<std::string>* names, const Entity& e) {
-  if (names == nullptr || !e.is_player() || EntityIndex(e.id) >= names->size()) return 0;
-  return static_cast<uint8_t>(std::min<size_t>((*names)[EntityIndex(e.id)].size(), 255));
-}
-
-}  // namespace
-
 ZoneViews::ZoneViews(const interest::InterestConfig& config, uint32_t near_floor,
                      interest::WireCost cost)
     : policy_(interest::MakeTieredInterest(config, near_floor, cost)) {}
@@ -144,7 +134,8 @@ void ZoneViews::FillSubjects(ZoneTickOutput* out) {
         .changed = e.changed,
         .has_events =
             static_cast<uint8_t>(involvement_start_[slot + 1] != involvement_start_[slot]),
-        .name_length = NameLength(out->names, e)};
+        .name_length = static_cast<uint8_t>(
+            std::min<size_t>(NameOf(out->names, out->states[slot]).size(), 255))};
   }
 }
 

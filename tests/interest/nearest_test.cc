@@ -253,5 +253,20 @@ TEST(RankDistanceSq, RaisesDistancesToTheFloor) {
   }
 }
 
+// An incumbent ranks `band` metres nearer, never below 0, and then the floor applies.
+TEST(RankDistanceSq, BandsIncumbentsNearerThenRaisesToTheFloor) {
+  EXPECT_EQ(RankDistanceSq(25.0f, 0.0f, 4.0f), 1.0f);  // 5 m, band 4: 1 m
+  EXPECT_EQ(RankDistanceSq(9.0f, 0.0f, 4.0f), 0.0f);   // 3 m: nearer than the band
+  EXPECT_EQ(RankDistanceSq(25.0f, 2.0f, 4.0f), 4.0f);  // 1 m, under a 2 m floor
+  EXPECT_EQ(RankDistanceSq(100.0f, 2.0f, 4.0f), 36.0f);
+  float last = 0;
+  for (float d = 0; d < 50; d += 0.01f) {
+    const float r = RankDistanceSq(d * d, 0.0f, 3.0f);
+    EXPECT_GE(r, last);
+    EXPECT_LE(r, d * d);
+    last = r;
+  }
+}
+
 }  // namespace
 }  // namespace zs::interest

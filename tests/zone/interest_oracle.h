@@ -1,10 +1,10 @@
 // The brute-force twin of the interest policy (server/interest/), for interest_test.cc:
 // CheckView recomputes the tiered policy's membership, tier and crowd-summary rules over a tick's
-// states (no quadtree; no per-pair state but the previous known set). Its companion, the client
-// model built from the views alone, is in client_model.h. Both read a tick's ZoneTickOutput after
-// World::Tick. The output's `states` are the frame the
-// policy saw (players who walked through a portal are still in it; arrivals are not yet), so the
-// brute force ranks over them, not over Zone::entities().
+// states (no quadtree; no per-pair state but the previous known set and near tier). Its companion,
+// the client model built from the views alone, is in client_model.h. Both read a tick's
+// ZoneTickOutput after World::Tick. The output's `states` are the frame the policy saw (players who
+// walked through a portal are still in it; arrivals are not yet), so the brute force ranks over
+// them, not over Zone::entities().
 #pragma once
 
 #include <gtest/gtest.h>
@@ -68,15 +68,6 @@ inline std::vector<Ranked> RankByDistance(const ZoneTickOutput& o, uint32_t view
     return a.rank_sq != b.rank_sq ? a.rank_sq < b.rank_sq : a.raw < b.raw;
   });
   return r;
-}
-
-// Bytes of the name an entry of states[slot] carries: a player's, from the world's table.
-inline uint32_t NameLength(const ZoneTickOutput& o, uint32_t slot) {
-  const EntityState& e = o.states[slot];
-  if (o.names == nullptr || e.kind != EntityKind::kPlayer || EntityIndex(e.id) >= o.names->size()) {
-    return 0;
-  }
-  return static_cast<uint32_t>(std::min<size_t>((*o.names)[EntityIndex(e.id)].size(), 255));
 }
 
 // What is relevant to `viewer` this tick, ascending raw id, as the zone defines it: its targets
@@ -272,7 +263,8 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
         (k < enter_limit && ranked[k].dist_sq <= enter_sq) || relevant_in_view.count(raw) != 0;
     if (must && k >= b.near_max && !is_relevant && before.count(raw) == 0 && budgeted) {
       // A mid-rank entry: paid from the budget at its own cost, nearest first, at least one.
-      const uint32_t bytes = cost.EnterBytes(NameLength(o, ranked[k].slot));
+      const size_t name = NameOf(o.names, o.states[ranked[k].slot]).size();
+      const uint32_t bytes = cost.EnterBytes(static_cast<uint32_t>(std::min<size_t>(name, 255)));
       const bool was_stopped = entries_stopped;
       must = !entries_stopped && (entries_paid == 0 || entry_spent + bytes <= entry_budget);
       entries_stopped = !must;

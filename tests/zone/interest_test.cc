@@ -227,7 +227,7 @@ class Watch {
 // alike, by id; wide enough that the near tier's cut falls inside the tie in most views); with
 // a budget that pays for one entry per full pass (most mid-rank entries wait); with one that
 // pays for two nameless entries (a player's name can make the second one wait); and with a near
-// band of 3 m (the near tier keeps an entity until another is 3 m nearer).
+// band of 4 m, the default (the near tier keeps an entity until another is 4 m nearer).
 TEST(Interest, NearTierMatchesBruteForce) {
   struct Run {
     float rank_floor;
@@ -239,7 +239,7 @@ TEST(Interest, NearTierMatchesBruteForce) {
   const uint32_t small = SmallInterest().bytes_per_tick;
   for (const Run run :
        {Run{0.0f, 0.0f, small, 5, 0}, Run{8.0f, 0.0f, small, 5, 0}, Run{0.0f, 0.0f, 10, 1000, 0},
-        Run{0.0f, 0.0f, 13, 200, 50}, Run{0.0f, 3.0f, small, 5, 0}}) {
+        Run{0.0f, 0.0f, 13, 200, 50}, Run{0.0f, 4.0f, small, 5, 0}}) {
     SCOPED_TRACE("rank_floor " + std::to_string(run.rank_floor) + ", near_band " +
                  std::to_string(run.near_band) + ", bytes_per_tick " +
                  std::to_string(run.bytes_per_tick));
@@ -458,12 +458,12 @@ TEST(Interest, NoFlickerAtTierOrViewEdges) {
 
 // A viewer in the middle of 40 players milling within 1.5 m of it (each turns at random, and
 // heads back once beyond 1.5 m: at 0.25 m a tick they reshuffle their distances within a few
-// ticks). The churn its view sees over 400 ticks, ranked with no near band.
-Churn MillingCrowd(float rank_floor) {
+// ticks). The churn its view sees over 400 ticks.
+Churn MillingCrowd(float rank_floor, float near_band = 0) {
   WorldConfig c = TestWorld();
   c.zones[0].interest = SmallInterest();
   c.zones[0].interest.rank_floor = rank_floor;
-  c.zones[0].interest.near_band = 0;
+  c.zones[0].interest.near_band = near_band;
   World w(c);
   std::vector<EntityId> players(41);
   for (EntityId& p : players) EXPECT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
@@ -497,6 +497,15 @@ TEST(Interest, ACrowdMillingUnderTheRankFloorKeepsItsTiers) {
   const Churn floored = MillingCrowd(4);
   EXPECT_EQ(floored.entered, SmallInterest().near_max + SmallInterest().mid_max);
   EXPECT_EQ(floored.left, 0u);
+}
+
+// The same crowd with the near band (4 m, wider than the crowd): the nearest 6 stay the nearest
+// as the crowd reshuffles, so fewer entities enter, and fewer come back soon after leaving.
+TEST(Interest, ACrowdMillingAroundAViewerKeepsItsNearestWithTheBand) {
+  const Churn exact = MillingCrowd(0);
+  const Churn banded = MillingCrowd(0, 4);
+  EXPECT_LT(banded.entered, 0.85 * static_cast<double>(exact.entered));     // 334 of 456
+  EXPECT_LT(banded.back_soon, 0.8 * static_cast<double>(exact.back_soon));  // 98 of 151
 }
 
 TEST(Interest, OverloadShrinksAndRecovers) {
@@ -576,31 +585,39 @@ TEST(Interest, OverloadShrinksAndRecovers) {
 // each level's budget (the nearest near_max are near, whatever near_max is now) and the clients
 // stay consistent across the changes, while what is sent shrinks and comes back.
 TEST(Interest, OverloadedWorldStaysConsistent) {
-  InterestConfig ic = SmallInterest();
-  ic.bytes_per_tick = 8;        // 2 moves a tick at level 0, none at level 3 ...
-  ic.max_staleness_ticks = 40;  // ... but what falls due
-  Crowd crowd(ic, 13, /*near_floor=*/2);
-  Watch watch(/*use_oracle=*/true, /*use_clients=*/true);
-  const uint32_t schedule[] = {0, 3, 6, 8, 0};  // 200 ticks each
-  for (int t = 0; t < 1000; ++t) {
-    const size_t phase = static_cast<size_t>(t / 200);
-    crowd.Step(schedule[phase]);
-    ASSERT_TRUE(watch.AfterStep(crowd, schedule[phase], phase));
+  // Without the near band, then with the default one: the views match the oracle at every level
+  // either way; the ratios below are the exact ranks' (the band keeps the mid tier steadier, so
+  // more of it falls due at level 3: 0.52x of level 0's mid sends against 0.46x).
+  for (const float near_band : {0.0f, InterestConfig{}.near_band}) {
+    SCOPED_TRACE("near_band " + std::to_string(near_band));
+    InterestConfig ic = SmallInterest();
+    ic.bytes_per_tick = 8;        // 2 moves a tick at level 0, none at level 3 ...
+    ic.max_staleness_ticks = 40;  // ... but what falls due
+    ic.near_band = near_band;
+    Crowd crowd(ic, 13, /*near_floor=*/2);
+    Watch watch(/*use_oracle=*/true, /*use_clients=*/true);
+    const uint32_t schedule[] = {0, 3, 6, 8, 0};  // 200 ticks each
+    for (int t = 0; t < 1000; ++t) {
+      const size_t phase = static_cast<size_t>(t / 200);
+      crowd.Step(schedule[phase]);
+      ASSERT_TRUE(watch.AfterStep(crowd, schedule[phase], phase));
+    }
+    EXPECT_GT(watch.client.near_checked, 5000u);
+    const auto per_view = [&watch](size_t phase, size_t Watch::Sent::*field) {
+      const Watch::Sent& s = watch.by_phase.at(phase);
+      return static_cast<double>(s.*field) / static_cast<double>(s.views);
+    };
+    // Level 6: a quarter of the mid tier, half the near tier; level 8: the near floor (2).
+    EXPECT_LT(per_view(2, &Watch::Sent::known), 0.6 * per_view(1, &Watch::Sent::known));
+    EXPECT_LT(per_view(3, &Watch::Sent::near), 0.6 * per_view(0, &Watch::Sent::near));
+    // Back at level 0, everything comes back.
+    EXPECT_GT(per_view(4, &Watch::Sent::known), 2 * per_view(3, &Watch::Sent::known));
+    if (near_band > 0) continue;
+    // Level 3: an eighth of the mid tier's byte budget (only what falls due is sent beyond it),
+    // and back at level 0 the mid sends come back.
+    EXPECT_LT(per_view(1, &Watch::Sent::mid_sends), 0.5 * per_view(0, &Watch::Sent::mid_sends));
+    EXPECT_GT(per_view(4, &Watch::Sent::mid_sends), 2 * per_view(1, &Watch::Sent::mid_sends));
   }
-  const auto per_view = [&watch](size_t phase, size_t Watch::Sent::*field) {
-    const Watch::Sent& s = watch.by_phase.at(phase);
-    return static_cast<double>(s.*field) / static_cast<double>(s.views);
-  };
-  // Level 3: an eighth of the mid tier's byte budget (only what falls due is sent beyond it:
-  // about half of level 0's mid sends here, 0.52x with the default near band, 0.46x without).
-  EXPECT_LT(per_view(1, &Watch::Sent::mid_sends), 0.6 * per_view(0, &Watch::Sent::mid_sends));
-  // Level 6: a quarter of the mid tier, half the near tier; level 8: the near floor (2).
-  EXPECT_LT(per_view(2, &Watch::Sent::known), 0.6 * per_view(1, &Watch::Sent::known));
-  EXPECT_LT(per_view(3, &Watch::Sent::near), 0.6 * per_view(0, &Watch::Sent::near));
-  // Back at level 0, everything comes back.
-  EXPECT_GT(per_view(4, &Watch::Sent::known), 2 * per_view(3, &Watch::Sent::known));
-  EXPECT_GT(per_view(4, &Watch::Sent::mid_sends), 1.5 * per_view(1, &Watch::Sent::mid_sends));
-  EXPECT_GT(watch.client.near_checked, 5000u);
 }
 
 TEST(Interest, WalkingOutAndBackGivesOneLeaveAndOneEnter) {
