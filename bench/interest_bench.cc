@@ -514,9 +514,9 @@ class Selection {
   [[nodiscard]] uint32_t Self(size_t v) const { return ToRaw(Crowd::Id(viewers_[v])); }
 
   void RankOurs(size_t v) {
-    // Exact ranks (no rank floor), as the other methods compute them.
-    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, {},
-                 {kNearMax, kEnterRank}, &hints_[v]);
+    // Exact ranks (no rank floor, no near band), as the other methods compute them.
+    ranker_.Rank(tree_, At(v), Crowd::Id(viewers_[v]), kKeep, kRadius, {}, {kNearMax, kEnterRank},
+                 &hints_[v]);
   }
 
   static std::vector<uint32_t> SortedIds(std::span<const RankKey> keys) {
