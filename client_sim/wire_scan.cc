@@ -78,7 +78,7 @@ bool ScanTickField(const WireField& f, TickSummary* out) {
     case pb::TickUpdate::kCrowdFieldNumber:
       return Expect(f, WireType::kLen, &ok) && ScanCrowd(f.bytes, out);
     default:
-      return true;  // entered, updated, left, hits, moved: skipped by their length
+      return true;  // entered, updated, left, hits, moved, turned: skipped by their length
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 #include "zone.pb.h"
 
@@ -18,6 +19,12 @@ Vec2 FromCm(int32_t x, int32_t y) {
 }
 
 // A coordinate plus a delta, wrapping like the server's int32 would (garbage must not be UB).
+// A packed repeated field's values.
+template <typename T>
+std::span<const T> Span(const google::protobuf::RepeatedField<T>& r) {
+  return {r.data(), static_cast<size_t>(r.size())};
+}
+
 int32_t AddCm(int32_t v, int32_t delta) {
   return static_cast<int32_t>(static_cast<uint32_t>(v) + static_cast<uint32_t>(delta));
 }
@@ -107,7 +114,18 @@ void WorldModel::ApplyTick(const pb::TickUpdate& t, Clock::time_point now) {
   ApplyLeft(t);
   ApplyEntered(t);
   ApplyUpdated(t);
-  ApplyMoved(t);
+  ApplyDeltas(Span(t.moved_ids()), Span(t.moved_deltas()), -1,
+              {.bad_lists = "bad_moved_deltas",
+               .not_ascending = "moved_not_ascending",
+               .unknown = "unknown_move",
+               .listed_twice = "moved_and_updated",
+               .out_of_zone = "moved_out_of_zone"});
+  ApplyDeltas(Span(t.turned_ids()), Span(t.turned_deltas()), t.turned_facings_size(),
+              {.bad_lists = "bad_turned_lists",
+               .not_ascending = "turned_not_ascending",
+               .unknown = "unknown_turn",
+               .listed_twice = "turned_listed_twice",
+               .out_of_zone = "turned_out_of_zone"});
   if (t.has_crowd()) CheckCrowd(t.crowd());
   ApplyChat(t);
 }
@@ -187,31 +205,33 @@ void WorldModel::ApplyUpdated(const pb::TickUpdate& t) {
   }
 }
 
-void WorldModel::ApplyMoved(const pb::TickUpdate& t) {
-  const int n = t.moved_ids_size();
-  if (t.moved_deltas_size() != 2 * n) {
-    stats_->Violation("bad_moved_deltas");
+void WorldModel::ApplyDeltas(std::span<const uint32_t> ids, std::span<const int32_t> deltas,
+                             int facings, const DeltaChecks& checks) {
+  const size_t n = ids.size();
+  if (deltas.size() != 2 * n || (facings >= 0 && static_cast<size_t>(facings) != n)) {
+    stats_->Violation(checks.bad_lists);
     return;
   }
   uint64_t id = 0;  // running sum; wider than an id, so a huge step cannot wrap to a known one
-  for (int i = 0; i < n; ++i) {
-    const uint32_t step = t.moved_ids(i);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t step = ids[i];
     id += step;
     if (i > 0 && step == 0) {
-      stats_->Violation("moved_not_ascending");
+      stats_->Violation(checks.not_ascending);
       continue;
     }
     auto it = id <= std::numeric_limits<uint32_t>::max() ? known_.find(static_cast<uint32_t>(id))
                                                          : known_.end();
     if (it == known_.end()) {
-      stats_->Violation("unknown_move");
+      stats_->Violation(checks.unknown);
       continue;
     }
     Known& k = it->second;
-    if (k.updated_in == frame_) stats_->Violation("moved_and_updated");
-    k.position.x = AddCm(k.position.x, t.moved_deltas(2 * i));
-    k.position.y = AddCm(k.position.y, t.moved_deltas(2 * i + 1));
-    if (!InZone(k.position)) stats_->Violation("moved_out_of_zone");
+    if (k.updated_in == frame_ || k.moved_in == frame_) stats_->Violation(checks.listed_twice);
+    k.moved_in = frame_;
+    k.position.x = AddCm(k.position.x, deltas[2 * i]);
+    k.position.y = AddCm(k.position.y, deltas[2 * i + 1]);
+    if (!InZone(k.position)) stats_->Violation(checks.out_of_zone);
   }
 }
 

@@ -1,14 +1,17 @@
 // WorldModel: one bot's picture of its zone, built from what the server sends, and the checks of
-// the protocol's promises (proto/zone.proto, version 3) made on the way.
+// the protocol's promises (proto/zone.proto, version 9) made on the way.
 //
 // A verifying bot hands it every TickUpdate fully parsed (ApplyTick). It tracks each entity it
-// was told about, from `entered`, through `updated` (absolute positions) and `moved` (delta-coded
-// ids, two deltas per id), to `left`, at integer centimetres so deltas add up exactly; it applies
-// a tick's lists in that order: left, entered, updated, moved. It counts each broken promise in
-// Stats by kind: entered_twice, self_entered, unknown_leave, unknown_update, unknown_move,
-// bad_moved_deltas, moved_not_ascending, moved_and_updated, moved_out_of_zone (a delta that puts
-// an entity outside the zone: the deltas do not add up), bad_crowd (counts that do not fill the
-// grid or do not add up to the total), zone_change_without_leave.
+// was told about, from `entered`, through `updated` (absolute positions), `moved` (delta-coded
+// ids, two deltas per id) and `turned` (the same, and a facing per id), to `left`, at integer
+// centimetres so deltas add up exactly; it applies a tick's lists in that order: left, entered,
+// updated, moved, turned. It counts each broken promise in Stats by kind: entered_twice,
+// self_entered, unknown_leave, unknown_update, unknown_move, bad_moved_deltas,
+// moved_not_ascending, moved_and_updated, moved_out_of_zone (a delta that puts an entity outside
+// the zone: the deltas do not add up), the same five for turns (unknown_turn,
+// bad_turned_lists, turned_not_ascending, turned_listed_twice: also in `updated` or `moved`,
+// turned_out_of_zone), bad_crowd (counts that do not fill the grid or do not add up to the
+// total), zone_change_without_leave.
 // A non-verifying bot hands it the few fields WireScan read (ApplyTickSummary) and tracks no
 // entities. Both kinds check: tick_before_welcome, tick_gap (ticks consecutive unless `resync`),
 // missing_self (your entity in every tick), ack_went_back; both count crowd summaries.
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +78,7 @@ class WorldModel {
   struct Known {
     CmPoint position;
     uint64_t updated_in = 0;  // the tick message (frame_) that last listed it in `updated`
+    uint64_t moved_in = 0;    // ... in `moved` or `turned`
     bool monster = false;
     bool alive = true;
   };
@@ -82,7 +87,17 @@ class WorldModel {
   void ApplyLeft(const zone::v1::TickUpdate& t);
   void ApplyEntered(const zone::v1::TickUpdate& t);
   void ApplyUpdated(const zone::v1::TickUpdate& t);
-  void ApplyMoved(const zone::v1::TickUpdate& t);
+  // The violations of one delta list (moved or turned).
+  struct DeltaChecks {
+    const char* bad_lists;
+    const char* not_ascending;
+    const char* unknown;
+    const char* listed_twice;
+    const char* out_of_zone;
+  };
+  // A delta list: ids as gaps, two deltas per id; `facings` per id (-1: the list has none).
+  void ApplyDeltas(std::span<const uint32_t> ids, std::span<const int32_t> deltas, int facings,
+                   const DeltaChecks& checks);
   void CheckCrowd(const zone::v1::CrowdSummary& c);
   void ApplyChat(const zone::v1::TickUpdate& t);
   void SetZone(uint32_t id, CmPoint min, CmPoint max);

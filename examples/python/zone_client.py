@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference client for the zone server, in plain Python with the protobuf library.
 
-Speaks protocol 8 exactly as proto/zone.proto documents it: logs in, prints what it sees
+Speaks protocol 9 exactly as proto/zone.proto documents it: logs in, prints what it sees
 (entities entering with their names, leaving, hits, chat, the results of its own inputs, clock
 sync from Pong), walks in a circle (or straight on, --heading), swings at the nearest monster,
 says something and whispers. When its zone is hosted by another server (a portal, or a login
@@ -31,7 +31,7 @@ from google.protobuf.internal.encoder import _VarintBytes
 import mint_token  # beside this file: the login service example
 import zone_pb2 as pb
 
-PROTOCOL_VERSION = 8
+PROTOCOL_VERSION = 9
 CM = 100.0  # positions are centimetres on the wire
 TURN = 65536  # angles are 1/65536 of a turn
 MAX_HANDOFFS_PER_LOGIN = 4  # a login routed on and on is a server bug: give up
@@ -97,7 +97,7 @@ class World:
         self.me = welcome.entity_id
         self.x, self.y = welcome.x / CM, welcome.y / CM
         self.templates = {t.id: t.name for t in welcome.monster_templates}
-        self.entities = {}  # id -> dict(kind, name, x, y, hp, alive)
+        self.entities = {}  # id -> dict(kind, name, x, y, facing, hp, alive)
 
     def name_of(self, entity_id):
         e = self.entities.get(entity_id)
@@ -113,7 +113,8 @@ class World:
             monster = e.kind == pb.ENTITY_KIND_MONSTER
             name = self.templates.get(e.template_id, "monster") if monster else e.name
             self.entities[e.id] = dict(kind="monster" if monster else "player", name=name,
-                                       x=e.x / CM, y=e.y / CM, hp=e.hp, alive=e.alive)
+                                       x=e.x / CM, y=e.y / CM, facing=e.facing, hp=e.hp,
+                                       alive=e.alive)
             out("enter %s %s id=%d at (%.1f, %.1f) hp %d/%d" %
                 ("monster" if monster else "player", name, e.id, e.x / CM, e.y / CM, e.hp,
                  e.max_hp))
@@ -125,6 +126,8 @@ class World:
                 e["x"] = u.x / CM
             if u.HasField("y"):
                 e["y"] = u.y / CM
+            if u.HasField("facing"):
+                e["facing"] = u.facing
             if u.HasField("hp"):
                 e["hp"] = u.hp
             if u.HasField("alive"):
@@ -136,6 +139,14 @@ class World:
             if e is not None:
                 e["x"] += tick.moved_deltas[2 * i] / CM
                 e["y"] += tick.moved_deltas[2 * i + 1] / CM
+        entity_id = 0
+        for i, gap in enumerate(tick.turned_ids):  # v9: as moved, and the new facing per id
+            entity_id += gap
+            e = self.entities.get(entity_id)
+            if e is not None:
+                e["x"] += tick.turned_deltas[2 * i] / CM
+                e["y"] += tick.turned_deltas[2 * i + 1] / CM
+                e["facing"] = tick.turned_facings[i]
         if tick.self.HasField("x"):
             self.x = tick.self.x / CM
         if tick.self.HasField("y"):

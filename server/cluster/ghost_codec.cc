@@ -120,6 +120,7 @@ void ToProto(const zone::Migrant& m, v1::Migrant* out) {
   q->set_session(p.client.session);
   q->set_account(p.client.account);
   q->set_last_frame_tick(p.client.last_frame_tick);
+  q->set_protocol_version(p.client.protocol_version);
 }
 
 bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
@@ -150,7 +151,8 @@ bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
   out->player.client = {.home = p.home(),
                         .session = p.session(),
                         .account = p.account(),
-                        .last_frame_tick = p.last_frame_tick()};
+                        .last_frame_tick = p.last_frame_tick(),
+                        .protocol_version = p.protocol_version()};
   return true;
 }
 

@@ -17,8 +17,9 @@ namespace {
 // The frames of one client at another node, sent to its home.
 class HomeSink final : public host::SessionSink {
  public:
-  HomeSink(RelayLink* link, std::weak_ptr<RelayLink::HomeRegistry> homes, host::RelayAddress home)
-      : link_(link), homes_(std::move(homes)), home_(home) {}
+  HomeSink(RelayLink* link, std::weak_ptr<RelayLink::HomeRegistry> homes, host::RelayAddress home,
+           uint32_t protocol_version)
+      : link_(link), homes_(std::move(homes)), home_(home), protocol_version_(protocol_version) {}
   ~HomeSink() override {
     if (const auto homes = homes_.lock()) {  // else the link is gone (shutdown): nothing to do
       homes->Forget(home_.zone, host::RelayedSession(home_.home_cell, home_.session));
@@ -40,11 +41,13 @@ class HomeSink final : public host::SessionSink {
                    .close = host::CloseReasonName(reason)};
     link_->Publish(m);
   }
+  [[nodiscard]] uint32_t ProtocolVersion() const override { return protocol_version_; }
 
  private:
   RelayLink* link_;  // frames are sent only while the runners run, which the link outlives
   const std::weak_ptr<RelayLink::HomeRegistry> homes_;
   const host::RelayAddress home_;
+  const uint32_t protocol_version_;
 };
 
 }  // namespace
@@ -101,9 +104,10 @@ void RelayLink::SendOn(const host::RelayAddress& to, const host::ClientInput* in
   Publish(m);
 }
 
-std::shared_ptr<host::SessionSink> RelayLink::SinkAtHome(const host::RelayAddress& to) {
+std::shared_ptr<host::SessionSink> RelayLink::SinkAtHome(const host::RelayAddress& to,
+                                                         uint32_t protocol_version) {
   homes_->Add(to.zone, host::RelayedSession(to.home_cell, to.session));
-  return std::make_shared<HomeSink>(this, homes_, to);
+  return std::make_shared<HomeSink>(this, homes_, to, protocol_version);
 }
 
 void RelayLink::HomeRegistry::Add(uint32_t zone, uint64_t key) {

@@ -54,8 +54,8 @@ class RelayLink final : public host::RelayPort {
 
   bool FromHome(uint64_t session, const host::ClientInput* input) override;
   void SendOn(const host::RelayAddress& to, const host::ClientInput* input) override;
-  [[nodiscard]] std::shared_ptr<host::SessionSink> SinkAtHome(
-      const host::RelayAddress& to) override;
+  [[nodiscard]] std::shared_ptr<host::SessionSink> SinkAtHome(const host::RelayAddress& to,
+                                                              uint32_t protocol_version) override;
   void Away(uint64_t session, std::weak_ptr<host::SessionSink> sink, zone::CellRef owner) override;
   void Back(uint64_t session) override;
   [[nodiscard]] uint64_t FramesRelayed(uint64_t session) override;

@@ -1,5 +1,9 @@
 #include "host/frame_fanout.h"
 
+#include <memory>
+
+#include "wire/protocol.h"
+
 namespace zs::host {
 
 void FrameFanout::Encode(const zone::World& world, size_t zone, PlayerDirectory& players,
@@ -7,17 +11,18 @@ void FrameFanout::Encode(const zone::World& world, size_t zone, PlayerDirectory&
   const zone::ZoneTickOutput& out = world.output(zone);
   ZoneFrames& z = zones_[zone];
   z.sink.assign(out.views.size(), {});
-  z.resync.assign(out.views.size(), 0);
-  z.tick_offset.assign(out.views.size(), 0);
+  z.framing.assign(out.views.size(), {});
   for (size_t v = 0; v < out.views.size(); ++v) {  // each view's player, looked up once
     PlayerDirectory::Player* p = players.ByEntity(out.views[v].player);
     if (p == nullptr) continue;
     z.sink[v] = p->sink;
-    z.resync[v] = p->resync ? 1 : 0;
-    z.tick_offset[v] = p->tick_offset;
+    const std::shared_ptr<SessionSink> sink = p->sink.lock();
+    z.framing[v] = {.resync = p->resync,
+                    .turned = sink && sink->ProtocolVersion() >= wire::kTurnedVersion,
+                    .tick_offset = p->tick_offset};
     p->resync = false;
   }
-  z.encoder.Encode(out, z.resync, runner, z.tick_offset);
+  z.encoder.Encode(out, z.framing, runner);
 }
 
 void FrameFanout::Deliver(const zone::World& world, size_t zone, TaskRunner* runner) {
@@ -31,7 +36,7 @@ void FrameFanout::Deliver(const zone::World& world, size_t zone, TaskRunner* run
     if (!sink) return;
     const std::string& frame = z.encoder.Frame(v);
     z.bytes[v] = static_cast<uint32_t>(frame.size());
-    sink->DeliverFrame(frame, z.resync[v] != 0 ? FrameKind::kResyncTick : FrameKind::kTick);
+    sink->DeliverFrame(frame, z.framing[v].resync ? FrameKind::kResyncTick : FrameKind::kTick);
     if (out.views[v].zone_changed) SendZoneChange(world, out, out.views[v].player, *sink);
   });
 }

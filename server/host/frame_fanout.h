@@ -19,7 +19,8 @@ class FrameFanout {
  public:
   explicit FrameFanout(size_t zones) : zones_(zones) {}
 
-  // Encodes zone `zone`'s last output: one frame per player (resync flags taken from `players`).
+  // Encodes zone `zone`'s last output: one frame per player (resync flags and tick offsets taken
+  // from `players`, each in its session's protocol version).
   void Encode(const zone::World& world, size_t zone, PlayerDirectory& players, TaskRunner* runner);
   // Hands every frame of the last Encode of `zone` to its player's session (its tick frame, then
   // any ZoneChanged), spread over `runner` (null: this thread). A session sends a frame on the
@@ -40,8 +41,7 @@ class FrameFanout {
   struct ZoneFrames {
     wire::TickEncoder encoder;
     std::vector<std::weak_ptr<SessionSink>> sink;  // by view, this tick (empty: no session)
-    std::vector<uint8_t> resync;                   // by view, this tick
-    std::vector<uint64_t> tick_offset;             // by view, this tick (Player::tick_offset)
+    std::vector<wire::ViewFraming> framing;        // by view, this tick
     std::vector<uint32_t> bytes;                   // by view, this tick: the frame's size
   };
   std::vector<ZoneFrames> zones_;

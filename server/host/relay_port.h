@@ -51,9 +51,10 @@ class RelayPort {
   // To `to`: an input (null: the leaving) of a client at another node, whose player this node
   // let go to that cell (sent on, so nothing in flight is lost).
   virtual void SendOn(const RelayAddress& to, const ClientInput* input) = 0;
-  // A sink for the frames of a client at another node (to.to_cell: its home's cell): every
-  // frame goes there. It lives as long as the caller keeps it.
-  [[nodiscard]] virtual std::shared_ptr<SessionSink> SinkAtHome(const RelayAddress& to) = 0;
+  // A sink for the frames of a client at another node (to.to_cell: its home's cell) that speaks
+  // `protocol_version`: every frame goes there. It lives as long as the caller keeps it.
+  [[nodiscard]] virtual std::shared_ptr<SessionSink> SinkAtHome(const RelayAddress& to,
+                                                                uint32_t protocol_version) = 0;
   // The player of local session `session` went to cell `owner` of a split zone: frames relayed
   // for the session go to `sink`, until Back.
   virtual void Away(uint64_t session, std::weak_ptr<SessionSink> sink, zone::CellRef owner) = 0;

@@ -25,6 +25,8 @@ class SessionSink {
   virtual void DeliverFrame(std::string_view frame, FrameKind kind) = 0;
   // Sends `last_frame` (may be empty) and closes, logging `reason`.
   virtual void CloseWith(std::string last_frame, CloseReason reason) = 0;
+  // The protocol version its client speaks (its Hello's), so that its frames are written in it.
+  [[nodiscard]] virtual uint32_t ProtocolVersion() const = 0;
 };
 
 }  // namespace zs::host

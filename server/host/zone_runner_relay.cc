@@ -11,9 +11,12 @@
 // - Every frame's tick goes on from the last its client was sent (Player::tick_offset).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "host/clock.h"
 #include "host/zone_runner.h"
 #include "wire/encoder.h"
+#include "wire/protocol.h"
 
 namespace zs::host {
 
@@ -68,6 +71,9 @@ void ZoneRunner::SendPlayersAway(zone::GhostBatch& batch) {
     const uint64_t session = players_.SessionOf(*p);
     client.account = p->account;
     client.last_frame_tick = world_.tick() + p->tick_offset;
+    if (const std::shared_ptr<SessionSink> sink = p->sink.lock()) {
+      client.protocol_version = sink->ProtocolVersion();
+    }
     if (p->home) {  // a client elsewhere: its new owner relays to its home from now on
       client.home = NodeOf(*z, p->home->cell);
       client.session = HomeSessionOf(session);
@@ -120,7 +126,8 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
       continue;
     }
     std::shared_ptr<SessionSink> sink = relay_->SinkAtHome(
-        {.zone = zone_id, .to_cell = *home, .home_cell = *home, .session = client.session});
+        {.zone = zone_id, .to_cell = *home, .home_cell = *home, .session = client.session},
+        std::max(client.protocol_version, wire::kMinProtocolVersion));
     departed_.erase(key);
     home_watch_[key] = {.count = relay_->HomeNotices(zone_id, key), .since_s = MonotonicSeconds()};
     players_.Add(key, {.entity = entity,

@@ -28,9 +28,11 @@
 
 namespace zs::interest {
 
-// The one change bit the policy interprets: the position moved (delta-encodable). Other bits are
-// passed through as "fields to send". zone::ChangeBits must agree (static_assert in the zone).
+// The change bits the policy interprets: the position moved (delta-encodable), and the facing
+// changed (sent beside a delta as a turn). Other bits are passed through as "fields to send".
+// zone::ChangeBits must agree (static_asserts in the zone).
 inline constexpr uint8_t kPositionBit = 1u << 0;
+inline constexpr uint8_t kFacingBit = 1u << 1;
 inline constexpr uint32_t kChangeFields = 4;  // change bits 0..3 (zone::ChangeBits)
 
 // Per zone, from the zone YAML's `interest:` block (config_loader validates every key).
@@ -119,6 +121,8 @@ struct ViewOutput {
   std::vector<uint32_t> entered;   // slots, full state
   std::vector<UpdateRef> updated;  // slots with the fields to send
   std::vector<uint32_t> moved;     // slots whose only news is a move, as a delta; ascending id
+  std::vector<uint32_t> turned;    // slots whose only news is a move (a delta) and the facing;
+                                   // ascending id
   std::vector<EntityId> left;      // ids
   std::vector<uint32_t> hits;      // event indices, ascending
   uint32_t near_count = 0;         // how many known entities were in the near tier
@@ -131,6 +135,7 @@ struct ViewOutput {
     entered.clear();
     updated.clear();
     moved.clear();
+    turned.clear();
     left.clear();
     hits.clear();
     near_count = known_count = 0;

@@ -30,7 +30,8 @@
 // need rank classes, not an order. A pair's pending fields are derived, not accumulated: the
 // fields whose last change (Subject::changed_at) is after the pair's last send.
 //   - A move whose client copy is exactly the entity's previous position goes in `moved` (a
-//     delta); any other change goes in `updated` with absolute values;
+//     delta), or in `turned` (a delta and the facing) when the facing changed too; any other
+//     change goes in `updated` with absolute values;
 //   - about once a second (staggered by viewer id), a crowd summary counts what is in view but
 //     not known, on a grid around the viewer.
 //
@@ -127,8 +128,12 @@ bool TestBit(std::span<const uint64_t> bits, size_t i) {
 void SetBit(std::vector<uint64_t>& bits, size_t i) { bits[i / 64] |= uint64_t{1} << (i % 64); }
 void ClearBit(std::vector<uint64_t>& bits, size_t i) { bits[i / 64] &= ~(uint64_t{1} << (i % 64)); }
 
-uint32_t UpdateCost(const WireCost& cost, uint8_t fields, bool as_delta) {
-  if (as_delta) return cost.moved_bytes;
+// How a pair's pending fields go out.
+enum class Form : uint8_t { kUpdate, kMoved, kTurned };
+
+uint32_t UpdateCost(const WireCost& cost, uint8_t fields, Form form) {
+  if (form == Form::kMoved) return cost.moved_bytes;
+  if (form == Form::kTurned) return cost.turned_bytes;
   const auto others =
       static_cast<uint32_t>(std::popcount(static_cast<unsigned>(fields & ~kPositionBit)));
   return cost.update_bytes + cost.field_bytes * others;
@@ -291,17 +296,27 @@ void TieredInterest::MarkGone(const Frame& f) {
   }
 }
 
-// A move only, from the position the client has (its copy is as of sent_tick and the entity did
-// not move between then and this tick): a delta from the previous position.
-bool AsDelta(const Subject& s, uint8_t fields, uint32_t sent_tick) {
-  return fields == kPositionBit && s.last_move_tick <= sent_tick;
+// A move from the position the client has (its copy is as of sent_tick and the entity did not
+// move between then and this tick) is a delta from the previous position: alone (`moved`) or
+// with the new facing (`turned`). Anything else is an update with absolute values.
+Form FormOf(const Subject& s, uint8_t fields, uint32_t sent_tick) {
+  if ((fields & kPositionBit) == 0 || s.last_move_tick > sent_tick) return Form::kUpdate;
+  if (fields == kPositionBit) return Form::kMoved;
+  if (fields == (kPositionBit | kFacingBit)) return Form::kTurned;
+  return Form::kUpdate;
 }
 
 void TieredInterest::Send(const Frame& f, uint8_t fields, Pair& p, ViewOutput* out) {
-  if (AsDelta(f.subjects[p.slot], fields, p.sent_tick)) {
-    out->moved.push_back(p.slot);
-  } else {
-    out->updated.push_back({.slot = p.slot, .fields = fields});
+  switch (FormOf(f.subjects[p.slot], fields, p.sent_tick)) {
+    case Form::kMoved:
+      out->moved.push_back(p.slot);
+      break;
+    case Form::kTurned:
+      out->turned.push_back(p.slot);
+      break;
+    case Form::kUpdate:
+      out->updated.push_back({.slot = p.slot, .fields = fields});
+      break;
   }
   p.sent_tick = f.tick;
 }
@@ -376,7 +391,7 @@ struct TieredInterest::Pass {
     sc.mid.push_back(
         {.order = BudgetOrder(forced, waited * (1.0f + kNearWeight * closeness), ToRaw(pair.id)),
          .pair = index,
-         .cost = UpdateCost(cost, pending, AsDelta(s, pending, pair.sent_tick)),
+         .cost = UpdateCost(cost, pending, FormOf(s, pending, pair.sent_tick)),
          .fields = pending,
          .forced = forced});
   }
@@ -659,9 +674,11 @@ void TieredInterest::MarkMid(Pass& p) const {
 void TieredInterest::Finish(Pass& p) const {
   const Frame& f = p.f;
   if (p.full) SelectMid(f, p.MidBudget() - std::min(p.MidBudget(), p.spent), p.sc, p.st, p.out);
-  std::sort(p.out->moved.begin(), p.out->moved.end(), [&f](uint32_t a, uint32_t c) {
+  const auto by_id = [&f](uint32_t a, uint32_t c) {
     return ToRaw(f.subjects[a].id) < ToRaw(f.subjects[c].id);
-  });
+  };
+  std::sort(p.out->moved.begin(), p.out->moved.end(), by_id);
+  std::sort(p.out->turned.begin(), p.out->turned.end(), by_id);
   if (p.events) std::sort(p.out->hits.begin(), p.out->hits.end());
   p.out->known_count = static_cast<uint32_t>(p.st.near.size() + p.st.mid.size());
   const uint32_t summary = std::max<uint32_t>(1, config_.summary_interval_ticks);

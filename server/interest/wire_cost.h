@@ -10,6 +10,7 @@ namespace zs::interest {
 
 struct WireCost {
   uint32_t moved_bytes = 0;   // a move sent as a delta (its id gap and its dx, dy)
+  uint32_t turned_bytes = 0;  // a move sent as a delta with the new facing (TickUpdate.turned_*)
   uint32_t update_bytes = 0;  // an update carrying the absolute position
   uint32_t field_bytes = 0;   // each further field of an update (facing, hp, alive)
   uint32_t enter_bytes = 0;   // an entity's whole state as it enters (EntityEnter), but a name

@@ -158,6 +158,7 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
     Fail(refusal->code, refusal->text, refusal->reason);
     return false;
   }
+  protocol_version_.store(in.protocol_version, std::memory_order_relaxed);
   Enter(std::move(decision));
   return true;
 }

@@ -30,6 +30,7 @@
 #include <boost/asio/strand.hpp>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,6 +39,7 @@
 
 #include "host/close_reason.h"
 #include "host/player_port.h"
+#include "host/session_sink.h"
 #include "net/limits.h"
 #include "net/send_queue.h"
 #include "net/session_context.h"
@@ -61,6 +63,9 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   // to do to the strand.
   void DeliverFrame(std::string_view frame, host::FrameKind kind) override;
   void CloseWith(std::string last_frame, host::CloseReason reason) override;
+  [[nodiscard]] uint32_t ProtocolVersion() const override {
+    return protocol_version_.load(std::memory_order_relaxed);
+  }
 
   [[nodiscard]] uint64_t id() const { return id_; }
   [[nodiscard]] const std::string& peer() const { return peer_; }
@@ -120,7 +125,8 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   bool write_posted_ = false;  // a WriteMore is posted to the strand and has not run yet
   std::optional<host::CloseReason> closing_for_;  // CloseWith's reason, for BeginClose
   State state_ = State::kAwaitHello;              // strand only
-  host::CloseReason close_reason_ = host::CloseReason::kWriteError;  // set by BeginClose
+  std::atomic<uint32_t> protocol_version_{wire::kMinProtocolVersion};  // its accepted Hello's
+  host::CloseReason close_reason_ = host::CloseReason::kWriteError;    // set by BeginClose
   RateLimiter move_rate_;
   RateLimiter chat_rate_;
   RateLimiter skill_rate_;

@@ -244,6 +244,7 @@ void TickEncoder::EncodeEntities(const zone::ZoneTickOutput& out, TaskRunner& ru
       PutVarint(ZigZag(y), &f.position);
       PutTag(U::kFacingFieldNumber, 0, &f.facing);
       PutVarint(ToTurn16(e.facing), &f.facing);
+      PutVarint(ToTurn16(e.facing), &f.turn);
       PutTag(U::kHpFieldNumber, 0, &f.hp);
       PutVarint(static_cast<uint64_t>(static_cast<int64_t>(e.hp)), &f.hp);
       PutTag(U::kAliveFieldNumber, 0, &f.alive);
@@ -348,6 +349,18 @@ size_t TickEncoder::MovedBytes(uint32_t slot, uint32_t prev_raw_id) const {
   return VarintSize(fields_[slot].raw_id - prev_raw_id) + fields_[slot].delta.size;
 }
 
+size_t TickEncoder::TurnedBytes(uint32_t slot, uint32_t prev_raw_id) const {
+  return MovedBytes(slot, prev_raw_id) + fields_[slot].turn.size;
+}
+
+void TickEncoder::AppendIdGaps(std::span<const uint32_t> slots, std::string* out) const {
+  uint32_t prev = 0;
+  for (const uint32_t s : slots) {
+    AppendVarint(fields_[s].raw_id - prev, out);
+    prev = fields_[s].raw_id;
+  }
+}
+
 void TickEncoder::AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const {
   const Fields& f = fields_[slot];
   out->append(f.id.view());
@@ -369,15 +382,15 @@ std::optional<uint64_t> TickOfFrame(std::string_view frame) {
   return tick;
 }
 
-void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync,
-                             uint64_t tick, Scratch& sc) {
+void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view,
+                             const ViewFraming& framing, Scratch& sc) {
   using T = pb::TickUpdate;
   const zone::PlayerView& v = out.views[view];
   std::string& body = sc.body;
   std::string& packed = sc.packed;
   body.clear();
   Tag(T::kTickFieldNumber, 0, &body);
-  AppendVarint(tick, &body);
+  AppendVarint(out.tick + framing.tick_offset, &body);
   PutField(T::kLastInputSeqFieldNumber, v.last_input_seq, &body);
   packed.clear();
   AppendUpdate(v.self, out.changed[v.self], &packed);
@@ -388,24 +401,38 @@ void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool 
     AppendUpdate(u.slot, u.fields, &packed);
     LengthDelimited(T::kUpdatedFieldNumber, packed, &body);
   }
+  if (!framing.turned) {  // a client before kTurnedVersion: turns as absolute updates
+    for (const uint32_t s : v.turned) {
+      packed.clear();
+      AppendUpdate(s, zone::kChangedPosition | zone::kChangedFacing, &packed);
+      LengthDelimited(T::kUpdatedFieldNumber, packed, &body);
+    }
+  }
   packed.clear();
   for (const EntityId id : v.left) AppendVarint(ToRaw(id), &packed);
   PutPacked(T::kLeftFieldNumber, packed, &body);
   for (const uint32_t e : v.hits) LengthDelimited(T::kHitsFieldNumber, hits_[e], &body);
-  if (resync) PutField(T::kResyncFieldNumber, 1, &body);
+  if (framing.resync) PutField(T::kResyncFieldNumber, 1, &body);
   if (!v.moved.empty()) {
     packed.clear();
-    uint32_t prev = 0;
-    for (const uint32_t s : v.moved) {
-      AppendVarint(fields_[s].raw_id - prev, &packed);
-      prev = fields_[s].raw_id;
-    }
+    AppendIdGaps(v.moved, &packed);
     PutPacked(T::kMovedIdsFieldNumber, packed, &body);
     packed.clear();
     for (const uint32_t s : v.moved) packed.append(fields_[s].delta.view());
     PutPacked(T::kMovedDeltasFieldNumber, packed, &body);
   }
   AppendChatAndResults(out, v.player, &body);
+  if (framing.turned && !v.turned.empty()) {
+    packed.clear();
+    AppendIdGaps(v.turned, &packed);
+    PutPacked(T::kTurnedIdsFieldNumber, packed, &body);
+    packed.clear();
+    for (const uint32_t s : v.turned) packed.append(fields_[s].delta.view());
+    PutPacked(T::kTurnedDeltasFieldNumber, packed, &body);
+    packed.clear();
+    for (const uint32_t s : v.turned) packed.append(fields_[s].turn.view());
+    PutPacked(T::kTurnedFacingsFieldNumber, packed, &body);
+  }
   if (v.has_crowd) {
     using C = pb::CrowdSummary;
     const interest::CrowdSummary& c = v.crowd;
@@ -431,8 +458,8 @@ void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view, bool 
   frame.append(body);
 }
 
-void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync,
-                         TaskRunner* runner, std::span<const uint64_t> tick_offsets) {
+void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const ViewFraming> framing,
+                         TaskRunner* runner) {
   InlineRunner inline_runner;
   TaskRunner& r = runner != nullptr ? *runner : inline_runner;
   scratch_.resize(r.workers());
@@ -441,9 +468,7 @@ void TickEncoder::Encode(const zone::ZoneTickOutput& out, std::span<const uint8_
   EncodeChat(out);
   frames_.resize(out.views.size());
   r.ForEach(out.views.size(), [&](size_t view, size_t worker) {
-    const uint64_t offset = view < tick_offsets.size() ? tick_offsets[view] : 0;
-    EncodeView(out, view, view < resync.size() && resync[view] != 0, out.tick + offset,
-               scratch_[worker]);
+    EncodeView(out, view, view < framing.size() ? framing[view] : ViewFraming{}, scratch_[worker]);
   });
 }
 

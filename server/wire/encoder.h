@@ -70,15 +70,22 @@ struct Piece {
   [[nodiscard]] std::string_view view() const { return {bytes.data(), size}; }
 };
 
+// How one view's frame is written, beyond what the view holds.
+struct ViewFraming {
+  bool resync = false;       // the TickUpdate is a resync (`entered` is everything known)
+  bool turned = true;        // the client speaks kTurnedVersion: turns go in TickUpdate.turned_*
+                             // (false: in `updated`, with absolute x, y and facing)
+  uint64_t tick_offset = 0;  // added to the tick (wrapping): a player who came from another
+                             // cell's node goes on with its client's count
+};
+
 class TickEncoder {
  public:
-  // Encodes one tick of one zone: after this, Frame(i) is the frame for out.views[i].
-  // resync[i] != 0 marks view i's TickUpdate as a resync (`entered` is everything known).
-  // `runner` (null: this thread) spreads the per-entity and per-view work; frames are the same
-  // whatever runner is used. tick_offsets[i] (none: 0) is added to the tick in view i's frame:
-  // a player who came from another cell's node goes on with its client's count (wrapping).
-  void Encode(const zone::ZoneTickOutput& out, std::span<const uint8_t> resync = {},
-              TaskRunner* runner = nullptr, std::span<const uint64_t> tick_offsets = {});
+  // Encodes one tick of one zone: after this, Frame(i) is the frame for out.views[i], written
+  // as framing[i] says (none: ViewFraming{}). `runner` (null: this thread) spreads the
+  // per-entity and per-view work; frames are the same whatever runner is used.
+  void Encode(const zone::ZoneTickOutput& out, std::span<const ViewFraming> framing = {},
+              TaskRunner* runner = nullptr);
   // View i's frame, valid until the next Encode. The buffers are kept from tick to tick (no
   // allocation per frame once warm): a connection sends the bytes or copies them.
   [[nodiscard]] const std::string& Frame(size_t view) const { return frames_[view]; }
@@ -87,11 +94,15 @@ class TickEncoder {
   // Bytes of `slot`'s move as a delta: its share of moved_ids (id gap from `prev_raw_id`) and
   // moved_deltas.
   [[nodiscard]] size_t MovedBytes(uint32_t slot, uint32_t prev_raw_id) const;
+  // Bytes of `slot`'s move and facing as a turn: its share of turned_ids, turned_deltas and
+  // turned_facings.
+  [[nodiscard]] size_t TurnedBytes(uint32_t slot, uint32_t prev_raw_id) const;
 
  private:
-  // Per slot: EntityUpdate fields, each a complete tag + value, and the move's zigzag deltas.
+  // Per slot: EntityUpdate fields, each a complete tag + value, the move's zigzag deltas and
+  // the facing's bare value (for turned_facings).
   struct Fields {
-    Piece id, position, facing, hp, alive, delta;
+    Piece id, position, facing, hp, alive, delta, turn;
     uint32_t raw_id = 0;
   };
   struct Scratch {  // per worker
@@ -105,8 +116,10 @@ class TickEncoder {
   // The player's chat lines and input results, appended to its TickUpdate body.
   void AppendChatAndResults(const zone::ZoneTickOutput& out, EntityId player,
                             std::string* body) const;
-  void EncodeView(const zone::ZoneTickOutput& out, size_t view, bool resync, uint64_t tick,
+  void EncodeView(const zone::ZoneTickOutput& out, size_t view, const ViewFraming& framing,
                   Scratch& sc);
+  // A packed list of slots' ids, each as the gap from the previous (ids ascending).
+  void AppendIdGaps(std::span<const uint32_t> slots, std::string* out) const;
   void AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const;
 
   std::vector<Fields> fields_;       // by slot

@@ -12,6 +12,7 @@ namespace zs::wire {
 
 inline constexpr interest::WireCost kWireCost = {
     .moved_bytes = 3,    // id gap + dx + dy in the packed moved lists (measured 3.03)
+    .turned_bytes = 5,   // id gap + dx + dy + facing in the packed turned lists (5.48)
     .update_bytes = 13,  // TickUpdate.updated entry: tag + length, id, absolute x, y (12.55)
     .field_bytes = 3,    // facing, hp or alive: tag + value (2.56)
     .enter_bytes = 24,   // TickUpdate.entered entry: tag + length, every field but the name (24.33)

@@ -163,6 +163,7 @@ enum ChangeBits : uint8_t {
   kChangedAlive = 1 << 3,
 };
 static_assert(kChangedPosition == interest::kPositionBit, "the interest policy reads this bit");
+static_assert(kChangedFacing == interest::kFacingBit, "the interest policy reads this bit");
 
 struct HitTarget {
   EntityId target = kInvalidEntity;
@@ -279,7 +280,8 @@ struct PlayerMigrant {
     std::string home;      // the node holding the connection
     uint64_t session = 0;  // its session there
     uint64_t account = 0;
-    uint64_t last_frame_tick = 0;  // the tick number of the last frame its client was sent
+    uint64_t last_frame_tick = 0;   // the tick number of the last frame its client was sent
+    uint32_t protocol_version = 0;  // the version its client speaks (0: not told, the oldest)
   } client;
 };
 

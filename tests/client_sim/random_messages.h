@@ -124,6 +124,12 @@ class MessageGen {
       t.add_moved_deltas(I32());
       t.add_moved_deltas(I32());
     }
+    for (uint32_t i = Below(6); i > 0; --i) {
+      t.add_turned_ids(U32());
+      t.add_turned_deltas(I32());
+      t.add_turned_deltas(I32());
+      t.add_turned_facings(U32());
+    }
     if (Coin()) {
       zone::v1::CrowdSummary* c = t.mutable_crowd();
       if (Coin()) c->set_center_x(I32());

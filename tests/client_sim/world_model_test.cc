@@ -76,6 +76,17 @@ void Move(pb::TickUpdate* t, const std::vector<uint32_t>& ids, const std::vector
   for (const int32_t d : deltas) t->add_moved_deltas(d);
 }
 
+// Turned entities (v9): as Move, and a facing per id.
+void Turn(pb::TickUpdate* t, const std::vector<uint32_t>& ids, const std::vector<int32_t>& deltas) {
+  uint32_t previous = 0;
+  for (const uint32_t id : ids) {
+    t->add_turned_ids(id - previous);
+    t->add_turned_facings(16384);
+    previous = id;
+  }
+  for (const int32_t d : deltas) t->add_turned_deltas(d);
+}
+
 void Crowd(pb::TickUpdate* t, uint32_t grid, const std::vector<uint32_t>& counts, uint32_t total) {
   pb::CrowdSummary* c = t->mutable_crowd();
   c->set_grid(grid);
@@ -156,6 +167,15 @@ TEST_F(WorldModelTest, GoodTickWithEveryListCountsNothingAndAppliesIt) {
   ExpectMonsterAt(0, 1500);      // 9: y updated, then x moved
   ExpectMonsterAt(10001, 2992);  // 20: (3000, 3000) + (7001, -8); 1 cm past the edge is slack
   EXPECT_EQ(Violations(stats_), ViolationCounts{});
+
+  t = NextTick();  // v9: turns are deltas too, beside moves of other entities
+  Move(&t, {9}, {5, 5});
+  Turn(&t, {5, 20}, {-1, -1, -7001, 8});
+  Apply(t);
+  EXPECT_EQ(Violations(stats_), ViolationCounts{});
+  ExpectMonsterAt(50, 230);
+  ExpectMonsterAt(5, 1505);
+  ExpectMonsterAt(3000, 3000);
 }
 
 TEST_F(WorldModelTest, DeltasAddUpOverManyTicks) {
@@ -266,6 +286,34 @@ const BadTick kBadTicks[] = {
      [](pb::TickUpdate* t) {
        Move(t, {9}, {std::numeric_limits<int32_t>::min(), 0});
      }},
+    {"UnknownTurn", "unknown_turn",
+     [](pb::TickUpdate* t) {
+       Turn(t, {77}, {0, 0});
+     }},
+    {"TurnWithoutFacing", "bad_turned_lists",
+     [](pb::TickUpdate* t) {
+       Turn(t, {5}, {1, 1});
+       t->clear_turned_facings();
+     }},
+    {"OddTurnDeltas", "bad_turned_lists", [](pb::TickUpdate* t) { Turn(t, {5}, {1}); }},
+    {"RepeatedTurnedId", "turned_not_ascending",
+     [](pb::TickUpdate* t) {
+       Turn(t, {5, 5}, {1, 1, 1, 1});
+     }},
+    {"TurnedAndMoved", "turned_listed_twice",
+     [](pb::TickUpdate* t) {
+       Move(t, {5}, {1, 1});
+       Turn(t, {5}, {1, 1});
+     }},
+    {"TurnedAndUpdated", "turned_listed_twice",
+     [](pb::TickUpdate* t) {
+       t->add_updated()->set_id(9);
+       Turn(t, {9}, {1, 1});
+     }},
+    {"TurnedPastMaxX", "turned_out_of_zone",
+     [](pb::TickUpdate* t) {
+       Turn(t, {9}, {9002, 0});
+     }},
     {"CrowdCountsDoNotFillGrid", "bad_crowd",
      [](pb::TickUpdate* t) {
        Crowd(t, 2, {1, 0, 0}, 1);
@@ -290,7 +338,8 @@ TEST(WorldModel, EveryBadTickKindIsCovered) {
   for (const char* kind :
        {"entered_twice", "self_entered", "unknown_leave", "unknown_update", "unknown_move",
         "bad_moved_deltas", "moved_not_ascending", "moved_and_updated", "moved_out_of_zone",
-        "bad_crowd", "tick_gap", "missing_self", "ack_went_back"}) {
+        "unknown_turn", "bad_turned_lists", "turned_not_ascending", "turned_listed_twice",
+        "turned_out_of_zone", "bad_crowd", "tick_gap", "missing_self", "ack_went_back"}) {
     EXPECT_GT(cases[kind], 0) << kind;
   }
 }

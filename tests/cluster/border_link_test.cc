@@ -78,14 +78,17 @@ zone::GhostBatch EastBatch() {
   player.body = b.ghosts[0];
   player.body.id = MakeEntityId(8, 1);
   player.body.position = {49, 21};
-  player.player = {
-      .move_direction = {-1, 0},
-      .last_input_seq = 4000000000u,
-      .input_seq_seen = true,
-      .view_radius = 35,
-      .last_target = MakeEntityId(6, 3),
-      .known = {MakeEntityId(3, 2), MakeEntityId(6, 3)},
-      .client = {.home = "east", .session = 77, .account = 12345, .last_frame_tick = 9876}};
+  player.player = {.move_direction = {-1, 0},
+                   .last_input_seq = 4000000000u,
+                   .input_seq_seen = true,
+                   .view_radius = 35,
+                   .last_target = MakeEntityId(6, 3),
+                   .known = {MakeEntityId(3, 2), MakeEntityId(6, 3)},
+                   .client = {.home = "east",
+                              .session = 77,
+                              .account = 12345,
+                              .last_frame_tick = 9876,
+                              .protocol_version = 9}};
   player.ready_in = {0, 4, 0, 0};
   b.migrants.push_back(player);
   return b;
@@ -158,6 +161,7 @@ void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
     EXPECT_EQ(x.player.client.session, y.player.client.session);
     EXPECT_EQ(x.player.client.account, y.player.client.account);
     EXPECT_EQ(x.player.client.last_frame_tick, y.player.client.last_frame_tick);
+    EXPECT_EQ(x.player.client.protocol_version, y.player.client.protocol_version);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "cluster/nats_test_env.h"
 #include "support/nats_server.h"
 #include "wire/frame_codec.h"
+#include "wire/protocol.h"
 #include "zone.pb.h"
 #include "zone/test_world.h"
 
@@ -263,6 +264,7 @@ class RecordingSink final : public host::SessionSink {
     frames_.push_back(std::move(last_frame));
     closed_ = reason;
   }
+  [[nodiscard]] uint32_t ProtocolVersion() const override { return wire::kProtocolVersion; }
   size_t frames() {
     const std::lock_guard lock(mu_);
     return frames_.size();
@@ -346,8 +348,8 @@ TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   }
 
   // The east's frames for him reach his connection unchanged, in order.
-  const std::shared_ptr<host::SessionSink> to_wes =
-      east_relay_.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  const std::shared_ptr<host::SessionSink> to_wes = east_relay_.SinkAtHome(
+      {.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7}, wire::kProtocolVersion);
   to_wes->DeliverFrame(TickFrame(1), host::FrameKind::kTick);
   to_wes->DeliverFrame(TickFrame(2), host::FrameKind::kResyncTick);
   to_wes->DeliverFrame(TickFrame(2), host::FrameKind::kTick);  // a replay: not newer
@@ -403,8 +405,8 @@ TEST_F(RelayLinks, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
   west_relay_.Away(8, c8, {.zone_id = 1, .cell = 1});
   const uint64_t key7 = host::RelayedSession(0, 7);
   const uint64_t key8 = host::RelayedSession(0, 8);
-  std::shared_ptr<host::SessionSink> to7 =
-      east_relay_.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  std::shared_ptr<host::SessionSink> to7 = east_relay_.SinkAtHome(
+      {.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7}, wire::kProtocolVersion);
   EXPECT_EQ(east_relay_.HomeNotices(1, key7), 0u);
   const std::vector<uint64_t> held = {7, 8, 9};
   west_relay_.Hold(held);
@@ -432,8 +434,8 @@ TEST_F(RelayLinks, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
   EXPECT_EQ(east_relay_.HomeNotices(1, key7), 2u) << "the forger's notice did not count";
   // A second sink for the same player (it came back to the east) before the first is dropped:
   // the count goes on; once both are gone, nothing is kept.
-  std::shared_ptr<host::SessionSink> again =
-      east_relay_.SinkAtHome({.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7});
+  std::shared_ptr<host::SessionSink> again = east_relay_.SinkAtHome(
+      {.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7}, wire::kProtocolVersion);
   EXPECT_EQ(east_relay_.HomeNotices(1, key7), 2u);
   to7.reset();
   EXPECT_EQ(east_relay_.HomeNotices(1, key7), 2u) << "the second sink lives";

@@ -19,6 +19,7 @@
 #include "host/session_sink.h"
 #include "host/zone_runner.h"
 #include "wire/frame_codec.h"
+#include "wire/protocol.h"
 #include "zone.pb.h"
 #include "zone/test_world.h"
 
@@ -36,6 +37,7 @@ class DecodingSink final : public SessionSink {
     if (!last_frame.empty()) Keep(last_frame);
     closed_ = reason;
   }
+  [[nodiscard]] uint32_t ProtocolVersion() const override { return wire::kProtocolVersion; }
 
   [[nodiscard]] const std::vector<pb::ServerMessage>& messages() const { return messages_; }
   [[nodiscard]] std::optional<CloseReason> closed() const { return closed_; }

@@ -233,8 +233,9 @@ class TestClient {
     Send(m);
   }
   // Logs in and returns the Welcome (nullopt if something else came).
-  std::optional<pb::Welcome> Login(const std::string& name) {
-    Hello(name);
+  std::optional<pb::Welcome> Login(const std::string& name,
+                                   uint32_t version = wire::kProtocolVersion) {
+    Hello(name, version);
     auto m = ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 3);
     if (!m) return std::nullopt;
     return m->welcome();

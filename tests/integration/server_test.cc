@@ -35,6 +35,11 @@ bool Updated(const pb::ServerMessage& m, uint32_t id) {
     moved += gap;
     if (moved == id) return true;
   }
+  uint32_t turned = 0;  // protocol 9: moves with a new facing, written the same way
+  for (const uint32_t gap : m.tick().turned_ids()) {
+    turned += gap;
+    if (turned == id) return true;
+  }
   return false;
 }
 
@@ -73,6 +78,116 @@ TEST(Server, TwoClientsSeeEachOtherMoveSwingAndLeave) {
   // Bob disconnects: Alice sees him leave.
   b.Close();
   ASSERT_TRUE(a.ReadUntil([&](const auto& m) { return Left(m, idb); }, 3));
+}
+
+// What a client holds of one entity, from its frames.
+struct Copy {
+  bool known = false;
+  int32_t x = 0, y = 0;
+  uint32_t facing = 0;
+  int turns = 0;                // listed in turned_ids (protocol 9)
+  int updates_with_facing = 0;  // listed in `updated` with a facing
+};
+
+void ApplyTo(const pb::ServerMessage& m, uint32_t id, Copy* c) {
+  if (!m.has_tick()) return;
+  const pb::TickUpdate& t = m.tick();
+  if (t.resync()) c->known = false;
+  for (const uint32_t l : t.left()) c->known = c->known && l != id;
+  for (const auto& e : t.entered()) {
+    if (e.id() == id) *c = {.known = true, .x = e.x(), .y = e.y(), .facing = e.facing()};
+  }
+  for (const auto& u : t.updated()) {
+    if (u.id() != id) continue;
+    if (u.has_x()) c->x = u.x();
+    if (u.has_y()) c->y = u.y();
+    if (u.has_facing()) {
+      c->facing = u.facing();
+      ++c->updates_with_facing;
+    }
+  }
+  uint32_t at = 0;
+  for (int i = 0; i < t.moved_ids_size(); ++i) {
+    at += t.moved_ids(i);
+    if (at != id) continue;
+    c->x += t.moved_deltas(2 * i);
+    c->y += t.moved_deltas(2 * i + 1);
+  }
+  at = 0;
+  for (int i = 0; i < t.turned_ids_size(); ++i) {
+    at += t.turned_ids(i);
+    if (at != id) continue;
+    c->x += t.turned_deltas(2 * i);
+    c->y += t.turned_deltas(2 * i + 1);
+    c->facing = t.turned_facings(i);
+    ++c->turns;
+  }
+}
+
+// Protocol 9: a walker that changes direction reaches a client of version 9 as turns (a delta
+// and the facing) and a client of version 8 as absolute updates; both hold its position and
+// facing exactly as the walker's own frames say.
+TEST(Server, TurnsReachNewClientsAsTurnsAndOlderOnesAsUpdates) {
+  ServerProcess server;
+  TestClient walker(server.port()), newer(server.port()), older(server.port());
+  const auto ww = walker.Login("walker");
+  const auto wn = newer.Login("newer");
+  const auto wo = older.Login("older", wire::kTurnedVersion - 1);
+  ASSERT_TRUE(ww && wn && wo) << server.Log();
+  const uint32_t id = ww->entity_id();
+  Copy self{.known = true, .x = ww->x(), .y = ww->y(), .facing = ww->facing()};
+  const auto own = [&](const pb::ServerMessage& m) {
+    if (!m.has_tick()) return;
+    if (m.tick().self().has_x()) self.x = m.tick().self().x();
+    if (m.tick().self().has_y()) self.y = m.tick().self().y();
+    if (m.tick().self().has_facing()) self.facing = m.tick().self().facing();
+  };
+  // A small square, twice, three ticks a side (the players are fast: 2 m a tick).
+  const float directions[][2] = {{-1, 0}, {0, -1}, {1, 0}, {0, 1}};
+  for (uint32_t seq = 1; seq <= 8; ++seq) {
+    walker.Move(directions[seq % 4][0], directions[seq % 4][1], seq);
+    int ticks = 0;
+    ASSERT_TRUE(walker.ReadUntil(
+        [&](const pb::ServerMessage& m) {
+          own(m);
+          if (m.has_tick() && m.tick().last_input_seq() == seq) ++ticks;
+          return ticks >= 3;
+        },
+        10));
+  }
+  walker.Move(0, 0, 9);
+  uint64_t stopped = 0;  // the walker's first tick standing still
+  ASSERT_TRUE(walker.ReadUntil(
+      [&](const pb::ServerMessage& m) {
+        own(m);
+        if (!m.has_tick() || m.tick().last_input_seq() != 9 || m.tick().self().has_x()) {
+          return false;
+        }
+        stopped = m.tick().tick();
+        return true;
+      },
+      10));
+  // Each watcher's copy once it has read that tick (all three are in the one zone).
+  const auto read_to = [&](TestClient& c, Copy* copy) {
+    return c.ReadUntil(
+        [&](const pb::ServerMessage& m) {
+          ApplyTo(m, id, copy);
+          return m.has_tick() && m.tick().tick() >= stopped;
+        },
+        10);
+  };
+  Copy n, o;
+  ASSERT_TRUE(read_to(newer, &n));
+  ASSERT_TRUE(read_to(older, &o));
+  for (const Copy* c : {&n, &o}) {
+    EXPECT_TRUE(c->known);
+    EXPECT_EQ(c->x, self.x);
+    EXPECT_EQ(c->y, self.y);
+    EXPECT_EQ(c->facing, self.facing);
+  }
+  EXPECT_GE(n.turns, 4) << "each change of direction while walking is a turn";
+  EXPECT_EQ(o.turns, 0) << "a version-8 client is never sent turned_*";
+  EXPECT_GE(o.updates_with_facing, 4) << "it gets each turn as an absolute update";
 }
 
 TEST(Server, WalkingOutOfViewAndBackLeavesOnceAndEntersOnce) {

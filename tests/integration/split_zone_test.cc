@@ -312,8 +312,11 @@ TEST_F(SplitZone, ForgedAndReplayedBatchesAreRefusedAndCounted) {
   EXPECT_TRUE(wes.ReadUntil(
       [&](const pb::ServerMessage& m) {
         if (!m.has_tick()) return false;
-        for (const uint32_t moved : m.tick().moved_ids()) {
+        for (const uint32_t moved : m.tick().moved_ids()) {  // the only one moving: no gap
           if (moved == eve_id_) return true;
+        }
+        for (const uint32_t turned : m.tick().turned_ids()) {
+          if (turned == eve_id_) return true;
         }
         for (const auto& u : m.tick().updated()) {
           if (u.id() == eve_id_) return true;

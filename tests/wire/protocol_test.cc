@@ -251,6 +251,74 @@ TEST(TickEncoder, FramesParseBackToTheViews) {
   EXPECT_LT(per_update, 20.0);
 }
 
+// v9: a walker that changes direction is sent as a turn (delta and facing) to a client that
+// speaks kTurnedVersion, and as an absolute update of x, y and facing to an older one; both land
+// on the entity's true position and facing.
+TEST(TickEncoder, TurnsAreDeltasWithTheFacingOrUpdatesForOlderClients) {
+  zone::WorldConfig c = zone::testing::TestWorld();
+  zone::World w(c);
+  std::vector<EntityId> players(8);
+  for (EntityId& p : players) ASSERT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
+  TickEncoder enc;
+  Rng rng(3);
+  size_t turned = 0, as_updates = 0;
+  std::vector<ViewFraming> framing;
+  for (uint32_t tick = 1; tick <= 80; ++tick) {
+    std::vector<zone::MoveInput> moves;
+    for (const EntityId p : players) {
+      if (tick % 3 == 0) moves.push_back({p, tick, FromAngle(rng.Range(-kPi, kPi))});
+    }
+    w.Tick(moves, {});
+    const zone::ZoneTickOutput& o = w.output(0);
+    framing.assign(o.views.size(), {});
+    for (size_t i = 0; i < framing.size(); ++i) framing[i].turned = i % 2 == 0;
+    enc.Encode(o, framing);
+    for (size_t i = 0; i < o.views.size(); ++i) {
+      const zone::PlayerView& v = o.views[i];
+      const pb::TickUpdate t = ParseFrame(enc.Frame(i)).tick();
+      if (framing[i].turned) {
+        ASSERT_EQ(static_cast<size_t>(t.updated_size()), v.updated.size());
+        ASSERT_EQ(static_cast<size_t>(t.turned_ids_size()), v.turned.size());
+        ASSERT_EQ(static_cast<size_t>(t.turned_deltas_size()), 2 * v.turned.size());
+        ASSERT_EQ(static_cast<size_t>(t.turned_facings_size()), v.turned.size());
+        uint32_t id = 0;
+        for (int k = 0; k < t.turned_ids_size(); ++k) {
+          const uint32_t slot = v.turned[static_cast<size_t>(k)];
+          const zone::EntityState& e = o.states[slot];
+          id += t.turned_ids(k);
+          EXPECT_EQ(id, ToRaw(e.id));
+          EXPECT_EQ(t.turned_deltas(2 * k),
+                    ToCentimetres(e.position.x) - ToCentimetres(e.prev_position.x));
+          EXPECT_EQ(t.turned_deltas(2 * k + 1),
+                    ToCentimetres(e.position.y) - ToCentimetres(e.prev_position.y));
+          EXPECT_EQ(t.turned_facings(k), ToTurn16(e.facing));
+          const size_t facing_bytes = ToTurn16(e.facing) < 128     ? 1
+                                      : ToTurn16(e.facing) < 16384 ? 2
+                                                                   : 3;
+          EXPECT_EQ(enc.TurnedBytes(slot, 0), enc.MovedBytes(slot, 0) + facing_bytes);
+          ++turned;
+        }
+        continue;
+      }
+      EXPECT_EQ(t.turned_ids_size() + t.turned_deltas_size() + t.turned_facings_size(), 0);
+      ASSERT_EQ(static_cast<size_t>(t.updated_size()), v.updated.size() + v.turned.size());
+      for (size_t k = 0; k < v.turned.size(); ++k) {  // after the view's own updates
+        const pb::EntityUpdate& u = t.updated(static_cast<int>(v.updated.size() + k));
+        const zone::EntityState& e = o.states[v.turned[k]];
+        EXPECT_EQ(u.id(), ToRaw(e.id));
+        ASSERT_TRUE(u.has_x() && u.has_y() && u.has_facing());
+        EXPECT_FALSE(u.has_hp() || u.has_alive());
+        EXPECT_EQ(u.x(), ToCentimetres(e.position.x));
+        EXPECT_EQ(u.y(), ToCentimetres(e.position.y));
+        EXPECT_EQ(u.facing(), ToTurn16(e.facing));
+        ++as_updates;
+      }
+    }
+  }
+  EXPECT_GT(turned, 50u);
+  EXPECT_GT(as_updates, 50u);
+}
+
 // Bytes per client per second in a crowd: a player who sees 100 entities that all move, with
 // an interest budget large enough to send all of them every tick (protocol 2: moves as deltas).
 TEST(TickEncoder, BytesPerClientInACrowdOfOneHundredMovingEntities) {

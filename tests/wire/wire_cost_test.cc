@@ -23,6 +23,7 @@ namespace pb = ::zs::zone::v1;
 
 struct Means {
   double moved = 0;   // bytes of a move as a delta, its id gap included
+  double turned = 0;  // bytes of a move as a delta with the facing (a turn), its id gap included
   double update = 0;  // bytes of an update with the position
   double field = 0;   // bytes each further field adds to it
   double enter = 0;   // bytes of an entity's entry, with its tag and length, but its name's
@@ -73,8 +74,8 @@ Means MeasureCrowd() {
   }
   TickEncoder enc;
   Rng rng(11);
-  double moved = 0, updates = 0, fields = 0, enters = 0;
-  size_t n_moved = 0, n_updates = 0, n_fields = 0, n_enters = 0, n_named = 0;
+  double moved = 0, turned = 0, updates = 0, fields = 0, enters = 0;
+  size_t n_turned = 0, n_moved = 0, n_updates = 0, n_fields = 0, n_enters = 0, n_named = 0;
   for (uint32_t tick = 1; tick <= 60; ++tick) {
     std::vector<zone::MoveInput> moves;
     std::vector<zone::SkillInput> skills;
@@ -96,6 +97,12 @@ Means MeasureCrowd() {
       prev = ToRaw(out.states[slot].id);
       ++n_moved;
     }
+    prev = 0;
+    for (const uint32_t slot : v.turned) {
+      turned += static_cast<double>(enc.TurnedBytes(slot, prev));
+      prev = ToRaw(out.states[slot].id);
+      ++n_turned;
+    }
     for (uint32_t slot = 0; slot < out.states.size(); ++slot) {
       const size_t with_position = enc.UpdateBytes(slot, zone::kChangedPosition);
       updates += static_cast<double>(with_position);
@@ -108,9 +115,11 @@ Means MeasureCrowd() {
     }
   }
   EXPECT_GT(n_moved, 1000u) << "the crowd really moves, and moves go out as deltas";
+  EXPECT_GT(n_turned, 50u) << "walkers that change direction go out as turns";
   EXPECT_GT(n_enters, 1000u);
   EXPECT_GT(n_named, 500u) << "players' entries carry their names";
   return {.moved = moved / static_cast<double>(n_moved),
+          .turned = turned / static_cast<double>(n_turned),
           .update = updates / static_cast<double>(n_updates),
           .field = fields / static_cast<double>(n_fields),
           .enter = enters / static_cast<double>(n_enters)};
@@ -118,9 +127,10 @@ Means MeasureCrowd() {
 
 TEST(WireCost, EachFigureIsWhatTheEncoderWritesOnAverage) {
   const Means m = MeasureCrowd();
-  std::printf("mean bytes: move %.2f, update %.2f, further field %.2f, entry %.2f\n", m.moved,
-              m.update, m.field, m.enter);
+  std::printf("mean bytes: move %.2f, turn %.2f, update %.2f, further field %.2f, entry %.2f\n",
+              m.moved, m.turned, m.update, m.field, m.enter);
   EXPECT_EQ(kWireCost.moved_bytes, std::lround(m.moved));
+  EXPECT_EQ(kWireCost.turned_bytes, std::lround(m.turned));
   EXPECT_EQ(kWireCost.update_bytes, std::lround(m.update));
   EXPECT_EQ(kWireCost.field_bytes, std::lround(m.field));
   EXPECT_EQ(kWireCost.enter_bytes, std::lround(m.enter));

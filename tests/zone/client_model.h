@@ -26,7 +26,7 @@ struct ClientEntity {
 };
 
 struct ClientStats {
-  size_t entered = 0, updated = 0, moved = 0, left = 0, hits = 0, zone_changes = 0;
+  size_t entered = 0, updated = 0, moved = 0, turned = 0, left = 0, hits = 0, zone_changes = 0;
   size_t positions_checked = 0;
   size_t near_checked = 0;  // near-tier entities found exactly up to date
 };
@@ -42,13 +42,13 @@ class Client {
     return ids;
   }
 
-  // Applies one view, checking the protocol: left/updated/moved name known entities, entered
-  // names unknown ones, nothing twice, moved ascending and disjoint from updated, a zone change
-  // leaves everything, hits are exactly the events by or on the viewer or an entity of its near
-  // tier (what happens among the mid tier reaches it as hp and alive fields), and every
-  // position sent (absolute or as a delta from the previous position) lands on the entity's
-  // true position in centimetres. `policy_known` (the policy's record after the view) must
-  // match, and its near tier must be exactly up to date on the client.
+  // Applies one view, checking the protocol: left/updated/moved/turned name known entities,
+  // entered names unknown ones, nothing twice, moved and turned each ascending and disjoint from
+  // each other and from updated, a zone change leaves everything, hits are exactly the events by or
+  // on the viewer or an entity of its near tier (what happens among the mid tier reaches it as hp
+  // and alive fields), and every position sent (absolute or as a delta from the previous position)
+  // lands on the entity's true position in centimetres. `policy_known` (the policy's record after
+  // the view) must match, and its near tier must be exactly up to date on the client.
   ::testing::AssertionResult Apply(const ZoneTickOutput& o, const PlayerView& v,
                                    const std::vector<interest::KnownEntity>& policy_known,
                                    ClientStats* st) {
@@ -86,25 +86,34 @@ class Client {
       if (u.fields & kChangedAlive) c.alive = e.alive;
       ++st->updated;
     }
-    uint32_t prev = 0;
-    for (size_t i = 0; i < v.moved.size(); ++i) {
-      const EntityState& e = o.states[v.moved[i]];
-      const uint32_t raw = ToRaw(e.id);
-      if (i > 0 && raw <= prev) return AssertionFailure() << "moved not ascending at " << raw;
-      prev = raw;
-      if (before.count(raw) == 0 || left.count(raw) != 0) {
-        return AssertionFailure() << "move for unknown " << raw;
+    // The delta lists: `moved` (a move only) and `turned` (a move and the new facing).
+    const auto apply_deltas = [&](const std::vector<uint32_t>& slots,
+                                  bool turned) -> ::testing::AssertionResult {
+      const char* what = turned ? "turned" : "moved";
+      uint32_t prev = 0;
+      for (size_t i = 0; i < slots.size(); ++i) {
+        const EntityState& e = o.states[slots[i]];
+        const uint32_t raw = ToRaw(e.id);
+        if (i > 0 && raw <= prev) return AssertionFailure() << what << " not ascending at " << raw;
+        prev = raw;
+        if (before.count(raw) == 0 || left.count(raw) != 0) {
+          return AssertionFailure() << what << " for unknown " << raw;
+        }
+        if (!touched.insert(raw).second) return AssertionFailure() << what << " twice " << raw;
+        if ((o.changed[slots[i]] & kChangedPosition) == 0) {
+          return AssertionFailure() << what << " " << raw << " did not move this tick";
+        }
+        ClientEntity& c = known_[raw];
+        c.x += Cm(e.position.x) - Cm(e.prev_position.x);  // the wire's delta
+        c.y += Cm(e.position.y) - Cm(e.prev_position.y);
+        if (turned) c.facing = e.facing;
+        positioned.insert(raw);
+        ++(turned ? st->turned : st->moved);
       }
-      if (!touched.insert(raw).second) return AssertionFailure() << "moved and updated " << raw;
-      if ((o.changed[v.moved[i]] & kChangedPosition) == 0) {
-        return AssertionFailure() << "moved " << raw << " did not move this tick";
-      }
-      ClientEntity& c = known_[raw];
-      c.x += Cm(e.position.x) - Cm(e.prev_position.x);  // the wire's delta
-      c.y += Cm(e.position.y) - Cm(e.prev_position.y);
-      positioned.insert(raw);
-      ++st->moved;
-    }
+      return ::testing::AssertionSuccess();
+    };
+    if (auto r = apply_deltas(v.moved, false); !r) return r;
+    if (auto r = apply_deltas(v.turned, true); !r) return r;
     for (const uint32_t s : v.entered) {
       const EntityState& e = o.states[s];
       const uint32_t raw = ToRaw(e.id);

@@ -108,7 +108,7 @@ inline RunResult RunWorld(const RunOptions& opt) {
       for (const PlayerView& v : o.views) {
         r.entered += v.entered.size();
         r.updated += v.updated.size();
-        r.moved += v.moved.size();
+        r.moved += v.moved.size() + v.turned.size();
         r.left += v.left.size();
       }
       for (const HitEvent& ev : o.events) {

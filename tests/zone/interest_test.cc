@@ -201,6 +201,9 @@ class Watch {
           sent.mid_sends += mid_.count(ToRaw(o.states[u.slot].id));
         }
         for (const uint32_t slot : v.moved) sent.mid_sends += mid_.count(ToRaw(o.states[slot].id));
+        for (const uint32_t slot : v.turned) {
+          sent.mid_sends += mid_.count(ToRaw(o.states[slot].id));
+        }
       }
     }
     return ::testing::AssertionSuccess();
@@ -292,6 +295,7 @@ TEST(Interest, ClientModelStaysConsistent) {
   }
   const ClientStats& s = watch.client;
   EXPECT_GT(s.moved, 5000u);  // deltas, each checked exact on arrival
+  EXPECT_GT(s.turned, 500u);  // deltas with a new facing, checked the same
   EXPECT_GT(s.updated, 2000u);
   EXPECT_GT(s.entered, 1000u);
   EXPECT_GT(s.left, 500u);
@@ -340,6 +344,7 @@ TEST(Interest, NoKnownEntityStarves) {
       std::set<uint32_t> sent, entered;
       for (const interest::UpdateRef& u : v.updated) sent.insert(ToRaw(o.states[u.slot].id));
       for (const uint32_t s : v.moved) sent.insert(ToRaw(o.states[s].id));
+      for (const uint32_t s : v.turned) sent.insert(ToRaw(o.states[s].id));
       for (const uint32_t s : v.entered) entered.insert(ToRaw(o.states[s].id));
       w.zone(0).interest().Known(v.player, &known);
       for (const KnownEntity& k : known) {

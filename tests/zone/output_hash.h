@@ -55,6 +55,8 @@ inline void HashView(const ZoneTickOutput& o, const PlayerView& v, Hasher* h) {
   }
   h->Add(v.moved.size());
   for (const uint32_t s : v.moved) h->Add(s);
+  h->Add(v.turned.size());
+  for (const uint32_t s : v.turned) h->Add(s);
   h->Add(v.left.size());
   for (const EntityId id : v.left) h->Add(id);
   h->Add(v.hits.size());
