@@ -88,7 +88,7 @@ void Run(benchmark::State& state, bool encode) {
     z.MakeInputs();
     z.Tick(&pool);
   }
-  double known = 0, near = 0, entered = 0, updated = 0, moved = 0, left = 0, events = 0;
+  double known = 0, near = 0, entered = 0, updated = 0, moved = 0, turned = 0, left = 0, events = 0;
   double frame_bytes = 0;
   uint64_t ticks = 0;
   for (auto _ : state) {
@@ -106,6 +106,7 @@ void Run(benchmark::State& state, bool encode) {
       entered += static_cast<double>(v.entered.size());
       updated += static_cast<double>(v.updated.size());
       moved += static_cast<double>(v.moved.size());
+      turned += static_cast<double>(v.turned.size());
       left += static_cast<double>(v.left.size());
       if (encode) frame_bytes += static_cast<double>(encoder.Frame(i).size());
     }
@@ -118,6 +119,7 @@ void Run(benchmark::State& state, bool encode) {
   state.counters["near"] = per_player(near);
   state.counters["updated"] = per_player(updated);
   state.counters["moved"] = per_player(moved);
+  state.counters["turned"] = per_player(turned);
   state.counters["entered"] = per_player(entered);
   state.counters["left"] = per_player(left);
   state.counters["events_per_tick"] = events / static_cast<double>(ticks);

@@ -18,13 +18,13 @@ Vec2 FromCm(int32_t x, int32_t y) {
   return {static_cast<float>(x) / 100.0f, static_cast<float>(y) / 100.0f};
 }
 
-// A coordinate plus a delta, wrapping like the server's int32 would (garbage must not be UB).
 // A packed repeated field's values.
 template <typename T>
 std::span<const T> Span(const google::protobuf::RepeatedField<T>& r) {
   return {r.data(), static_cast<size_t>(r.size())};
 }
 
+// A coordinate plus a delta, wrapping like the server's int32 would (garbage must not be UB).
 int32_t AddCm(int32_t v, int32_t delta) {
   return static_cast<int32_t>(static_cast<uint32_t>(v) + static_cast<uint32_t>(delta));
 }

@@ -2,7 +2,7 @@
 """Where a client's bytes go: logs in as one player that stands still (or, with --walk-to-centre,
 walks into the middle of its zone as client_sim's crowd bots do) and reports, per second,
 the bytes each TickUpdate field takes (entered, updated by the set of fields it carries, moved,
-left, hits, ...), and how often an entity that left enters again within a second.
+turned, left, hits, ...), and how often an entity that left enters again within a second.
 
 Run it beside a load (e.g. client_sim --scenario crowd) to see what a crowded player is sent:
 

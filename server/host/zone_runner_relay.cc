@@ -127,7 +127,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
     }
     std::shared_ptr<SessionSink> sink = relay_->SinkAtHome(
         {.zone = zone_id, .to_cell = *home, .home_cell = *home, .session = client.session},
-        std::max(client.protocol_version, wire::kMinProtocolVersion));
+        std::clamp(client.protocol_version, wire::kMinProtocolVersion, wire::kProtocolVersion));
     departed_.erase(key);
     home_watch_[key] = {.count = relay_->HomeNotices(zone_id, key), .since_s = MonotonicSeconds()};
     players_.Add(key, {.entity = entity,

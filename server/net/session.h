@@ -125,8 +125,9 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   bool write_posted_ = false;  // a WriteMore is posted to the strand and has not run yet
   std::optional<host::CloseReason> closing_for_;  // CloseWith's reason, for BeginClose
   State state_ = State::kAwaitHello;              // strand only
-  std::atomic<uint32_t> protocol_version_{wire::kMinProtocolVersion};  // its accepted Hello's
-  host::CloseReason close_reason_ = host::CloseReason::kWriteError;    // set by BeginClose
+  // Its accepted Hello's version: set on the strand, read by the runner's threads (atomic).
+  std::atomic<uint32_t> protocol_version_{wire::kMinProtocolVersion};
+  host::CloseReason close_reason_ = host::CloseReason::kWriteError;  // set by BeginClose
   RateLimiter move_rate_;
   RateLimiter chat_rate_;
   RateLimiter skill_rate_;

@@ -180,8 +180,9 @@ struct HitEvent {
   uint32_t num_targets = 0;
 };
 
-// What one player learns this tick: the interest policy's view (entered, updated, moved, left,
-// hits as slots and indices into this output's tables) and the player's input acknowledgement.
+// What one player learns this tick: the interest policy's view (entered, updated, moved, turned,
+// left, hits as slots and indices into this output's tables) and the player's input
+// acknowledgement.
 struct PlayerView : interest::ViewOutput {
   uint32_t last_input_seq = 0;  // the highest input sequence applied so far
 };

@@ -94,14 +94,14 @@ class SplitZone : public test::PostgresSuite {
         "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, world, 0, extras);
   }
 
-  // Both nodes running, Wes logged in at the west and Eve at the east, on the border, each
-  // told of the other (false when that does not come about in time).
-  bool Meet() {
+  // Both nodes running, Wes logged in at the west (speaking `wes_version`) and Eve at the east,
+  // on the border, each told of the other (false when that does not come about in time).
+  bool Meet(uint32_t wes_version = wire::kProtocolVersion) {
     west_ = Node("west");
     east_ = Node("east");
     wes_ = std::make_unique<TestClient>(west_->port());
     eve_ = std::make_unique<TestClient>(east_->port());
-    const auto ww = wes_->Login("Wes");
+    const auto ww = wes_->Login("Wes", wes_version);
     const auto we = eve_->Login("Eve");
     if (!ww || !we) return false;
     wes_id_ = ww->entity_id();
@@ -137,6 +137,50 @@ class SplitZone : public test::PostgresSuite {
     return Length(to - wes_at_) <= kNear;
   }
   uint32_t wes_seq_ = 100;
+
+  // How Eve's turns reached Wes.
+  struct TurnsSeen {
+    int turns = 0;                // in turned_ids (protocol 9)
+    int updates_with_facing = 0;  // in `updated` with a facing
+  };
+  // Wes walks into the east's cell (owned there, his frames relayed home) and Eve walks a
+  // small square beside him, four times turning; what Wes was told of her turns, once he has
+  // been told of `enough` of them one way or the other.
+  TurnsSeen EveTurnsBesideWesInTheEast(int enough) {
+    TurnsSeen seen;
+    const auto count = [&](const pb::ServerMessage& m) {
+      if (!m.has_tick()) return;
+      uint32_t id = 0;
+      for (const uint32_t gap : m.tick().turned_ids()) {
+        id += gap;
+        seen.turns += id == eve_id_ ? 1 : 0;
+      }
+      for (const auto& u : m.tick().updated()) {
+        seen.updates_with_facing += u.id() == eve_id_ && u.has_facing() ? 1 : 0;
+      }
+    };
+    EXPECT_TRUE(WalkWes({150, 64}, count)) << west_->Log() << east_->Log();
+    const float directions[][2] = {{0, 1}, {1, 0}, {0, -1}, {-1, 0}};
+    for (uint32_t seq = 1; seq <= 4; ++seq) {
+      eve_->Move(directions[seq - 1][0], directions[seq - 1][1], seq);
+      int ticks = 0;  // three ticks of walking after the move was judged
+      EXPECT_TRUE(eve_->ReadUntil(
+          [&](const pb::ServerMessage& m) {
+            if (m.has_tick() && m.tick().last_input_seq() == seq) ++ticks;
+            return ticks >= 3;
+          },
+          kSlack * 10));
+      while (const auto m = wes_->Read(0.002)) count(*m);
+    }
+    eve_->Move(0, 0, 5);
+    wes_->ReadUntil(
+        [&](const pb::ServerMessage& m) {
+          count(m);
+          return seen.turns + seen.updates_with_facing >= enough;
+        },
+        kSlack * 10);
+    return seen;
+  }
 };
 
 TEST_F(SplitZone, EachSideSeesTheOtherAcrossTheBorderWithTheirOwnIdsAndNames) {
@@ -445,6 +489,22 @@ TEST_F(SplitZone, APlayerWalksAcrossTheBorderAndBackOnOneConnection) {
   EXPECT_EQ(eve_left, 0) << "nor that he left";
   EXPECT_FALSE(west_->Wait(0).has_value());
   EXPECT_FALSE(east_->Wait(0).has_value());
+}
+
+// A player's migrant carries the protocol version its client speaks: Wes (version 9), owned by
+// the east with his frames relayed to the west, is told of Eve's turns as turns.
+TEST_F(SplitZone, ARelayedClientIsSentTurnsInItsOwnVersion) {
+  ASSERT_TRUE(Meet());
+  const TurnsSeen seen = EveTurnsBesideWesInTheEast(3);
+  EXPECT_GE(seen.turns, 3) << "the east knew that Wes speaks version 9" << east_->Log();
+}
+
+// ... and Wes speaking version 8 is told of them as absolute updates, never as turns.
+TEST_F(SplitZone, ARelayedOlderClientIsSentTurnsAsUpdates) {
+  ASSERT_TRUE(Meet(wire::kTurnedVersion - 1));
+  const TurnsSeen seen = EveTurnsBesideWesInTheEast(3);
+  EXPECT_GE(seen.updates_with_facing, 3) << east_->Log();
+  EXPECT_EQ(seen.turns, 0) << "a version-8 client is never sent turned_*";
 }
 
 // Wes, connected to the west, walks into the east's cell and leaves the game there: the east,

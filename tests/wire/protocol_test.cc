@@ -331,7 +331,7 @@ TEST(TickEncoder, BytesPerClientInACrowdOfOneHundredMovingEntities) {
   TickEncoder enc;
   Rng rng(3);
   size_t bytes = 0, ticks = 0, moved = 0, moved_bytes = 0;
-  std::map<size_t, size_t> histogram;  // bytes of one moved entry -> count
+  std::map<size_t, size_t> histogram;  // bytes of one moved or turned entry -> count
   for (int tick = 0; tick < 300; ++tick) {
     std::vector<zone::MoveInput> moves;  // everyone but the viewer (crowd[0]) keeps walking
     for (size_t i = 1; i < crowd.size(); ++i) {
@@ -356,6 +356,15 @@ TEST(TickEncoder, BytesPerClientInACrowdOfOneHundredMovingEntities) {
     }
     moved_bytes += v.moved.empty() ? 0 : 6;  // two tags and two lengths, shared by the tick
     moved += v.moved.size();
+    prev = 0;
+    for (const uint32_t slot : v.turned) {  // v9: those that changed direction, with the facing
+      const size_t b = enc.TurnedBytes(slot, prev);
+      prev = ToRaw(w.output(0).states[slot].id);
+      ++histogram[b];
+      moved_bytes += b;
+    }
+    moved_bytes += v.turned.empty() ? 0 : 9;  // three tags and three lengths
+    moved += v.turned.size();
     ++ticks;
   }
   const double per_tick = static_cast<double>(bytes) / static_cast<double>(ticks);

@@ -304,7 +304,7 @@ TEST(Interest, ClientModelStaysConsistent) {
   EXPECT_GT(s.near_checked, 20000u);
 }
 
-// Every change of a known entity reaches the viewer (as `updated` or `moved`) within
+// Every change of a known entity reaches the viewer (as `updated`, `moved` or `turned`) within
 // max_staleness_ticks ticks, counting the tick of the change, however tight the byte budget.
 TEST(Interest, NoKnownEntityStarves) {
   WorldConfig c = TestWorld();
