@@ -50,7 +50,11 @@ if [[ "$mode" != --format ]]; then
       >/dev/null
     cmake --build "$dir" --target zone_proto >/dev/null  # the generated zone.pb.h
     # ... and cluster.pb.h, where the configuration has it (not the fuzz one).
-    if cmake --build "$dir" --target help | grep -q '^cluster_proto:'; then
+    # (The list is read whole first: `grep -q` would stop reading at its match, and the
+    # SIGPIPE that ninja then gets fails the command and skips the header.)
+    local targets
+    targets=$(cmake --build "$dir" --target help)
+    if grep -q '^cluster_proto:' <<<"$targets"; then
       cmake --build "$dir" --target cluster_proto >/dev/null
     fi
     # run-clang-tidy's job, less the files already found clean at the same preprocessed text,
