@@ -353,12 +353,19 @@ size_t TickEncoder::TurnedBytes(uint32_t slot, uint32_t prev_raw_id) const {
   return MovedBytes(slot, prev_raw_id) + fields_[slot].turn.size;
 }
 
-void TickEncoder::AppendIdGaps(std::span<const uint32_t> slots, std::string* out) const {
+void TickEncoder::PutDeltas(std::span<const uint32_t> slots, int ids_field, int deltas_field,
+                            std::string* packed, std::string* body) const {
+  if (slots.empty()) return;
+  packed->clear();
   uint32_t prev = 0;
   for (const uint32_t s : slots) {
-    AppendVarint(fields_[s].raw_id - prev, out);
+    AppendVarint(fields_[s].raw_id - prev, packed);
     prev = fields_[s].raw_id;
   }
+  PutPacked(ids_field, *packed, body);
+  packed->clear();
+  for (const uint32_t s : slots) packed->append(fields_[s].delta.view());
+  PutPacked(deltas_field, *packed, body);
 }
 
 void TickEncoder::AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const {
@@ -413,22 +420,10 @@ void TickEncoder::EncodeView(const zone::ZoneTickOutput& out, size_t view,
   PutPacked(T::kLeftFieldNumber, packed, &body);
   for (const uint32_t e : v.hits) LengthDelimited(T::kHitsFieldNumber, hits_[e], &body);
   if (framing.resync) PutField(T::kResyncFieldNumber, 1, &body);
-  if (!v.moved.empty()) {
-    packed.clear();
-    AppendIdGaps(v.moved, &packed);
-    PutPacked(T::kMovedIdsFieldNumber, packed, &body);
-    packed.clear();
-    for (const uint32_t s : v.moved) packed.append(fields_[s].delta.view());
-    PutPacked(T::kMovedDeltasFieldNumber, packed, &body);
-  }
+  PutDeltas(v.moved, T::kMovedIdsFieldNumber, T::kMovedDeltasFieldNumber, &packed, &body);
   AppendChatAndResults(out, v.player, &body);
   if (framing.turned && !v.turned.empty()) {
-    packed.clear();
-    AppendIdGaps(v.turned, &packed);
-    PutPacked(T::kTurnedIdsFieldNumber, packed, &body);
-    packed.clear();
-    for (const uint32_t s : v.turned) packed.append(fields_[s].delta.view());
-    PutPacked(T::kTurnedDeltasFieldNumber, packed, &body);
+    PutDeltas(v.turned, T::kTurnedIdsFieldNumber, T::kTurnedDeltasFieldNumber, &packed, &body);
     packed.clear();
     for (const uint32_t s : v.turned) packed.append(fields_[s].turn.view());
     PutPacked(T::kTurnedFacingsFieldNumber, packed, &body);

@@ -118,8 +118,10 @@ class TickEncoder {
                             std::string* body) const;
   void EncodeView(const zone::ZoneTickOutput& out, size_t view, const ViewFraming& framing,
                   Scratch& sc);
-  // A packed list of slots' ids, each as the gap from the previous (ids ascending).
-  void AppendIdGaps(std::span<const uint32_t> slots, std::string* out) const;
+  // A delta list (moved or turned; none if `slots` is empty) appended to `body`: the slots' ids,
+  // each as the gap from the previous (ids ascending), then their dx, dy. `packed` is scratch.
+  void PutDeltas(std::span<const uint32_t> slots, int ids_field, int deltas_field,
+                 std::string* packed, std::string* body) const;
   void AppendUpdate(uint32_t slot, uint8_t fields, std::string* out) const;
 
   std::vector<Fields> fields_;       // by slot

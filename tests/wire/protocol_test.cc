@@ -181,6 +181,24 @@ pb::ServerMessage ParseFrame(std::string_view frame) {
   return m;
 }
 
+// A delta list (moved or turned) of a frame against the view's slots: as many ids, each the gap
+// from the previous, and dx, dy per id from the entity's previous position.
+void ExpectDeltas(const zone::ZoneTickOutput& o, const std::vector<uint32_t>& slots,
+                  const google::protobuf::RepeatedField<uint32_t>& ids,
+                  const google::protobuf::RepeatedField<int32_t>& deltas) {
+  ASSERT_EQ(static_cast<size_t>(ids.size()), slots.size());
+  ASSERT_EQ(static_cast<size_t>(deltas.size()), 2 * slots.size());
+  uint32_t id = 0;
+  for (int k = 0; k < ids.size(); ++k) {
+    const zone::EntityState& e = o.states[slots[static_cast<size_t>(k)]];
+    id += ids.Get(k);
+    EXPECT_EQ(id, ToRaw(e.id));
+    EXPECT_EQ(deltas.Get(2 * k), ToCentimetres(e.position.x) - ToCentimetres(e.prev_position.x));
+    EXPECT_EQ(deltas.Get(2 * k + 1),
+              ToCentimetres(e.position.y) - ToCentimetres(e.prev_position.y));
+  }
+}
+
 TEST(TickEncoder, FramesParseBackToTheViews) {
   zone::WorldConfig c = zone::testing::TestWorld();
   c.zones[0].spawns = {{2, 30, {{30, 30}, {70, 70}}, 40}};
@@ -229,18 +247,7 @@ TEST(TickEncoder, FramesParseBackToTheViews) {
         ++updates;
       }
       // Moves: ids as gaps from the previous id, then dx, dy per id.
-      ASSERT_EQ(static_cast<size_t>(t.moved_ids_size()), v.moved.size());
-      ASSERT_EQ(static_cast<size_t>(t.moved_deltas_size()), 2 * v.moved.size());
-      uint32_t id = 0;
-      for (int k = 0; k < t.moved_ids_size(); ++k) {
-        const zone::EntityState& e = o.states[v.moved[static_cast<size_t>(k)]];
-        id += t.moved_ids(k);
-        EXPECT_EQ(id, ToRaw(e.id));
-        EXPECT_EQ(t.moved_deltas(2 * k),
-                  ToCentimetres(e.position.x) - ToCentimetres(e.prev_position.x));
-        EXPECT_EQ(t.moved_deltas(2 * k + 1),
-                  ToCentimetres(e.position.y) - ToCentimetres(e.prev_position.y));
-      }
+      ExpectDeltas(o, v.moved, t.moved_ids(), t.moved_deltas());
       ASSERT_EQ(static_cast<uint32_t>(t.left_size()), v.left.size());
       ASSERT_EQ(static_cast<uint32_t>(t.hits_size()), v.hits.size());
     }
@@ -278,19 +285,11 @@ TEST(TickEncoder, TurnsAreDeltasWithTheFacingOrUpdatesForOlderClients) {
       const pb::TickUpdate t = ParseFrame(enc.Frame(i)).tick();
       if (framing[i].turned) {
         ASSERT_EQ(static_cast<size_t>(t.updated_size()), v.updated.size());
-        ASSERT_EQ(static_cast<size_t>(t.turned_ids_size()), v.turned.size());
-        ASSERT_EQ(static_cast<size_t>(t.turned_deltas_size()), 2 * v.turned.size());
+        ExpectDeltas(o, v.turned, t.turned_ids(), t.turned_deltas());
         ASSERT_EQ(static_cast<size_t>(t.turned_facings_size()), v.turned.size());
-        uint32_t id = 0;
-        for (int k = 0; k < t.turned_ids_size(); ++k) {
+        for (int k = 0; k < t.turned_facings_size(); ++k) {
           const uint32_t slot = v.turned[static_cast<size_t>(k)];
           const zone::EntityState& e = o.states[slot];
-          id += t.turned_ids(k);
-          EXPECT_EQ(id, ToRaw(e.id));
-          EXPECT_EQ(t.turned_deltas(2 * k),
-                    ToCentimetres(e.position.x) - ToCentimetres(e.prev_position.x));
-          EXPECT_EQ(t.turned_deltas(2 * k + 1),
-                    ToCentimetres(e.position.y) - ToCentimetres(e.prev_position.y));
           EXPECT_EQ(t.turned_facings(k), ToTurn16(e.facing));
           const size_t facing_bytes = ToTurn16(e.facing) < 128     ? 1
                                       : ToTurn16(e.facing) < 16384 ? 2
