@@ -10,6 +10,7 @@
 #
 #   scripts/loadtest.sh [--steps "250 500 1000"] [--duration 20] [--scenarios "crowd spread"]
 #                       [--verify-every 10] [--spread-settle 45] [--build-dir DIR] [--out FILE]
+#                       [--server-args "--ticks-per-send 2"]
 #   scripts/loadtest.sh --quick [--build-dir DIR]   # 100, 250, 500 bots of crowd and wander,
 #                       8 s each (~1.5 minutes), written to build/loadtest/ unless --out is given
 #   scripts/loadtest.sh --plot-only [--out FILE]    # redraw FILE's chart from its table
@@ -48,8 +49,9 @@ build_dir=""
 out=docs/performance.md
 out_given=0
 quick=0
+server_args=()  # extra zone_server flags (--server-args), e.g. to compare settings of one build
 plot_only=0
-usage="usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander spread\"] [--verify-every K] [--spread-settle S] [--build-dir DIR] [--out FILE] | --quick | --plot-only"
+usage="usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander spread\"] [--verify-every K] [--spread-settle S] [--build-dir DIR] [--out FILE] [--server-args \"ARGS\"] | --quick | --plot-only"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --steps) steps="$2"; shift 2 ;;
@@ -58,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --verify-every) verify_every="$2"; shift 2 ;;
     --spread-settle) spread_settle="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
+    --server-args) read -r -a server_args <<<"$2"; shift 2 ;;
     --out) out="$2"; out_given=1; shift 2 ;;
     --quick) quick=1; shift ;;
     --plot-only) plot_only=1; shift ;;
@@ -170,7 +173,7 @@ start_server() {
   ZS_AUTH_MODE=token ZS_AUTH_SECRET_FILE="$work/zs_auth" \
     zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
     --world "$1" --port 0 --admin-port 0 --storage-path "$work/characters-$RANDOM.db" \
-    --max-connections 20000 --max-connections-per-ip 20000
+    --max-connections 20000 --max-connections-per-ip 20000 "${server_args[@]}"
   server_pid=$ZS_SERVER_PID
   zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
   read -r port admin_port <"$work/ports"

@@ -199,6 +199,7 @@ struct Flags {
   std::optional<unsigned> sim_threads;
   std::optional<uint32_t> tick_rate;
   std::optional<size_t> max_connections, max_per_ip;
+  std::optional<uint32_t> ticks_per_send;
   bool standby = false;
 };
 
@@ -221,6 +222,9 @@ void AddFlags(CLI::App& cli, Flags* f) {
       ->check(CLI::Range(0u, 64u));
   cli.add_option("--max-connections", f->max_connections, "Global connection cap");
   cli.add_option("--max-connections-per-ip", f->max_per_ip, "Connection cap per client address");
+  cli.add_option("--ticks-per-send", f->ticks_per_send,
+                 "Tick frames sent together, in one send (overrides limits.ticks_per_send)")
+      ->check(CLI::Range(1u, 8u));
   cli.add_option("--log-level", f->log_level, "trace, debug, info, warn or error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   cli.add_option("--zones", f->zones,
@@ -244,6 +248,7 @@ void ApplyFlags(const Flags& f, ServerConfig* config) {
   if (f.max_connections) config->limits.max_connections = *f.max_connections;
   if (f.max_per_ip) config->limits.max_connections_per_ip = *f.max_per_ip;
   if (f.tick_rate) config->tick_rate = *f.tick_rate;
+  if (f.ticks_per_send) config->limits.ticks_per_send = *f.ticks_per_send;
   if (f.storage_path) config->storage.sqlite_path = *f.storage_path;
   if (!f.zones.empty()) config->cluster.zones = f.zones;
   if (f.standby) config->cluster.standby = true;

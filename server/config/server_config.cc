@@ -156,7 +156,8 @@ void LoadLimits(const config::YamlNode& l, net::Limits* out) {
                "idle_timeout_seconds", "move_rate", "skill_rate", "ping_rate", "chat_rate",
                "send_queue_bytes", "stall_timeout_seconds", "send_queue_delay_seconds",
                "total_send_queue_bytes", "max_connections", "max_connections_per_ip",
-               "shutdown_flush_seconds", "socket_send_buffer_bytes", "socket_unsent_bytes"});
+               "shutdown_flush_seconds", "socket_send_buffer_bytes", "socket_unsent_bytes",
+               "ticks_per_send"});
   net::Limits& x = *out;
   const auto opt = [&l](const char* key, auto apply) {
     if (l.Has(key)) apply(l[key]);
@@ -196,6 +197,8 @@ void LoadLimits(const config::YamlNode& l, net::Limits* out) {
   opt("socket_unsent_bytes", [&](const config::YamlNode& n) {
     x.socket_unsent_bytes = static_cast<size_t>(n.Int(0, 64 * 1024 * 1024));
   });
+  opt("ticks_per_send",
+      [&](const config::YamlNode& n) { x.ticks_per_send = static_cast<uint32_t>(n.Int(1, 8)); });
   opt("shutdown_flush_seconds",
       [&](const config::YamlNode& n) { x.shutdown_flush_s = n.Number(0, 60); });
 }

@@ -255,6 +255,10 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
   counter("zs_bytes_out_total", "Bytes sent to clients.", Num(traffic_.bytes_out));
   counter("zs_messages_in_total", "Frames received from clients.", Num(traffic_.messages_in));
   counter("zs_messages_out_total", "Frames sent to clients.", Num(traffic_.messages_out));
+  counter("zs_sends_out_total",
+          "Socket sends to clients straight from the delivering thread (several held ticks "
+          "leave in one; limits.ticks_per_send).",
+          Num(traffic_.sends_out));
   counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
           Num(send_queues_.overflows));
   counter("zs_send_queue_global_overflows_total",

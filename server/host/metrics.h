@@ -94,6 +94,7 @@ struct TrafficCounters {
   Counter bytes_out;
   Counter messages_in;
   Counter messages_out;
+  Counter sends_out;  // socket sends: a send carries one frame, or held ticks and the next frame
   Counter rate_limited_inputs;
 };
 // net::SendQueue: memory held by all send queues (frames and their bookkeeping), tick frames

@@ -32,6 +32,10 @@ struct Limits {
   // (send_queue_delay_s) and it is resynced, instead of growing unbounded in time in the
   // kernel. 0: no bound.
   size_t socket_unsent_bytes = 64 * 1024;
+  // Tick frames leave in batches of this many, in one send (TickBatch): each send is a syscall
+  // and a TCP segment for the server and for the client. A tick waits at most this many - 1
+  // ticks (or until the client's next Pong or other frame). 1: every tick is sent as it is made.
+  uint32_t ticks_per_send = 2;
 };
 
 // Token bucket per message type, with "sustained abuse" detection: a second in which more

@@ -57,6 +57,7 @@ Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer,
       close_timer_(socket_.get_executor()),
       decoder_(limits_.max_frame_bytes),
       send_queue_(limits_, context.send_queues),
+      batch_(limits_.ticks_per_send, id),
       move_rate_(limits_.move_rate),
       chat_rate_(limits_.chat_rate),
       skill_rate_(limits_.skill_rate),
@@ -272,7 +273,9 @@ void Session::CloseWith(std::string last_frame, CloseReason reason) {
   Followup next = Followup::kNone;
   {
     const std::lock_guard lock(out_mu_);
-    if (!last_frame.empty()) next = SendLocked(last_frame, host::FrameKind::kControl);
+    if (!last_frame.empty() || batch_.holding()) {  // held ticks go before the last frame
+      next = SendLocked(last_frame, host::FrameKind::kControl);
+    }
     if (out_ == Out::kOpen) {
       out_ = Out::kClosing;
       closing_for_ = reason;  // BeginClose takes this reason, whatever the strand saw meanwhile
@@ -294,12 +297,22 @@ void Session::DeliverFrame(std::string_view frame, host::FrameKind kind) {
 
 Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind kind) {
   if (out_ != Out::kOpen) return Followup::kNone;  // closing: its last frame is already out
+  if (send_queue_.idle() && batch_.Hold(frame, kind)) return Followup::kNone;
+  frame = batch_.Take(frame, &kind);  // the held ticks go first, in the same send
+  const Followup next = SendOrQueueLocked(frame, kind);
+  batch_.Sent();
+  return next;
+}
+
+Session::Followup Session::SendOrQueueLocked(std::string_view frame, host::FrameKind kind) {
+  if (frame.empty()) return Followup::kNone;
   if (send_queue_.idle()) {
     const SendResult sent = SendNow(fd_, frame);
     if (sent.failed) return Followup::kFailed;
     ctx_.traffic.bytes_out.Add(sent.taken);
+    ctx_.traffic.sends_out.Add(1);
     if (sent.taken == frame.size()) {
-      ctx_.traffic.messages_out.Add(1);
+      ctx_.traffic.messages_out.Add(batch_.frames());
       return Followup::kNone;
     }
     // The rest of a frame begun on the wire must follow whole, whatever the queue's rules.

@@ -8,6 +8,8 @@
 // (the zone runner's workers send most tick frames this way, with no post or wake-up per frame);
 // what the socket does not take at once is copied into the send queue and written by the strand.
 // The output lock (out_mu_) orders the two paths, so frames leave in the order of the calls.
+// Before either, its TickBatch may hold a tick frame (limits.ticks_per_send): the held ticks
+// leave in the same send as the next frame of any kind, before it.
 // CloseWith sends its last frame in call order and refuses every frame after it.
 //
 // Life: AwaitHello (login timer) -> LoggedIn (Join sent to the zone runner; idle timer) ->
@@ -43,6 +45,7 @@
 #include "net/limits.h"
 #include "net/send_queue.h"
 #include "net/session_context.h"
+#include "net/tick_batch.h"
 #include "wire/encoder.h"
 #include "wire/frame_codec.h"
 #include "wire/protocol.h"
@@ -92,7 +95,10 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   RateLimiter& LimiterFor(wire::ClientKind kind);
   void TellRateLimited(const wire::ClientIntent& in);  // the input's result: RATE_LIMITED
   void KickSlowReader();
-  [[nodiscard]] Followup SendLocked(std::string_view frame, host::FrameKind kind);  // out_mu_ held
+  // out_mu_ held: holds a tick (TickBatch's rules) or sends it with what is held before it.
+  [[nodiscard]] Followup SendLocked(std::string_view frame, host::FrameKind kind);
+  // out_mu_ held: sends `frame` now if nothing is queued, else queues it by SendQueue's rules.
+  [[nodiscard]] Followup SendOrQueueLocked(std::string_view frame, host::FrameKind kind);
   void Follow(Followup next);
   void ArmStallTimer();  // a backlog began: kick if it has not drained within stall_timeout_s
   void WriteMore();      // strand: start writing the queue's front chunk
@@ -119,8 +125,10 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buf_{};
   std::string frame_;
-  std::mutex out_mu_;  // guards send_queue_, out_, write_posted_, closing_for_, the socket's close
+  // Guards send_queue_, batch_, out_, write_posted_, closing_for_ and the socket's close.
+  std::mutex out_mu_;
   SendQueue send_queue_;  // what the socket did not take at once
+  TickBatch batch_;       // tick frames held to leave with the next send (limits.ticks_per_send)
   Out out_ = Out::kOpen;
   bool write_posted_ = false;  // a WriteMore is posted to the strand and has not run yet
   std::optional<host::CloseReason> closing_for_;  // CloseWith's reason, for BeginClose

@@ -221,6 +221,7 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_bytes_out_total", "counter"},
       {"zs_messages_in_total", "counter"},
       {"zs_messages_out_total", "counter"},
+      {"zs_sends_out_total", "counter"},
       {"zs_send_queue_overflows_total", "counter"},
       {"zs_send_queue_global_overflows_total", "counter"},
       {"zs_admin_connections", "gauge"},

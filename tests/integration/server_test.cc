@@ -351,6 +351,39 @@ TEST(Server, AClientThatNeverReadsIsCutOffAndOthersKeepTheirTickRate) {
   EXPECT_EQ(metrics.find("zs_send_queue_overflows_total 0"), std::string::npos);
 }
 
+// limits.ticks_per_send: three ticks leave in one send, and the client still sees every tick,
+// in order, at the tick rate; a Pong is not held back with them.
+TEST(Server, TicksSentTogetherArriveEveryOneInOrder) {
+  ServerProcess server("  idle_timeout_seconds: 60\n  ticks_per_send: 3\n");
+  TestClient c(server.port());
+  ASSERT_TRUE(c.Login("batched"));
+  TickWatch watch;
+  const double start = NowS();
+  watch.Drain(c, 2);
+  EXPECT_FALSE(watch.gap);
+  EXPECT_GT(static_cast<double>(watch.count), (NowS() - start) * 20 * 0.8) << "tick rate";
+  pb::ClientMessage ping;
+  ping.mutable_ping()->set_client_time(7);
+  c.Send(ping);
+  bool pong = false;
+  const double deadline = NowS() + 3;
+  while (!pong && NowS() < deadline) {  // the ticks held before it come first, still in order
+    auto m = c.Read(deadline - NowS());
+    if (!m) continue;
+    pong = m->has_pong();
+    if (m->has_tick()) {
+      EXPECT_EQ(m->tick().tick(), watch.last + 1);
+      watch.last = m->tick().tick();
+    }
+  }
+  EXPECT_TRUE(pong);
+  const std::string metrics = server.HttpGet("/metrics");
+  const double frames = MetricValue(metrics, "zs_messages_out_total");
+  const double sends = MetricValue(metrics, "zs_sends_out_total");
+  ASSERT_GT(sends, 0.0) << metrics;
+  EXPECT_GT(frames / sends, 2.0) << "three ticks per send (the Welcome goes alone)";
+}
+
 TEST(Server, SigtermKicksEveryoneWithShutdownAndExitsZero) {
   ServerProcess server;
   TestClient a(server.port()), b(server.port());
@@ -386,11 +419,12 @@ TEST(Server, HealthAndMetricsEndpoints) {
   ServerProcess server;
   EXPECT_EQ(server.HttpGet("/healthz"), "ok\n");
   const std::string m = server.HttpGet("/metrics");
-  for (const char* name : {"zs_tick_duration_seconds_bucket", "zs_connections",
-                           "zs_bytes_out_total", "zs_zone_entities{zone=\"plaza\"}",
-                           "zs_messages_in_total", "zs_interest_level 0", "zs_interest_scale 1",
-                           "zs_send_queue_bytes", "zs_tick_phase_seconds_total{phase=\"world\"}",
-                           "zs_tick_phase_seconds_total{phase=\"deliver\"}"}) {
+  for (const char* name :
+       {"zs_tick_duration_seconds_bucket", "zs_connections", "zs_bytes_out_total",
+        "zs_sends_out_total", "zs_zone_entities{zone=\"plaza\"}", "zs_messages_in_total",
+        "zs_interest_level 0", "zs_interest_scale 1", "zs_send_queue_bytes",
+        "zs_tick_phase_seconds_total{phase=\"world\"}",
+        "zs_tick_phase_seconds_total{phase=\"deliver\"}"}) {
     EXPECT_NE(m.find(name), std::string::npos) << name;
   }
 }
