@@ -173,7 +173,7 @@ start_server() {
   ZS_AUTH_MODE=token ZS_AUTH_SECRET_FILE="$work/zs_auth" \
     zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
     --world "$1" --port 0 --admin-port 0 --storage-path "$work/characters-$RANDOM.db" \
-    --max-connections 20000 --max-connections-per-ip 20000 "${server_args[@]}"
+    --max-connections 20000 --max-connections-per-ip 20000 ${server_args[@]+"${server_args[@]}"}
   server_pid=$ZS_SERVER_PID
   zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
   read -r port admin_port <"$work/ports"

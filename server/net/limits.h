@@ -21,7 +21,8 @@ struct Limits {
   double send_queue_delay_s = 1;         // the oldest queued frame older than this: as over the cap
   // All send queues together. Beyond it, a client that is behind (has anything queued) skips
   // ticks and is resynced later, exactly as over its own cap; a client that keeps up is never
-  // affected. The most the server holds is this plus one frame per connection.
+  // affected. The most the server holds is this plus, per connection, one frame and its
+  // TickBatch's buffer (ticks_per_send - 1 held ticks, kept up to TickBatch::kKeptBytes).
   size_t total_send_queue_bytes = 256 * 1024 * 1024;
   size_t max_connections = 10000;
   size_t max_connections_per_ip = 64;
@@ -33,8 +34,8 @@ struct Limits {
   // kernel. 0: no bound.
   size_t socket_unsent_bytes = 64 * 1024;
   // Tick frames leave in batches of this many, in one send (TickBatch): each send is a syscall
-  // and a TCP segment for the server and for the client. A tick waits at most this many - 1
-  // ticks (or until the client's next Pong or other frame). 1: every tick is sent as it is made.
+  // and a TCP segment for the server and for the client. A tick waits for this many - 1 more
+  // of the client's ticks (or its next Pong or other frame). 1: every tick is sent as made.
   uint32_t ticks_per_send = 2;
 };
 

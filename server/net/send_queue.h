@@ -43,6 +43,7 @@ class SendQueue {
     size_t offset = 0;
     size_t size = 0;
     double queued_at = 0;  // set by Offer
+    uint32_t frames = 1;   // whole frames or parts of frames in it, for the frame count
   };
   // What Offer did with a frame.
   enum class Offered : uint8_t {

@@ -299,20 +299,21 @@ Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind ki
   if (out_ != Out::kOpen) return Followup::kNone;  // closing: its last frame is already out
   if (send_queue_.idle() && batch_.Hold(frame, kind)) return Followup::kNone;
   frame = batch_.Take(frame, &kind);  // the held ticks go first, in the same send
-  const Followup next = SendOrQueueLocked(frame, kind);
+  const Followup next = SendOrQueueLocked(frame, kind, batch_.frames());
   batch_.Sent();
   return next;
 }
 
-Session::Followup Session::SendOrQueueLocked(std::string_view frame, host::FrameKind kind) {
+Session::Followup Session::SendOrQueueLocked(std::string_view frame, host::FrameKind kind,
+                                             uint32_t frames) {
   if (frame.empty()) return Followup::kNone;
   if (send_queue_.idle()) {
     const SendResult sent = SendNow(fd_, frame);
     if (sent.failed) return Followup::kFailed;
     ctx_.traffic.bytes_out.Add(sent.taken);
-    ctx_.traffic.sends_out.Add(1);
+    if (sent.taken > 0) ctx_.traffic.sends_out.Add(1);
     if (sent.taken == frame.size()) {
-      ctx_.traffic.messages_out.Add(batch_.frames());
+      ctx_.traffic.messages_out.Add(frames);
       return Followup::kNone;
     }
     // The rest of a frame begun on the wire must follow whole, whatever the queue's rules.
@@ -320,7 +321,12 @@ Session::Followup Session::SendOrQueueLocked(std::string_view frame, host::Frame
     frame.remove_prefix(sent.taken);
   }
   SendQueue::Chunk chunk{
-      .buffer = std::make_shared<const std::string>(frame), .offset = 0, .size = frame.size()};
+      .buffer = std::make_shared<const std::string>(frame),
+      .offset = 0,
+      .size = frame.size(),
+      .queued_at = 0,  // Offer's to set
+      .frames = frames,
+  };
   switch (send_queue_.Offer(std::move(chunk), kind, Now())) {
     case SendQueue::Offered::kQueued:
       if (send_queue_.writing() || write_posted_) return Followup::kNone;
@@ -390,18 +396,19 @@ void Session::WriteMore() {
   if (c == nullptr) return;
   // Asio never calls the handler from inside async_write, so holding the lock here is safe.
   // The handler holds the buffer too: it outlives the chunk whatever the queue does meanwhile.
-  asio::async_write(socket_, asio::buffer(c->buffer->data() + c->offset, c->size),
-                    [self = shared_from_this(), keep = c->buffer](
-                        const boost::system::error_code& ec, size_t n) { self->OnWritten(ec, n); });
+  asio::async_write(
+      socket_, asio::buffer(c->buffer->data() + c->offset, c->size),
+      [self = shared_from_this(), keep = c->buffer, frames = c->frames](
+          const boost::system::error_code& ec, size_t n) { self->OnWritten(ec, n, frames); });
 }
 
-void Session::OnWritten(const boost::system::error_code& ec, size_t n) {
+void Session::OnWritten(const boost::system::error_code& ec, size_t n, uint32_t frames) {
   if (ec) {
     OnWriteFailed();
     return;
   }
   ctx_.traffic.bytes_out.Add(n);
-  ctx_.traffic.messages_out.Add(1);
+  ctx_.traffic.messages_out.Add(frames);
   bool resync = false;
   bool more = false;
   {

@@ -97,12 +97,14 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   void KickSlowReader();
   // out_mu_ held: holds a tick (TickBatch's rules) or sends it with what is held before it.
   [[nodiscard]] Followup SendLocked(std::string_view frame, host::FrameKind kind);
-  // out_mu_ held: sends `frame` now if nothing is queued, else queues it by SendQueue's rules.
-  [[nodiscard]] Followup SendOrQueueLocked(std::string_view frame, host::FrameKind kind);
+  // out_mu_ held: sends `frame` (which holds `frames` frames) now if nothing is queued, else
+  // queues it by SendQueue's rules.
+  [[nodiscard]] Followup SendOrQueueLocked(std::string_view frame, host::FrameKind kind,
+                                           uint32_t frames);
   void Follow(Followup next);
   void ArmStallTimer();  // a backlog began: kick if it has not drained within stall_timeout_s
   void WriteMore();      // strand: start writing the queue's front chunk
-  void OnWritten(const boost::system::error_code& ec, size_t n);
+  void OnWritten(const boost::system::error_code& ec, size_t n, uint32_t frames);
   void OnWriteFailed();  // strand: the socket refused bytes; close
   void BeginClose(host::CloseReason reason);
   void Finish();

@@ -4,13 +4,14 @@ namespace zs::net {
 
 TickBatch::TickBatch(uint32_t ticks_per_send, uint64_t phase)
     : ticks_per_send_(ticks_per_send < 1 ? 1 : ticks_per_send),
-      since_send_(static_cast<uint32_t>(phase % ticks_per_send_)) {}
+      ticks_(static_cast<uint32_t>(phase % ticks_per_send_)) {}
 
 bool TickBatch::Hold(std::string_view frame, host::FrameKind kind) {
-  if (kind == host::FrameKind::kControl || since_send_ + 1 >= ticks_per_send_) return false;
+  if (kind == host::FrameKind::kControl) return false;
+  ticks_ = (ticks_ + 1) % ticks_per_send_;
+  if (ticks_ == 0) return false;  // this tick completes a batch: send
   held_.append(frame);
   ++held_frames_;
-  ++since_send_;
   held_resync_ = held_resync_ || kind == host::FrameKind::kResyncTick;
   return true;
 }
@@ -24,10 +25,13 @@ std::string_view TickBatch::Take(std::string_view frame, host::FrameKind* kind) 
 }
 
 void TickBatch::Sent() {
-  held_.clear();
+  if (held_.capacity() > kKeptBytes) {
+    std::string().swap(held_);  // a batch with a big resync in it: do not keep its memory
+  } else {
+    held_.clear();
+  }
   held_frames_ = 0;
   held_resync_ = false;
-  since_send_ = 0;
 }
 
 }  // namespace zs::net

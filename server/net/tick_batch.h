@@ -9,12 +9,15 @@
 // (a Pong, a ZoneChanged, a Kick) is sent: that frame takes the held ticks with it, before it.
 //
 // Clients are spread over the ticks by `phase` (their session id), so each tick sends to
-// 1 / ticks_per_send of them rather than to all of them every ticks_per_send-th tick.
+// 1 / ticks_per_send of them rather than to all of them every ticks_per_send-th tick. The phase
+// counts tick frames only: a control frame that takes held ticks early does not move it.
 //
 // Pure: no socket, clock or thread. The Session owns one, calls it under its output lock and
-// sends what it is told to. Its buffer is reused: nothing is allocated per tick once warm.
+// sends what it is told to. Its buffer is reused: nothing is allocated per tick once warm (a
+// buffer grown past kKeptBytes, by a batch holding a big resync, is let go after its send).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,11 +28,13 @@ namespace zs::net {
 
 class TickBatch {
  public:
+  static constexpr size_t kKeptBytes = 64 * 1024;
+
   // REQUIRES: ticks_per_send >= 1 (1: nothing is ever held).
   TickBatch(uint32_t ticks_per_send, uint64_t phase);
 
-  // Holds `frame` when it is a tick and fewer than ticks_per_send - 1 ticks have passed since
-  // the last send. False: send it now, through Take.
+  // Holds `frame` when it is a tick that does not complete a batch (every ticks_per_send-th
+  // tick, counted from the phase, does). False: send it now, through Take.
   bool Hold(std::string_view frame, host::FrameKind kind);
   // `frame` with the held ticks before it, and `kind` widened to cover them (a control frame
   // stays control; a resync among the ticks makes the whole a resync tick). Valid until Sent.
@@ -40,10 +45,12 @@ class TickBatch {
   [[nodiscard]] bool holding() const { return held_frames_ > 0; }
   // The frames the last Take's bytes hold (the held ticks and its own).
   [[nodiscard]] uint32_t frames() const { return taken_frames_; }
+  // The memory its buffer keeps between batches.
+  [[nodiscard]] size_t kept_bytes() const { return held_.capacity(); }
 
  private:
   const uint32_t ticks_per_send_;
-  uint32_t since_send_;  // tick frames since the last send (starts at the phase)
+  uint32_t ticks_;  // tick frames seen, modulo ticks_per_send_ (starts at the phase)
   uint32_t held_frames_ = 0;
   uint32_t taken_frames_ = 1;
   bool held_resync_ = false;

@@ -114,6 +114,22 @@ TEST(ServerConfig, TheKernelsUnsentBytesAreBoundedByDefaultAndCanBeChangedOrLift
   }
 }
 
+TEST(ServerConfig, TicksPerSendDefaultsToTwoAndIsBounded) {
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).limits.ticks_per_send, 2u);
+  EXPECT_EQ(
+      LoadServerConfig(ConfigFile("limits: {ticks_per_send: 1}\n").path()).limits.ticks_per_send,
+      1u);
+  for (const char* bad : {"0", "9", "two"}) {
+    try {
+      (void)LoadServerConfig(
+          ConfigFile(std::string("limits: {ticks_per_send: ") + bad + "}\n").path());
+      FAIL() << bad << " is refused";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("ticks_per_send"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ServerConfig, StorageDefaultsToSqliteBesideTheConfigAndTheVariableMovesIt) {
   const ConfigFile file;
   ServerConfig c = LoadServerConfig(file.path());

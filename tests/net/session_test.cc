@@ -62,13 +62,16 @@ std::string TestFrame(uint8_t sender, uint32_t seq, size_t padding) {
 // One server-side session on a loopback connection, its I/O on two threads.
 class Fixture {
  public:
-  // `queue_bytes`: the send queue's cap (the default drops nothing).
-  explicit Fixture(size_t queue_bytes = 64 * 1024 * 1024)
+  // `queue_bytes`: the send queue's cap (the default drops nothing); `session_id` sets its
+  // TickBatch's phase.
+  explicit Fixture(size_t queue_bytes = 64 * 1024 * 1024, uint32_t ticks_per_send = 2,
+                   uint64_t session_id = 1)
       : limits_{.login_timeout_s = 600,  // these tests never log in
                 .send_queue_bytes = queue_bytes,
                 .stall_timeout_s = 60,
                 .send_queue_delay_s = 60,
-                .socket_send_buffer_bytes = 8192},
+                .socket_send_buffer_bytes = 8192,
+                .ticks_per_send = ticks_per_send},
         auth_({}),
         gate_(auth_, nullptr, refusals_),
         context_{.limits = limits_,
@@ -85,7 +88,7 @@ class Fixture {
     ::setsockopt(client_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     tcp::socket accepted(asio::make_strand(io_));
     acceptor.accept(accepted);
-    session_ = std::make_shared<Session>(std::move(accepted), 1, "127.0.0.1", context_);
+    session_ = std::make_shared<Session>(std::move(accepted), session_id, "127.0.0.1", context_);
     session_->Start();
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
   }
@@ -222,6 +225,24 @@ TEST(Session, TicksDroppedBehindAFullSocketResumeOnlyWithAResync) {
   }
   done.store(true);
   EXPECT_GT(gaps, 0u);
+}
+
+// limits.ticks_per_send 3, phase 0 (session 3): ticks 1 and 2 are held and a control frame
+// takes them with it, before it; tick 4 completes the batch (the phase counts ticks only), tick 5
+// is held, and a close with no last frame still sends it.
+TEST(Session, HeldTicksLeaveBeforeTheNextFrameAndBeforeTheClose) {
+  Fixture f(64 * 1024 * 1024, 3, 3);
+  f.session().DeliverFrame(TestFrame(0, 1, 10), host::FrameKind::kTick);
+  f.session().DeliverFrame(TestFrame(0, 2, 10), host::FrameKind::kTick);
+  f.session().DeliverFrame(TestFrame(1, 3, 10), host::FrameKind::kControl);
+  f.session().DeliverFrame(TestFrame(0, 4, 10), host::FrameKind::kTick);
+  f.session().DeliverFrame(TestFrame(0, 5, 10), host::FrameKind::kTick);
+  f.session().CloseWith("", host::CloseReason::kShutdown);
+  std::vector<uint32_t> order;
+  uint8_t sender = 0;
+  uint32_t seq = 0;
+  while (f.ReadFrame(&sender, &seq)) order.push_back(seq);
+  EXPECT_EQ(order, (std::vector<uint32_t>{1, 2, 3, 4, 5}));
 }
 
 TEST(Session, AfterCloseWithTheLastFrameIsTheLastThingSent) {

@@ -58,10 +58,14 @@ TEST(TickBatch, TicksLeaveInBatchesInTheirOrder) {
 }
 
 TEST(TickBatch, ThePhaseSpreadsClientsOverTheTicks) {
-  // Two ticks per send: sessions of even and odd ids send on alternate ticks.
+  // Two ticks per send: sessions of even and odd ids send on alternate ticks, and a control
+  // frame (the Welcome every session gets first, a Pong) does not move a session's phase.
   TickBatch even(2, 10);
   TickBatch odd(2, 11);
+  EXPECT_FALSE(Offer(even, "welcome", FrameKind::kControl).held);
+  EXPECT_FALSE(Offer(odd, "welcome", FrameKind::kControl).held);
   for (int t = 0; t < 6; ++t) {
+    if (t == 3) Offer(odd, "pong", FrameKind::kControl);
     const bool even_sends = !Offer(even, "x", FrameKind::kTick).held;
     const bool odd_sends = !Offer(odd, "x", FrameKind::kTick).held;
     EXPECT_NE(even_sends, odd_sends) << "tick " << t;
@@ -77,11 +81,30 @@ TEST(TickBatch, AControlFrameTakesTheHeldTicksBeforeIt) {
   EXPECT_EQ(pong.bytes, "t1t2pong");
   EXPECT_EQ(pong.kind, FrameKind::kControl) << "the whole is never dropped";
   EXPECT_EQ(pong.frames, 3u);
-  // The count starts over after any send.
+  // The batch goes on where it was: the fourth tick still completes it.
   EXPECT_TRUE(Offer(b, "t3", FrameKind::kTick).held);
-  EXPECT_TRUE(Offer(b, "t4", FrameKind::kTick).held);
+  EXPECT_EQ(Offer(b, "t4", FrameKind::kTick).bytes, "t3t4");
   EXPECT_TRUE(Offer(b, "t5", FrameKind::kTick).held);
-  EXPECT_EQ(Offer(b, "t6", FrameKind::kTick).bytes, "t3t4t5t6");
+}
+
+TEST(TickBatch, AHeldResyncAndAControlFrameLeaveAsControl) {
+  TickBatch b(3, 0);
+  EXPECT_TRUE(Offer(b, "r", FrameKind::kResyncTick).held);
+  const Sent s = Offer(b, "kick", FrameKind::kControl);
+  EXPECT_EQ(s.bytes, "rkick");
+  EXPECT_EQ(s.kind, FrameKind::kControl) << "never dropped, whatever it holds";
+}
+
+TEST(TickBatch, ABigBatchDoesNotKeepItsMemory) {
+  TickBatch b(2, 0);
+  const std::string resync(TickBatch::kKeptBytes + 1, 'r');
+  EXPECT_TRUE(Offer(b, resync, FrameKind::kResyncTick).held);
+  const Sent s = Offer(b, "t", FrameKind::kTick);
+  EXPECT_EQ(s.bytes.size(), resync.size() + 1);
+  EXPECT_LE(b.kept_bytes(), TickBatch::kKeptBytes) << "let go after its send";
+  // The next batch works as before (its buffer was let go, then grows again).
+  EXPECT_TRUE(Offer(b, "a", FrameKind::kTick).held);
+  EXPECT_EQ(Offer(b, "b", FrameKind::kTick).bytes, "ab");
 }
 
 TEST(TickBatch, AHeldResyncMakesTheBatchAResync) {
