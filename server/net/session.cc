@@ -298,8 +298,8 @@ void Session::DeliverFrame(std::string_view frame, host::FrameKind kind) {
 Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind kind) {
   if (out_ != Out::kOpen) return Followup::kNone;  // closing: its last frame is already out
   if (send_queue_.idle() && batch_.Hold(frame, kind)) return Followup::kNone;
-  frame = batch_.Take(frame, &kind);  // the held ticks go first, in the same send
-  const Followup next = SendOrQueueLocked(frame, kind, batch_.frames());
+  const TickBatch::Batch batch = batch_.Take(frame, &kind);  // the held ticks go first
+  const Followup next = SendOrQueueLocked(batch.bytes, kind, batch.frames);
   batch_.Sent();
   return next;
 }

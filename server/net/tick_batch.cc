@@ -16,12 +16,12 @@ bool TickBatch::Hold(std::string_view frame, host::FrameKind kind) {
   return true;
 }
 
-std::string_view TickBatch::Take(std::string_view frame, host::FrameKind* kind) {
-  taken_frames_ = held_frames_ + (frame.empty() ? 0 : 1);
-  if (held_frames_ == 0) return frame;
+TickBatch::Batch TickBatch::Take(std::string_view frame, host::FrameKind* kind) {
+  const uint32_t frames = held_frames_ + (frame.empty() ? 0 : 1);
+  if (held_frames_ == 0) return {.bytes = frame, .frames = frames};
   if (held_resync_ && *kind == host::FrameKind::kTick) *kind = host::FrameKind::kResyncTick;
   held_.append(frame);
-  return held_;
+  return {.bytes = held_, .frames = frames};
 }
 
 void TickBatch::Sent() {

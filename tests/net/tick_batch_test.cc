@@ -22,8 +22,9 @@ struct Sent {
 Sent Offer(TickBatch& b, std::string_view frame, FrameKind kind) {
   if (b.Hold(frame, kind)) return {};
   Sent s{.held = false, .bytes = {}, .kind = kind};
-  s.bytes = std::string(b.Take(frame, &s.kind));
-  s.frames = b.frames();
+  const TickBatch::Batch batch = b.Take(frame, &s.kind);
+  s.bytes = std::string(batch.bytes);
+  s.frames = batch.frames;
   b.Sent();
   return s;
 }
@@ -87,14 +88,6 @@ TEST(TickBatch, AControlFrameTakesTheHeldTicksBeforeIt) {
   EXPECT_TRUE(Offer(b, "t5", FrameKind::kTick).held);
 }
 
-TEST(TickBatch, AHeldResyncAndAControlFrameLeaveAsControl) {
-  TickBatch b(3, 0);
-  EXPECT_TRUE(Offer(b, "r", FrameKind::kResyncTick).held);
-  const Sent s = Offer(b, "kick", FrameKind::kControl);
-  EXPECT_EQ(s.bytes, "rkick");
-  EXPECT_EQ(s.kind, FrameKind::kControl) << "never dropped, whatever it holds";
-}
-
 TEST(TickBatch, ABigBatchDoesNotKeepItsMemory) {
   TickBatch b(2, 0);
   const std::string resync(TickBatch::kKeptBytes + 1, 'r');
@@ -107,15 +100,20 @@ TEST(TickBatch, ABigBatchDoesNotKeepItsMemory) {
   EXPECT_EQ(Offer(b, "b", FrameKind::kTick).bytes, "ab");
 }
 
-TEST(TickBatch, AHeldResyncMakesTheBatchAResync) {
+TEST(TickBatch, AHeldResyncWidensTheBatchUpToAControlFrame) {
   TickBatch b(2, 0);
   EXPECT_TRUE(Offer(b, "r", FrameKind::kResyncTick).held);
-  const Sent s = Offer(b, "t", FrameKind::kTick);
-  EXPECT_EQ(s.bytes, "rt");
-  EXPECT_EQ(s.kind, FrameKind::kResyncTick) << "the queue must see the resync it carries";
-  // And it does not stick: the next batch is plain ticks.
+  const Sent tick = Offer(b, "t", FrameKind::kTick);
+  EXPECT_EQ(tick.bytes, "rt");
+  EXPECT_EQ(tick.kind, FrameKind::kResyncTick) << "the queue must see the resync it carries";
+  // It does not stick: the next batch is plain ticks.
   EXPECT_TRUE(Offer(b, "a", FrameKind::kTick).held);
   EXPECT_EQ(Offer(b, "b", FrameKind::kTick).kind, FrameKind::kTick);
+  // With a control frame the whole stays control: never dropped, whatever it holds.
+  EXPECT_TRUE(Offer(b, "r", FrameKind::kResyncTick).held);
+  const Sent kick = Offer(b, "kick", FrameKind::kControl);
+  EXPECT_EQ(kick.bytes, "rkick");
+  EXPECT_EQ(kick.kind, FrameKind::kControl);
 }
 
 TEST(TickBatch, TakingNothingFlushesWhatIsHeld) {
@@ -124,13 +122,15 @@ TEST(TickBatch, TakingNothingFlushesWhatIsHeld) {
   EXPECT_TRUE(Offer(b, "t1", FrameKind::kTick).held);
   EXPECT_TRUE(b.holding());
   FrameKind kind = FrameKind::kControl;
-  EXPECT_EQ(b.Take({}, &kind), "t1");
-  EXPECT_EQ(b.frames(), 1u);
+  const TickBatch::Batch held = b.Take({}, &kind);
+  EXPECT_EQ(held.bytes, "t1");
+  EXPECT_EQ(held.frames, 1u);
   b.Sent();
   EXPECT_FALSE(b.holding());
   kind = FrameKind::kControl;
-  EXPECT_EQ(b.Take({}, &kind), "") << "nothing held, nothing to send";
-  EXPECT_EQ(b.frames(), 0u);
+  const TickBatch::Batch none = b.Take({}, &kind);
+  EXPECT_EQ(none.bytes, "") << "nothing held, nothing to send";
+  EXPECT_EQ(none.frames, 0u);
 }
 
 }  // namespace
