@@ -22,7 +22,8 @@
 //
 // Where it stands (bench/README.md, "Spatial index"): faster than the incremental Quadtree on
 // every workload of the spatial benchmark; 1.1-1.2x the best grid on uniform points, 0.4-0.5x
-// where thousands crowd or dense blobs meet a large radius. The zone does not use it.
+// where thousands crowd or dense blobs meet a large radius. The zone does not use it: its views'
+// small k-nearest circles made the tick slower than the Quadtree's (bench/README.md).
 //
 // Results are exact and match the Quadtree's and BruteForceIndex's (same narrow-phase rules).
 // Contents are structure-of-arrays (a radius or a mask every entity shares is filled in order,
