@@ -35,27 +35,27 @@ std::chrono::milliseconds Ms(double seconds) {
 Bot::Bot(asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t index,
          uint64_t seed, ChatCheck* chat)
     : io_(io),
-      strand_(asio::make_strand(io)),
+      loop_(io.get_executor()),
       options_(options),
       stats_(stats),
       index_(index),
       verify_(index % std::max(1u, options.verify_every) == 0),
       rng_(seed),
-      socket_(strand_),
-      resolver_(strand_),
-      act_timer_(strand_),
-      ping_timer_(strand_),
-      life_timer_(strand_),
+      socket_(loop_),
+      resolver_(loop_),
+      act_timer_(loop_),
+      ping_timer_(loop_),
+      life_timer_(loop_),
       model_(stats, verify_ ? chat : nullptr),
       ledger_(stats),
       raid_offset_(FromAngle(rng_.Range(-kPi, kPi)) * rng_.Range(0.5f, 1.5f)) {}
 
 void Bot::Start() {
-  asio::post(strand_, [self = shared_from_this()] { self->Connect(); });
+  asio::post(loop_, [self = shared_from_this()] { self->Connect(); });
 }
 
 void Bot::Stop() {
-  asio::post(strand_, [self = shared_from_this()] {
+  asio::post(loop_, [self = shared_from_this()] {
     self->stopped_ = true;
     self->Disconnect("stopped", false);
   });
@@ -64,13 +64,15 @@ void Bot::Stop() {
 void Bot::Connect() {
   if (stopped_) return;
   ++conn_;  // handlers of the previous connection see a different number and stand down
-  socket_ = asio::ip::tcp::socket(strand_);
+  socket_ = asio::ip::tcp::socket(loop_);
   reader_ = FrameReader(1 << 22);
   model_.Reset();
   ledger_.Reset();
   in_world_ = false;
   out_.clear();
+  in_flight_.clear();
   writing_ = false;
+  corked_ = false;
   if (host_.empty()) {
     host_ = options_.host;
     port_ = options_.port;
@@ -82,7 +84,7 @@ void Bot::Connect() {
     return;
   }
   // A host name: a hand-off to a node that announces one (a compose service such as
-  // `zone-field:7777`; options_.host was resolved once at start). Resolved off the strand by
+  // `zone-field:7777`; options_.host was resolved once at start). Resolved off the loop by
   // Asio's resolver thread; a name that does not resolve fails like a refused connection.
   resolver_.async_resolve(
       host_, std::to_string(port_),
@@ -388,6 +390,7 @@ Vec2 Bot::Direction() {
 void Bot::Act() {
   if (stopped_ || !in_world_ || !socket_.is_open()) return;
   const Vec2 dir = Direction();
+  corked_ = true;  // the move and what goes with it leave in one write
   pb::ClientMessage m;
   m.mutable_move()->set_seq(++seq_);
   m.mutable_move()->set_direction_x(dir.x);
@@ -400,6 +403,8 @@ void Bot::Act() {
   const double per_act = 1.0 / std::max(0.1, options_.input_rate);
   if (swing_rate > 0 && rng_.Unit() < swing_rate * per_act) Swing(dir);
   if (verify_ && options_.say_rate > 0 && rng_.Unit() < options_.say_rate * per_act) Say();
+  corked_ = false;
+  if (!writing_) WriteMore();
   act_timer_.expires_after(Ms(per_act * rng_.Range(0.8f, 1.2f)));
   act_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
     if (!ec) self->Act();
@@ -450,24 +455,24 @@ void Bot::SchedulePing() {
 }
 
 void Bot::SendFrame(const std::string& body) {
-  std::string frame;
-  wire::AppendFrame(body, &frame);
+  wire::AppendFrame(body, &out_);
   stats_->messages_out.fetch_add(1);
-  out_.push_back(std::move(frame));
-  if (!writing_) WriteMore();
+  if (!writing_ && !corked_) WriteMore();
 }
 
 void Bot::WriteMore() {
   if (out_.empty() || !socket_.is_open()) return;
   writing_ = true;
+  in_flight_.swap(out_);  // out_ takes the old buffer, cleared: its capacity is reused
+  out_.clear();
   asio::async_write(
-      socket_, asio::buffer(out_.front()),
+      socket_, asio::buffer(in_flight_),
       [self = shared_from_this(), c = conn_](const boost::system::error_code& ec, size_t n) {
         if (c != self->conn_) return;
         self->writing_ = false;
         if (ec) return;  // the read side reports the disconnect
         self->stats_->bytes_out.fetch_add(n);
-        self->out_.pop_front();
+        self->in_flight_.clear();
         self->WriteMore();
       });
 }
@@ -498,7 +503,7 @@ void Bot::Disconnect(const std::string& reason, bool reconnect) {
   }
   FlushSamples();
   if (handoff && !stopped_) {
-    asio::post(strand_, [self = shared_from_this()] { self->Connect(); });
+    asio::post(loop_, [self = shared_from_this()] { self->Connect(); });
     return;
   }
   if (reconnect && !stopped_ && options_.scenario == Scenario::kZones) {

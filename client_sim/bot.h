@@ -11,16 +11,15 @@
 // frames at minimal cost: the framing, the message kind and, from a TickUpdate, only the tick
 // number, resync flag, ack and their own entity (wire_scan.h), which still lets them check tick
 // gaps, their own presence and the ack. Each broken promise is counted by kind in Stats.
-// Threads: all work on the bot's strand.
+// Threads: all work on the bot's event loop, which one thread runs (main.cc: one loop per
+// thread), so its handlers never run concurrently and need no strand.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -66,7 +65,7 @@ class Bot : public std::enable_shared_from_this<Bot> {
   Bot(boost::asio::io_context& io, const BotOptions& options, Stats* stats, uint32_t index,
       uint64_t seed, ChatCheck* chat = nullptr);
   void Start();
-  // Stops for good: closes the socket, cancels timers (posted to the strand).
+  // Stops for good: closes the socket, cancels timers (posted to its loop).
   void Stop();
 
  private:
@@ -107,7 +106,7 @@ class Bot : public std::enable_shared_from_this<Bot> {
   Vec2 KeepGoal(Pick pick);
 
   boost::asio::io_context& io_;
-  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::io_context::executor_type loop_;  // run by one thread only
   BotOptions options_;
   Stats* stats_;
   uint32_t index_;
@@ -119,8 +118,13 @@ class Bot : public std::enable_shared_from_this<Bot> {
   boost::asio::steady_timer ping_timer_;
   boost::asio::steady_timer life_timer_;
   FrameReader reader_{1 << 22};
-  std::deque<std::string> out_;
+  // Frames queued while a write is in flight or while an Act is composing its inputs, written
+  // together: one send() for a move and the swing that goes with it, as a game client sends its
+  // frame's inputs in one packet.
+  std::string out_;
+  std::string in_flight_;  // the bytes of the write in progress
   bool writing_ = false;
+  bool corked_ = false;  // an Act is composing: its frames leave together when it ends
   bool stopped_ = false;
   bool in_world_ = false;
   uint32_t conn_ = 0;  // connection number: handlers from an older connection are ignored

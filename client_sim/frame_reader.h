@@ -8,7 +8,7 @@
 // check each other.
 // Errors: a length prefix longer than 5 bytes or a length above the limit fails the reader for
 // good (the caller disconnects); the limit is checked before the buffer grows for the body.
-// Threads: one per connection, used on the bot's strand.
+// Threads: one per connection, used on the bot's event loop.
 #pragma once
 
 #include <cstddef>

@@ -12,7 +12,7 @@
 // is a violation; it is forgotten after the same 3 s.
 // Outcomes are counted by name in Stats::results, and how long each skill or chat took to be
 // answered in Stats::answer_ms (the whole way: client -> server -> the tick -> its frame; for a
-// player owned by another cell's node, through the relay both ways). Threads: one Bot's strand.
+// player owned by another cell's node, through the relay both ways). Threads: one Bot's event loop.
 #pragma once
 
 #include <chrono>

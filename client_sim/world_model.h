@@ -17,7 +17,7 @@
 // missing_self (your entity in every tick), ack_went_back; both count crowd summaries.
 // With a ChatCheck, a verifying bot also records, per tick, where it stood and which `say` lines
 // it heard (and its own lines as said), for ChatCheck::Check after the run.
-// Threads: owned by one Bot, used on its strand only.
+// Threads: owned by one Bot, used on its event loop only.
 #pragma once
 
 #include <chrono>

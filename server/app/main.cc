@@ -45,6 +45,7 @@
 #include "host/churn_log.h"
 #include "host/metrics.h"
 #include "host/zone_runners.h"
+#include "net/io_loop.h"
 #include "net/server.h"
 #include "storage/postgres_store.h"
 #include "storage/sqlite_store.h"
@@ -196,6 +197,7 @@ struct Flags {
   std::vector<std::string> zones;
   std::optional<uint16_t> port, admin_port;
   std::optional<unsigned> io_threads;
+  std::optional<uint32_t> io_batch_us;
   std::optional<unsigned> sim_threads;
   std::optional<uint32_t> tick_rate;
   std::optional<size_t> max_connections, max_per_ip;
@@ -218,6 +220,10 @@ void AddFlags(CLI::App& cli, Flags* f) {
   cli.add_option("--tick-rate", f->tick_rate, "Ticks per second (overrides the world's)")
       ->check(CLI::Range(1u, 120u));
   cli.add_option("--io-threads", f->io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
+  cli.add_option("--io-batch-us", f->io_batch_us,
+                 "Microseconds a socket thread gathers work after it wakes; 0: none (overrides "
+                 "io_batch_microseconds)")
+      ->check(CLI::Range(0u, static_cast<uint32_t>(zs::net::kMaxIoBatchDelay.count())));
   cli.add_option("--sim-threads", f->sim_threads, "Tick worker threads; 0: one per core")
       ->check(CLI::Range(0u, 64u));
   cli.add_option("--max-connections", f->max_connections, "Global connection cap");
@@ -243,6 +249,7 @@ void ApplyFlags(const Flags& f, ServerConfig* config) {
   if (f.admin_port) config->admin_port = *f.admin_port;
   if (f.world) config->world_path = *f.world;
   if (f.io_threads) config->io_threads = *f.io_threads;
+  if (f.io_batch_us) config->io_batch_us = *f.io_batch_us;
   if (f.sim_threads) config->sim_threads = *f.sim_threads;
   if (f.log_level) config->log_level = *f.log_level;
   if (f.max_connections) config->limits.max_connections = *f.max_connections;
@@ -333,11 +340,14 @@ std::optional<std::vector<zs::cluster::ZoneClaim>> AwaitStandby(
   }
 }
 
-// Runs the io_context on `threads` threads (this one included) until it is stopped.
-void RunIo(boost::asio::io_context& io, unsigned threads) {
+// Runs the io_context on `threads` threads (this one included) until it is stopped, each
+// handling what is ready in batches `batch` apart (net::RunIoLoop).
+void RunIo(boost::asio::io_context& io, unsigned threads, std::chrono::microseconds batch) {
   std::vector<std::thread> others;
-  for (unsigned i = 1; i < threads; ++i) others.emplace_back([&io] { io.run(); });
-  io.run();
+  for (unsigned i = 1; i < threads; ++i) {
+    others.emplace_back([&io, batch] { zs::net::RunIoLoop(io, batch); });
+  }
+  zs::net::RunIoLoop(io, batch);
   for (auto& t : others) t.join();
 }
 
@@ -506,7 +516,7 @@ int main(int argc, char** argv) {
   runners.Start();
   boost::asio::steady_timer stats_timer(io);
   ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
-  RunIo(io, config.io_threads);
+  RunIo(io, config.io_threads, std::chrono::microseconds(config.io_batch_us));
 
   runners.Stop();
   if (node) node->Release();  // the directory forgets this node at once; no more arrivals

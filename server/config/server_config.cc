@@ -13,6 +13,7 @@
 #include "auth/secret_file.h"
 #include "config/config_loader.h"
 #include "config/yaml_node.h"
+#include "net/io_loop.h"
 
 namespace zs::config {
 
@@ -207,9 +208,9 @@ void LoadLimits(const config::YamlNode& l, net::Limits* out) {
 
 ServerConfig LoadServerConfig(const std::string& path) {
   const config::YamlNode root = config::LoadYamlFile(path);
-  root.AllowOnly({"listen", "admin", "world", "io_threads", "sim_threads", "log_level",
-                  "stats_interval_seconds", "tick_rate", "limits", "auth", "storage", "cluster",
-                  "agones"});
+  root.AllowOnly({"listen", "admin", "world", "io_threads", "io_batch_microseconds", "sim_threads",
+                  "log_level", "stats_interval_seconds", "tick_rate", "limits", "auth", "storage",
+                  "cluster", "agones"});
   ServerConfig c;
   const config::YamlNode listen = root["listen"];
   listen.AllowOnly({"address", "port"});
@@ -218,6 +219,10 @@ ServerConfig LoadServerConfig(const std::string& path) {
   LoadAdmin(root["admin"], path, &c);
   c.world_path = (std::filesystem::path(path).parent_path() / root["world"].String()).string();
   if (root.Has("io_threads")) c.io_threads = static_cast<unsigned>(root["io_threads"].Int(1, 64));
+  if (root.Has("io_batch_microseconds")) {
+    c.io_batch_us =
+        static_cast<uint32_t>(root["io_batch_microseconds"].Int(0, net::kMaxIoBatchDelay.count()));
+  }
   if (root.Has("sim_threads")) {
     c.sim_threads = static_cast<unsigned>(root["sim_threads"].Int(0, 64));
   }

@@ -130,6 +130,22 @@ TEST(ServerConfig, TicksPerSendDefaultsToTwoAndIsBounded) {
   }
 }
 
+TEST(ServerConfig, IoBatchDefaultsToTwoMillisecondsAndIsBounded) {
+  EXPECT_EQ(LoadServerConfig(ConfigFile().path()).io_batch_us, 2000u);
+  EXPECT_EQ(LoadServerConfig(ConfigFile("io_batch_microseconds: 0\n").path()).io_batch_us, 0u);
+  EXPECT_EQ(LoadServerConfig(ConfigFile("io_batch_microseconds: 5000\n").path()).io_batch_us,
+            5000u);
+  for (const char* bad : {"-1", "5001", "soon"}) {
+    try {
+      (void)LoadServerConfig(
+          ConfigFile(std::string("io_batch_microseconds: ") + bad + "\n").path());
+      FAIL() << bad << " is refused";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("io_batch_microseconds"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ServerConfig, StorageDefaultsToSqliteBesideTheConfigAndTheVariableMovesIt) {
   const ConfigFile file;
   ServerConfig c = LoadServerConfig(file.path());

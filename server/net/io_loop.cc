@@ -1,0 +1,20 @@
+#include "net/io_loop.h"
+
+#include <thread>
+
+namespace zs::net {
+
+void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch) {
+  if (batch.count() <= 0) {
+    io.run();
+    return;
+  }
+  // run_one blocks until a handler has run (the wake-up), then the batch gathers while this
+  // thread sleeps, and poll handles all of it without blocking.
+  while (io.run_one() > 0) {
+    std::this_thread::sleep_for(batch);
+    io.poll();
+  }
+}
+
+}  // namespace zs::net

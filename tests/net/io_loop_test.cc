@@ -1,0 +1,69 @@
+// RunIoLoop: with and without a batch delay it runs every handler and timer, on any number of
+// threads, and returns as run() does: when the io_context is stopped or runs out of work.
+#include "net/io_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+namespace zs::net {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+// Waits until `done` holds or a deadline generous for a loaded machine passes.
+template <typename Pred>
+bool WaitFor(Pred done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  return true;
+}
+
+TEST(IoLoop, TwoThreadsRunEveryHandlerAndTimerAndReturnWhenStopped) {
+  for (const microseconds batch : {microseconds(0), microseconds(2000)}) {
+    SCOPED_TRACE("batch " + std::to_string(batch.count()) + " us");
+    boost::asio::io_context io(2);
+    auto work = boost::asio::make_work_guard(io);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) threads.emplace_back([&io, batch] { RunIoLoop(io, batch); });
+    std::atomic<int> ran{0};
+    std::atomic<bool> fired{false};
+    boost::asio::steady_timer timer(io, milliseconds(5));
+    timer.async_wait([&fired](const boost::system::error_code& ec) { fired = !ec; });
+    // Bursts from another thread, as sockets become ready while the loop sleeps.
+    for (int burst = 0; burst < 10; ++burst) {
+      for (int i = 0; i < 100; ++i) boost::asio::post(io, [&ran] { ++ran; });
+      std::this_thread::sleep_for(microseconds(500));
+    }
+    EXPECT_TRUE(WaitFor([&] { return ran == 1000 && fired; })) << ran << " ran";
+    io.stop();
+    for (auto& t : threads) t.join();  // a loop that did not return would hang here
+  }
+}
+
+TEST(IoLoop, ReturnsWhenOutOfWork) {
+  boost::asio::io_context io;
+  int chain = 0;
+  std::function<void()> next = [&] {
+    if (++chain < 10) boost::asio::post(io, next);  // each handler queues the next one
+  };
+  boost::asio::post(io, next);
+  RunIoLoop(io, microseconds(1000));
+  EXPECT_EQ(chain, 10);
+}
+
+}  // namespace
+}  // namespace zs::net
