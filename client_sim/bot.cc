@@ -69,7 +69,7 @@ void Bot::Connect() {
   model_.Reset();
   ledger_.Reset();
   in_world_ = false;
-  out_.clear();
+  out_.clear();  // the old socket is closed: its write, if any, ends with conn_ no longer its own
   in_flight_.clear();
   writing_ = false;
   corked_ = false;

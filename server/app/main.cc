@@ -516,7 +516,13 @@ int main(int argc, char** argv) {
   runners.Start();
   boost::asio::steady_timer stats_timer(io);
   ScheduleStats(stats_timer, config.stats_interval_s, metrics, 0);
-  RunIo(io, config.io_threads, std::chrono::microseconds(config.io_batch_us));
+  const std::chrono::microseconds batch = zs::net::IoBatchDelayFor(
+      std::chrono::microseconds(config.io_batch_us), world_config.tick_rate);
+  if (batch.count() != config.io_batch_us) {
+    spdlog::info("io_batch_microseconds: {} us at {} Hz (at most a tenth of a tick)", batch.count(),
+                 world_config.tick_rate);
+  }
+  RunIo(io, config.io_threads, batch);
 
   runners.Stop();
   if (node) node->Release();  // the directory forgets this node at once; no more arrivals

@@ -1,8 +1,15 @@
 #include "net/io_loop.h"
 
+#include <algorithm>
 #include <thread>
 
 namespace zs::net {
+
+std::chrono::microseconds IoBatchDelayFor(std::chrono::microseconds configured,
+                                          uint32_t tick_rate) {
+  if (tick_rate == 0) return configured;
+  return std::min(configured, std::chrono::microseconds(1'000'000 / (10 * int64_t{tick_rate})));
+}
 
 void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch) {
   if (batch.count() <= 0) {

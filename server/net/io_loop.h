@@ -3,15 +3,18 @@
 // io_context::run() wakes its thread for every socket that becomes readable: with thousands of
 // clients each sending a few inputs a second, the socket threads sleep and wake thousands of
 // times a second, one input each, and a wake-up costs more than the input (docs/performance.md,
-// "Socket threads that wake once per batch"). With a batch delay, a thread that wakes waits that
-// long, then handles everything that became ready meanwhile in one pass: one wake-up for many
-// clients. What it costs is latency: an input, a ping or a login waits up to the delay longer
-// (an input waits for the next tick anyway: 50 ms at 20 Hz); timers fire up to it late.
+// "Socket threads that wake once per batch"). With a batch delay, the handler that woke a thread
+// runs at once; then the thread sleeps that long and handles everything that became ready
+// meanwhile in one pass: one wake-up for many clients. What it costs is latency: an input, a
+// ping or a login that arrives while every socket thread sleeps waits up to the delay longer,
+// and so may a timer. An input waits for the next tick anyway, but one delayed past the tick's
+// drain waits a whole tick more (about delay / tick interval of them: 4% at 2 ms and 20 Hz).
 //
 // Threads: any number of threads may run the same io_context this way, as with run().
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 #include <boost/asio/io_context.hpp>
 
@@ -19,6 +22,9 @@ namespace zs::net {
 
 // The longest batch delay a configuration may ask for (a tenth of a 20 Hz tick).
 inline constexpr std::chrono::microseconds kMaxIoBatchDelay{5000};
+// The delay used at `tick_rate`: at most a tenth of a tick, so a faster tick gets a shorter one.
+[[nodiscard]] std::chrono::microseconds IoBatchDelayFor(std::chrono::microseconds configured,
+                                                        uint32_t tick_rate);
 
 // Returns when `io` is stopped or runs out of work, as run() does. `batch` 0: run().
 void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch);

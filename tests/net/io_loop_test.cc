@@ -1,5 +1,6 @@
 // RunIoLoop: with and without a batch delay it runs every handler and timer, on any number of
-// threads, and returns as run() does: when the io_context is stopped or runs out of work.
+// threads, and returns as run() does: when the io_context is stopped or runs out of work; with
+// one, work that comes after a wake-up waits for the batch.
 #include "net/io_loop.h"
 
 #include <gtest/gtest.h>
@@ -52,6 +53,39 @@ TEST(IoLoop, TwoThreadsRunEveryHandlerAndTimerAndReturnWhenStopped) {
     io.stop();
     for (auto& t : threads) t.join();  // a loop that did not return would hang here
   }
+}
+
+// The batch itself: after the handler that woke it, the thread sleeps the delay before it takes
+// anything else, so handlers posted meanwhile all run at least the delay after the first (sleep_for
+// never sleeps less; a loaded machine only makes it later). io_context::run() would run them at
+// once.
+TEST(IoLoop, WorkPostedAfterAWakeUpWaitsForTheBatch) {
+  const milliseconds kBatch{50};
+  boost::asio::io_context io(1);
+  auto work = boost::asio::make_work_guard(io);
+  std::thread loop([&io, kBatch] { RunIoLoop(io, kBatch); });
+  using Clock = std::chrono::steady_clock;
+  std::atomic<int64_t> first_ns{0};
+  boost::asio::post(io, [&] { first_ns = Clock::now().time_since_epoch().count(); });
+  ASSERT_TRUE(WaitFor([&] { return first_ns != 0; }));
+  std::vector<std::atomic<int64_t>> later(5);
+  for (auto& at : later) {
+    boost::asio::post(io, [&at] { at = Clock::now().time_since_epoch().count(); });
+  }
+  ASSERT_TRUE(WaitFor([&] { return later.back() != 0; }));
+  for (const auto& at : later) {
+    EXPECT_GE(at - first_ns, std::chrono::nanoseconds(kBatch).count());
+  }
+  io.stop();
+  loop.join();
+}
+
+TEST(IoLoop, AFasterTickGetsAShorterBatch) {
+  EXPECT_EQ(IoBatchDelayFor(microseconds(2000), 20), microseconds(2000));
+  EXPECT_EQ(IoBatchDelayFor(microseconds(5000), 20), microseconds(5000));
+  EXPECT_EQ(IoBatchDelayFor(microseconds(2000), 60), microseconds(1666));
+  EXPECT_EQ(IoBatchDelayFor(microseconds(2000), 120), microseconds(833));
+  EXPECT_EQ(IoBatchDelayFor(microseconds(0), 120), microseconds(0));
 }
 
 TEST(IoLoop, ReturnsWhenOutOfWork) {
