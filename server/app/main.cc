@@ -221,8 +221,8 @@ void AddFlags(CLI::App& cli, Flags* f) {
       ->check(CLI::Range(1u, 120u));
   cli.add_option("--io-threads", f->io_threads, "Socket threads")->check(CLI::Range(1u, 64u));
   cli.add_option("--io-batch-us", f->io_batch_us,
-                 "Microseconds a socket thread gathers work after it wakes; 0: none (overrides "
-                 "io_batch_microseconds)")
+                 "Microseconds a busy socket thread gathers work after it wakes; 0: none "
+                 "(overrides io_batch_microseconds)")
       ->check(CLI::Range(0u, static_cast<uint32_t>(zs::net::kMaxIoBatchDelay.count())));
   cli.add_option("--sim-threads", f->sim_threads, "Tick worker threads; 0: one per core")
       ->check(CLI::Range(0u, 64u));
@@ -341,13 +341,14 @@ std::optional<std::vector<zs::cluster::ZoneClaim>> AwaitStandby(
 }
 
 // Runs the io_context on `threads` threads (this one included) until it is stopped, each
-// handling what is ready in batches `batch` apart (net::RunIoLoop).
-void RunIo(boost::asio::io_context& io, unsigned threads, std::chrono::microseconds batch) {
+// gathering what is ready for `batch` when it is busy (net::RunIoLoop).
+void RunIo(boost::asio::io_context& io, unsigned threads, std::chrono::microseconds batch,
+           zs::host::IoLoopCounters& counters) {
   std::vector<std::thread> others;
   for (unsigned i = 1; i < threads; ++i) {
-    others.emplace_back([&io, batch] { zs::net::RunIoLoop(io, batch); });
+    others.emplace_back([&io, batch, &counters] { zs::net::RunIoLoop(io, batch, counters); });
   }
-  zs::net::RunIoLoop(io, batch);
+  zs::net::RunIoLoop(io, batch, counters);
   for (auto& t : others) t.join();
 }
 
@@ -522,7 +523,7 @@ int main(int argc, char** argv) {
     spdlog::info("io_batch_microseconds: {} us at {} Hz (at most a tenth of a tick)", batch.count(),
                  world_config.tick_rate);
   }
-  RunIo(io, config.io_threads, batch);
+  RunIo(io, config.io_threads, batch, metrics.io_loops());
 
   runners.Stop();
   if (node) node->Release();  // the directory forgets this node at once; no more arrivals

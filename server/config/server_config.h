@@ -99,8 +99,9 @@ struct ServerConfig {
   std::string admin_web_dir;
   std::string world_path = "config/world.yaml";
   unsigned io_threads = 2;
-  // After a socket thread wakes, it waits this long and then handles everything ready in one
-  // pass (net::RunIoLoop): one wake-up for many clients' inputs. 0: each as it comes.
+  // After a busy socket thread wakes (sooner than this after its last pass), it waits this long
+  // and then handles everything ready in one pass (net::RunIoLoop): one wake-up for many
+  // clients' inputs. 0: each as it comes.
   uint32_t io_batch_us = 2000;
   unsigned sim_threads = 0;  // views and frames of the tick; 0: one per core
   std::string log_level = "info";

@@ -259,6 +259,11 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
           "Socket sends to clients straight from the delivering thread (several held ticks "
           "leave in one; limits.ticks_per_send).",
           Num(traffic_.sends_out));
+  counter("zs_io_wakeups_total", "Times a socket thread woke to handle what was ready.",
+          Num(io_loops_.wakeups));
+  counter("zs_io_batches_total",
+          "Socket thread wake-ups busy enough to gather a batch first (io_batch_microseconds).",
+          Num(io_loops_.batches));
   counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
           Num(send_queues_.overflows));
   counter("zs_send_queue_global_overflows_total",

@@ -97,6 +97,12 @@ struct TrafficCounters {
   Counter sends_out;  // socket sends: a send carries one frame, or held ticks and the next frame
   Counter rate_limited_inputs;
 };
+// net::RunIoLoop: the socket threads' wake-ups, and of those the ones busy enough to gather a
+// batch (io_batch_microseconds) before handling what was ready.
+struct IoLoopCounters {
+  Counter wakeups;
+  Counter batches;
+};
 // net::SendQueue: memory held by all send queues (frames and their bookkeeping), tick frames
 // dropped by a full queue, and of those the backlogs begun because all queues together passed
 // the global cap.
@@ -260,6 +266,7 @@ class Metrics final : public RunnerMetrics {
   [[nodiscard]] ConnectionCounters& connections() { return connections_; }
   [[nodiscard]] TrafficCounters& traffic() { return traffic_; }
   [[nodiscard]] SendQueueCounters& send_queues() { return send_queues_; }
+  [[nodiscard]] IoLoopCounters& io_loops() { return io_loops_; }
   [[nodiscard]] TickCounters& ticks() override { return ticks_; }
   [[nodiscard]] InterestCounters& interest() override { return interest_; }
   [[nodiscard]] PlayerCounters& players() { return players_; }
@@ -295,6 +302,7 @@ class Metrics final : public RunnerMetrics {
   ConnectionCounters connections_;
   TrafficCounters traffic_;
   SendQueueCounters send_queues_;
+  IoLoopCounters io_loops_;
   TickCounters ticks_;
   InterestCounters interest_;
   PlayerCounters players_;

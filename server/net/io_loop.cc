@@ -11,16 +11,28 @@ std::chrono::microseconds IoBatchDelayFor(std::chrono::microseconds configured,
   return std::min(configured, std::chrono::microseconds(1'000'000 / (10 * int64_t{tick_rate})));
 }
 
-void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch) {
+bool GathersBatch(std::chrono::nanoseconds idle, std::chrono::microseconds batch) {
+  return batch.count() > 0 && idle < batch;
+}
+
+void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch,
+               host::IoLoopCounters& counters) {
   if (batch.count() <= 0) {
     io.run();
     return;
   }
-  // run_one blocks until a handler has run (the wake-up), then the batch gathers while this
-  // thread sleeps, and poll handles all of it without blocking.
+  // run_one blocks until a handler has run (the wake-up); a busy thread then lets the batch
+  // gather while it sleeps, and poll handles all of it without blocking.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point idle_since = Clock::now();
   while (io.run_one() > 0) {
-    std::this_thread::sleep_for(batch);
+    if (GathersBatch(Clock::now() - idle_since, batch)) {
+      counters.batches.Add();
+      std::this_thread::sleep_for(batch);
+    }
+    counters.wakeups.Add();
     io.poll();
+    idle_since = Clock::now();
   }
 }
 

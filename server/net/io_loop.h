@@ -1,14 +1,20 @@
-// RunIoLoop: runs an io_context on the calling thread, handling what is ready in batches.
+// RunIoLoop: runs an io_context on the calling thread, handling what is ready in batches when
+// the thread is busy.
 //
 // io_context::run() wakes its thread for every socket that becomes readable: with thousands of
 // clients each sending a few inputs a second, the socket threads sleep and wake thousands of
 // times a second, one input each, and a wake-up costs more than the input (docs/performance.md,
 // "Socket threads that wake once per batch"). With a batch delay, the handler that woke a thread
-// runs at once; then the thread sleeps that long and handles everything that became ready
-// meanwhile in one pass: one wake-up for many clients. What it costs is latency: an input, a
-// ping or a login that arrives while every socket thread sleeps waits up to the delay longer,
-// and so may a timer. An input waits for the next tick anyway, but one delayed past the tick's
-// drain waits a whole tick more (about delay / tick interval of them: 4% at 2 ms and 20 Hz).
+// runs at once. Then, if the thread had been idle for less than the delay before that wake-up
+// (it is busy: wake-ups come faster than one a delay), it sleeps the delay and handles
+// everything that became ready meanwhile in one pass: one wake-up for many clients. A thread
+// that had been idle longer (a quiet server) goes straight back to waiting, as run() does, so
+// it pays nothing for the batch.
+//
+// What a batch costs is latency: an input, a ping or a login that arrives while every socket
+// thread gathers waits up to the delay longer, and so may a timer. An input waits for the next
+// tick anyway, but one delayed past the tick's drain waits a whole tick more (about delay /
+// tick interval of them: 4% at 2 ms and 20 Hz, on a busy server).
 //
 // Threads: any number of threads may run the same io_context this way, as with run().
 #pragma once
@@ -18,6 +24,8 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "host/metrics.h"
+
 namespace zs::net {
 
 // The longest batch delay a configuration may ask for (a tenth of a 20 Hz tick).
@@ -26,7 +34,13 @@ inline constexpr std::chrono::microseconds kMaxIoBatchDelay{5000};
 [[nodiscard]] std::chrono::microseconds IoBatchDelayFor(std::chrono::microseconds configured,
                                                         uint32_t tick_rate);
 
-// Returns when `io` is stopped or runs out of work, as run() does. `batch` 0: run().
-void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch);
+// Whether a thread that woke after `idle` (since its last pass ended) is busy enough to gather a
+// batch of `batch`.
+[[nodiscard]] bool GathersBatch(std::chrono::nanoseconds idle, std::chrono::microseconds batch);
+
+// Returns when `io` is stopped or runs out of work, as run() does. `batch` 0: run(). Counts its
+// wake-ups and batches in `counters` (any number of threads may share them).
+void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch,
+               host::IoLoopCounters& counters);
 
 }  // namespace zs::net

@@ -222,6 +222,8 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
       {"zs_messages_in_total", "counter"},
       {"zs_messages_out_total", "counter"},
       {"zs_sends_out_total", "counter"},
+      {"zs_io_wakeups_total", "counter"},
+      {"zs_io_batches_total", "counter"},
       {"zs_send_queue_overflows_total", "counter"},
       {"zs_send_queue_global_overflows_total", "counter"},
       {"zs_admin_connections", "gauge"},

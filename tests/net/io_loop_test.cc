@@ -1,6 +1,7 @@
 // RunIoLoop: with and without a batch delay it runs every handler and timer, on any number of
 // threads, and returns as run() does: when the io_context is stopped or runs out of work; with
-// one, work that comes after a wake-up waits for the batch.
+// one, work that comes after a busy thread's wake-up waits for the batch, and a quiet thread's
+// wake-up gathers nothing.
 #include "net/io_loop.h"
 
 #include <gtest/gtest.h>
@@ -39,7 +40,10 @@ TEST(IoLoop, TwoThreadsRunEveryHandlerAndTimerAndReturnWhenStopped) {
     boost::asio::io_context io(2);
     auto work = boost::asio::make_work_guard(io);
     std::vector<std::thread> threads;
-    for (int i = 0; i < 2; ++i) threads.emplace_back([&io, batch] { RunIoLoop(io, batch); });
+    host::IoLoopCounters counters;
+    for (int i = 0; i < 2; ++i) {
+      threads.emplace_back([&io, batch, &counters] { RunIoLoop(io, batch, counters); });
+    }
     std::atomic<int> ran{0};
     std::atomic<bool> fired{false};
     boost::asio::steady_timer timer(io, milliseconds(5));
@@ -55,18 +59,20 @@ TEST(IoLoop, TwoThreadsRunEveryHandlerAndTimerAndReturnWhenStopped) {
   }
 }
 
-// The batch itself: after the handler that woke it, the thread sleeps the delay before it takes
-// anything else, so handlers posted meanwhile all run at least the delay after the first (sleep_for
-// never sleeps less; a loaded machine only makes it later). io_context::run() would run them at
-// once.
-TEST(IoLoop, WorkPostedAfterAWakeUpWaitsForTheBatch) {
-  const milliseconds kBatch{50};
+// The batch itself: after the handler that woke a busy thread (idle for less than the delay:
+// here the first handler is queued before the loop starts, and the delay is long), the thread
+// sleeps the delay before it takes anything else, so handlers posted meanwhile all run at least
+// the delay after the first (sleep_for never sleeps less; a loaded machine only makes it later).
+// io_context::run() would run them at once.
+TEST(IoLoop, WorkPostedAfterABusyWakeUpWaitsForTheBatch) {
+  const milliseconds kBatch{200};
   boost::asio::io_context io(1);
   auto work = boost::asio::make_work_guard(io);
-  std::thread loop([&io, kBatch] { RunIoLoop(io, kBatch); });
   using Clock = std::chrono::steady_clock;
   std::atomic<int64_t> first_ns{0};
   boost::asio::post(io, [&] { first_ns = Clock::now().time_since_epoch().count(); });
+  host::IoLoopCounters counters;
+  std::thread loop([&io, kBatch, &counters] { RunIoLoop(io, kBatch, counters); });
   ASSERT_TRUE(WaitFor([&] { return first_ns != 0; }));
   std::vector<std::atomic<int64_t>> later(5);
   for (auto& at : later) {
@@ -76,8 +82,40 @@ TEST(IoLoop, WorkPostedAfterAWakeUpWaitsForTheBatch) {
   for (const auto& at : later) {
     EXPECT_GE(at - first_ns, std::chrono::nanoseconds(kBatch).count());
   }
+  EXPECT_EQ(counters.batches.value(), 1u);
   io.stop();
   loop.join();
+}
+
+// A thread that has waited longer than the delay (a quiet server) handles what woke it and goes
+// back to waiting: no batch, so no added latency. The test's sleep only makes the wait longer
+// than the delay; a loaded machine makes it longer still.
+TEST(IoLoop, AQuietWakeUpGathersNoBatch) {
+  const milliseconds kBatch{2};
+  boost::asio::io_context io(1);
+  auto work = boost::asio::make_work_guard(io);
+  host::IoLoopCounters counters;
+  std::thread loop([&io, kBatch, &counters] { RunIoLoop(io, kBatch, counters); });
+  std::atomic<int> ran{0};
+  boost::asio::post(io, [&ran] { ++ran; });
+  ASSERT_TRUE(WaitFor([&] { return counters.wakeups.value() == 1; }));
+  const uint64_t batches = counters.batches.value();  // the first may have come soon after start
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(milliseconds(200));
+    boost::asio::post(io, [&ran] { ++ran; });
+    ASSERT_TRUE(WaitFor([&] { return counters.wakeups.value() == 2u + i; }));
+  }
+  EXPECT_EQ(ran, 4);
+  EXPECT_EQ(counters.batches.value(), batches) << "quiet wake-ups gather nothing";
+  io.stop();
+  loop.join();
+}
+
+TEST(IoLoop, BusyMeansWokenSoonerThanTheDelay) {
+  EXPECT_TRUE(GathersBatch(std::chrono::microseconds(1999), microseconds(2000)));
+  EXPECT_FALSE(GathersBatch(std::chrono::microseconds(2000), microseconds(2000)));
+  EXPECT_FALSE(GathersBatch(std::chrono::seconds(1), microseconds(2000)));
+  EXPECT_FALSE(GathersBatch(std::chrono::nanoseconds(0), microseconds(0))) << "no batch: run()";
 }
 
 TEST(IoLoop, AFasterTickGetsAShorterBatch) {
@@ -95,7 +133,8 @@ TEST(IoLoop, ReturnsWhenOutOfWork) {
     if (++chain < 10) boost::asio::post(io, next);  // each handler queues the next one
   };
   boost::asio::post(io, next);
-  RunIoLoop(io, microseconds(1000));
+  host::IoLoopCounters counters;
+  RunIoLoop(io, microseconds(1000), counters);
   EXPECT_EQ(chain, 10);
 }
 
