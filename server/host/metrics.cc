@@ -259,7 +259,9 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
           "Socket sends to clients straight from the delivering thread (several held ticks "
           "leave in one; limits.ticks_per_send).",
           Num(traffic_.sends_out));
-  counter("zs_io_wakeups_total", "Times a socket thread woke to handle what was ready.",
+  counter("zs_io_wakeups_total",
+          "Passes of the socket threads' loops: wake-ups, or handlers ready at once (not counted "
+          "when io_batch_microseconds is 0).",
           Num(io_loops_.wakeups));
   counter("zs_io_batches_total",
           "Socket thread wake-ups busy enough to gather a batch first (io_batch_microseconds).",

@@ -26,13 +26,14 @@ void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch,
   using Clock = std::chrono::steady_clock;
   Clock::time_point idle_since = Clock::now();
   while (io.run_one() > 0) {
+    // From the end of the last pass to the end of the handler that woke the thread.
     if (GathersBatch(Clock::now() - idle_since, batch)) {
       counters.batches.Add();
       std::this_thread::sleep_for(batch);
     }
-    counters.wakeups.Add();
     io.poll();
     idle_since = Clock::now();
+    counters.wakeups.Add();  // once the pass has ended
   }
 }
 

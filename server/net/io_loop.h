@@ -5,8 +5,8 @@
 // clients each sending a few inputs a second, the socket threads sleep and wake thousands of
 // times a second, one input each, and a wake-up costs more than the input (docs/performance.md,
 // "Socket threads that wake once per batch"). With a batch delay, the handler that woke a thread
-// runs at once. Then, if the thread had been idle for less than the delay before that wake-up
-// (it is busy: wake-ups come faster than one a delay), it sleeps the delay and handles
+// runs at once. Then, if less than the delay passed from the end of its last pass to the end of
+// that handler (it is busy: wake-ups come faster than one a delay), it sleeps the delay and handles
 // everything that became ready meanwhile in one pass: one wake-up for many clients. A thread
 // that had been idle longer (a quiet server) goes straight back to waiting, as run() does, so
 // it pays nothing for the batch.
@@ -39,7 +39,8 @@ inline constexpr std::chrono::microseconds kMaxIoBatchDelay{5000};
 [[nodiscard]] bool GathersBatch(std::chrono::nanoseconds idle, std::chrono::microseconds batch);
 
 // Returns when `io` is stopped or runs out of work, as run() does. `batch` 0: run(). Counts its
-// wake-ups and batches in `counters` (any number of threads may share them).
+// passes (a wake-up, or a handler that was ready at once) and of those the batches in `counters`
+// (any number of threads may share them); with `batch` 0 it counts nothing.
 void RunIoLoop(boost::asio::io_context& io, std::chrono::microseconds batch,
                host::IoLoopCounters& counters);
 

@@ -60,7 +60,8 @@ TEST(IoLoop, TwoThreadsRunEveryHandlerAndTimerAndReturnWhenStopped) {
 }
 
 // The batch itself: after the handler that woke a busy thread (idle for less than the delay:
-// here the first handler is queued before the loop starts, and the delay is long), the thread
+// here the first handler is queued before the loop starts, and the delay is long enough that
+// only a stall of 200 ms between the loop's start and that handler would make it quiet), the thread
 // sleeps the delay before it takes anything else, so handlers posted meanwhile all run at least
 // the delay after the first (sleep_for never sleeps less; a loaded machine only makes it later).
 // io_context::run() would run them at once.
@@ -82,7 +83,7 @@ TEST(IoLoop, WorkPostedAfterABusyWakeUpWaitsForTheBatch) {
   for (const auto& at : later) {
     EXPECT_GE(at - first_ns, std::chrono::nanoseconds(kBatch).count());
   }
-  EXPECT_EQ(counters.batches.value(), 1u);
+  EXPECT_GE(counters.batches.value(), 1u);
   io.stop();
   loop.join();
 }
@@ -112,8 +113,8 @@ TEST(IoLoop, AQuietWakeUpGathersNoBatch) {
 }
 
 TEST(IoLoop, BusyMeansWokenSoonerThanTheDelay) {
-  EXPECT_TRUE(GathersBatch(std::chrono::microseconds(1999), microseconds(2000)));
-  EXPECT_FALSE(GathersBatch(std::chrono::microseconds(2000), microseconds(2000)));
+  EXPECT_TRUE(GathersBatch(microseconds(1999), microseconds(2000)));
+  EXPECT_FALSE(GathersBatch(microseconds(2000), microseconds(2000)));
   EXPECT_FALSE(GathersBatch(std::chrono::seconds(1), microseconds(2000)));
   EXPECT_FALSE(GathersBatch(std::chrono::nanoseconds(0), microseconds(0))) << "no batch: run()";
 }

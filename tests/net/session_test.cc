@@ -210,8 +210,8 @@ TEST(Session, TicksDroppedBehindAFullSocketResumeOnlyWithAResync) {
   }
   EXPECT_GT(f.queues().overflows.value(), 0u) << "the queue filled and ticks were dropped";
   // The kernel's loopback buffers often take all of the first kFrames, so the first drop may
-  // come later, while ticks go one a millisecond. It came before the frame being delivered now:
-  // read past that one, and the gap the drop left is seen.
+  // come later, while ticks go one a millisecond. It came at or before the frame being delivered
+  // now: read past that one, and the gap the drop left is seen.
   const uint32_t read_past = std::max(kFrames, delivered.load() + 1);
   uint32_t last = 0;
   uint32_t gaps = 0;
