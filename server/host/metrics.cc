@@ -264,7 +264,8 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
           "when io_batch_microseconds is 0).",
           Num(io_loops_.wakeups));
   counter("zs_io_batches_total",
-          "Socket thread wake-ups busy enough to gather a batch first (io_batch_microseconds).",
+          "Passes of the socket threads' loops busy enough to gather a batch first "
+          "(io_batch_microseconds).",
           Num(io_loops_.batches));
   counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
           Num(send_queues_.overflows));

@@ -97,10 +97,11 @@ struct TrafficCounters {
   Counter sends_out;  // socket sends: a send carries one frame, or held ticks and the next frame
   Counter rate_limited_inputs;
 };
-// net::RunIoLoop: the socket threads' wake-ups, and of those the ones busy enough to gather a
-// batch (io_batch_microseconds) before handling what was ready.
+// net::RunIoLoop: the socket threads' passes (a wake-up, or a handler ready at once), and of
+// those the ones busy enough to gather a batch (io_batch_microseconds) before handling what was
+// ready. Not counted when the batch is 0.
 struct IoLoopCounters {
-  Counter wakeups;
+  Counter wakeups;  // passes
   Counter batches;
 };
 // net::SendQueue: memory held by all send queues (frames and their bookkeeping), tick frames
