@@ -102,8 +102,8 @@ metric() { local v; v=$(zs_metric "$1" "$2"); echo "${v:-0}"; }
 hz=$(getconf CLK_TCK)
 settle=5
 
-echo "| bots | layout | tick p99 (ms) | CPU % servers | CPU % nats + postgres | CPU % client_sims | ghosts held | border KB/s | bytes per ghost | migrations/s | migration latency p50 / p99 (ms) | relay msgs/s | answer p50 / p99 (ms) | violations |"
-echo "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|"
+echo "| bots | layout | tick p99 (ms) | CPU % servers | CPU % nats + postgres | CPU % client_sims | ghosts held | border KB/s | bytes per ghost | migrations/s | migration latency p50 / p99 (ms) | relay msgs/s | answer p50 / p99 (ms) | violations | players left (clients / real) |"
+echo "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|"
 for bots in $bots_list; do
   half=$(( bots / 2 ))
   for layout in whole cells; do
@@ -162,6 +162,19 @@ for bots in $bots_list; do
     done
     for pid in "${sim_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     sim_pids=()
+    # Every bot has closed: each node's player gauges back to 0 within 10 s (a home's leaving
+    # reaching the owner; a silent home's 2 s), else the row says what was left.
+    left="" leftover=1
+    for (( wait_s = 0; wait_s < 100 && leftover; wait_s++ )); do
+      leftover=0 left=""
+      for a in "${admins[@]}"; do
+        clients=$(metric "$a" zs_players) real=$(metric "$a" zs_players_real)
+        [[ "$clients" == 0 && "$real" == 0 ]] || leftover=1
+        left="$left${left:+, }$clients / $real"
+      done
+      (( leftover )) && sleep 0.1
+    done
+    (( leftover )) && gauges_left=1
     violations=0 answers=""
     for i in 0 1; do
       v=$(jq -r '.violations_total // 0' "$work/report-$i.json" 2>/dev/null || echo 0)
@@ -173,7 +186,7 @@ for bots in $bots_list; do
       -v o0="$o0" -v o1="$o1" -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" \
       -v held="$held" -v b="$(( bytes1 - bytes0 ))" -v g="$(( ghosts1 - ghosts0 ))" \
       -v v="$violations" -v m="$(( moved1 - moved0 ))" -v r="$(( relayed1 - relayed0 ))" \
-      -v answers="$answers" -v latency="${latency:--}" 'BEGIN {
+      -v answers="$answers" -v latency="${latency:--}" -v left="$left" 'BEGIN {
         wall = t1 - t0
         n = split(s0, x, " "); split(s1, y, " ")
         servers = ""
@@ -185,9 +198,13 @@ for bots in $bots_list; do
         per = g > 0 ? sprintf("%.1f", b / g) : "-"
         mps = whole ? "-" : sprintf("%.1f", m / wall)
         rps = whole ? "-" : sprintf("%.0f", r / wall)
-        printf "| %d | %s | %s | %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %d |\n", bots, name,
-          ticks, servers, infra, 100 * (c1 - c0) / hz / wall, held, kbs, per, mps, latency, rps, answers, v }'
+        printf "| %d | %s | %s | %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %d | %s |\n", bots, name,
+          ticks, servers, infra, 100 * (c1 - c0) / hz / wall, held, kbs, per, mps, latency, rps, answers, v, left }'
     stop_nodes
   done
 done
+if (( ${gauges_left:-0} )); then
+  echo "border: a node's player gauges did not return to 0 after the bots left (last column)" >&2
+  exit 1
+fi
 echo "(CPU %: over the ${duration} s window, 100% = one core; $(nproc) cores here; load average now:$(uptime | sed 's/.*load average://'). Command: scripts/border.sh --bots \"$bots_list\" --duration $duration --verify-every $verify_every --scenario $scenario; answer p50 / p99: each client_sim's, the west's then the east's)" >&2

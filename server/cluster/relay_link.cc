@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cluster/cluster_protocol.h"
+#include "host/clock.h"
 #include "host/close_reason.h"
 
 namespace zs::cluster {
@@ -176,10 +177,10 @@ void RelayLink::Back(uint64_t session) {
   away_.erase(session);
 }
 
-uint64_t RelayLink::FramesRelayed(uint64_t session) {
+double RelayLink::LastFrameRelayedAt(uint64_t session) {
   const std::lock_guard lock(away_mu_);
   const auto it = away_.find(session);
-  return it == away_.end() ? 0 : it->second.frames;
+  return it == away_.end() ? 0 : it->second.last_frame_s;
 }
 
 void RelayLink::Receive(std::string_view bytes) {
@@ -227,7 +228,7 @@ void RelayLink::Deliver(const RelayMessage& m) {
       }
       sink = a.sink.lock();
       a.owner = {.zone_id = m.to.zone, .cell = m.from_cell};  // the owner now
-      ++a.frames;
+      a.last_frame_s = host::MonotonicSeconds();
       if (!sink) away_.erase(it);  // its connection is gone
     }
   }
@@ -241,7 +242,7 @@ void RelayLink::Deliver(const RelayMessage& m) {
     return;
   }
   if (m.close.empty()) {
-    sink->DeliverFrame(m.frame, m.kind);
+    sink->DeliverFrameNow(m.frame, m.kind);  // the owner's next frame may never come
     return;
   }
   const std::optional<host::CloseReason> reason = host::CloseReasonNamed(m.close);

@@ -10,7 +10,8 @@
 //   input or leaving received goes to the sink given at construction (the zone runners), under
 //   the session's key there (host::RelayedSession, or the home's own session when the player
 //   came home).
-// - Liveness both ways: the home counts the frames relayed to each client (FramesRelayed); the
+// - Liveness both ways: the home notes when each client's last frame was relayed
+//   (LastFrameRelayedAt); the
 //   owner counts the home's held notices of each player (Hold, HomeNotices). Each side's runner
 //   lets go of what falls silent.
 // Messages come in through Receive (BorderLink listens to the cell's subjects); what does not
@@ -58,7 +59,7 @@ class RelayLink final : public host::RelayPort {
                                                               uint32_t protocol_version) override;
   void Away(uint64_t session, std::weak_ptr<host::SessionSink> sink, zone::CellRef owner) override;
   void Back(uint64_t session) override;
-  [[nodiscard]] uint64_t FramesRelayed(uint64_t session) override;
+  [[nodiscard]] double LastFrameRelayedAt(uint64_t session) override;
   void Hold(std::span<const uint64_t> sessions) override;
   [[nodiscard]] uint64_t HomeNotices(uint32_t zone, uint64_t key) override;
 
@@ -108,9 +109,9 @@ class RelayLink final : public host::RelayPort {
 
   struct AwayClient {
     std::weak_ptr<host::SessionSink> sink;
-    zone::CellRef owner;     // the cell whose frames came last
-    uint64_t frames = 0;     // relayed since Away
-    uint64_t last_tick = 0;  // of the newest tick frame delivered: an older one is a replay
+    zone::CellRef owner;      // the cell whose frames came last
+    double last_frame_s = 0;  // when the last frame relayed since Away came (0: none)
+    uint64_t last_tick = 0;   // of the newest tick frame delivered: an older one is a replay
   };
   std::mutex away_mu_;
   std::unordered_map<uint64_t, AwayClient> away_;  // by local session; guarded by away_mu_

@@ -258,28 +258,41 @@ void CharacterKeeper::Logout(uint64_t session) {
   if (p == nullptr) return;
   if (const auto d = departing_.find(ToRaw(p->entity)); d != departing_.end()) {
     d->second.gone = true;  // the hand-off's answer decides who keeps the character
-    players_->Remove(session);
-    counters_.players.online.Sub(1);
+    Unlist(session);
     return;
   }
   if (p->owner) {
     world_->ReleaseWhenGone(p->entity);  // away: its owner saves and removes it
-  } else {
-    if (storage_ != nullptr && world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
-      storage_->Save({RecordOf(*p, p->saved)});
-    }
+  } else if (world_->SnapshotPlayer(p->entity, &p->saved).ok()) {
+    if (storage_ != nullptr) storage_->Save({RecordOf(*p, p->saved)});
     (void)world_->RemovePlayer(p->entity);
+  } else {  // its migrant was taken this tick: real once the world has ticked
+    dismissed_.push_back({.entity = p->entity, .account = p->account, .name = p->name});
   }
-  players_->Remove(session);
-  counters_.players.online.Sub(1);
+  Unlist(session);
 }
 
-void CharacterKeeper::Dismiss(EntityId entity, uint64_t account) {
-  zone::PlayerSnapshot state;
-  if (storage_ != nullptr && world_->SnapshotPlayer(entity, &state).ok()) {
-    storage_->Save({RecordOf({.name = world_->NameOf(entity), .account = account}, state)});
+void CharacterKeeper::Unlist(uint64_t session) {
+  const PlayerDirectory::Player* p = players_->BySession(session);
+  if (p == nullptr) return;
+  const bool client_here = !p->home;  // else its client is counted at its home
+  players_->Remove(session);
+  if (client_here) counters_.players.online.Sub(1);
+}
+
+void CharacterKeeper::Dismiss(EntityId entity, uint64_t account, std::string name) {
+  dismissed_.push_back({.entity = entity, .account = account, .name = std::move(name)});
+}
+
+void CharacterKeeper::DismissArrived() {
+  for (const Dismissed& d : dismissed_) {
+    zone::PlayerSnapshot state;
+    if (storage_ != nullptr && world_->SnapshotPlayer(d.entity, &state).ok()) {
+      storage_->Save({RecordOf({.name = d.name, .account = d.account}, state)});
+    }
+    (void)world_->RemovePlayer(d.entity);
   }
-  (void)world_->RemovePlayer(entity);
+  dismissed_.clear();
 }
 
 void CharacterKeeper::KickOut(PlayerDirectory::Player& player, CloseReason reason) {

@@ -96,9 +96,13 @@ class CharacterKeeper {
   void AfterTick();
   // Hands every online character to storage (shutdown, after the loop stopped).
   void SaveEveryone();
-  // A player in the world whose client is gone and who was never listed here (one that
-  // crossed from another cell as its client left): saved and removed.
-  void Dismiss(EntityId entity, uint64_t account);
+  // A player whose client is gone and who is not listed here (one that crossed from another
+  // cell as its client left), taken by this tick's batches: saved under its name and removed
+  // once the coming World::Tick has made it real (DismissArrived).
+  void Dismiss(EntityId entity, uint64_t account, std::string name);
+  // After World::Tick: the players Dismiss named, and those logged out in the tick their
+  // migrant was taken (real only now), are saved and removed.
+  void DismissArrived();
   // Checkpoints handed to storage so far (those with at least one changed character).
   [[nodiscard]] uint64_t checkpoints() const { return checkpoints_; }
 
@@ -123,6 +127,8 @@ class CharacterKeeper {
   [[nodiscard]] storage::CharacterRecord RecordOf(const PlayerDirectory::Player& p,
                                                   const zone::PlayerSnapshot& state) const;
   void Checkpoint();
+  // Takes `session` out of the directory; zs_players counts it down when its client was here.
+  void Unlist(uint64_t session);
   // Hand-off (character_keeper_handoff.cc).
   void OfferDepartures();
   // A departure into a zone another runner of this process ticks: handed over at once.
@@ -161,6 +167,12 @@ class CharacterKeeper {
   uint64_t checkpoints_ = 0;
   std::vector<storage::CharacterRecord> batch_;  // checkpoint scratch
   std::vector<EntityId> taken_over_;             // by TakeOver, until TakeTakenOver
+  struct Dismissed {
+    EntityId entity = kInvalidEntity;
+    uint64_t account = 0;
+    std::string name;
+  };
+  std::vector<Dismissed> dismissed_;  // until DismissArrived
 };
 
 }  // namespace zs::host

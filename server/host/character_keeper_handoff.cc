@@ -58,8 +58,7 @@ void CharacterKeeper::HandToRunner(const zone::World::Departure& d, PlayerDirect
                                      .account = account,
                                      .player = std::move(handed),
                                      .character = {}});
-  players_->Remove(session);
-  counters_.players.online.Sub(1);
+  Unlist(session);
 }
 
 void CharacterKeeper::Adopt(LocalArrival arrival) {
@@ -138,8 +137,7 @@ void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAns
     s->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneHandoff)),
                  CloseReason::kZoneHandoff);
   }
-  players_->Remove(session);
-  counters_.players.online.Sub(1);
+  Unlist(session);
 }
 
 // Refused or unreachable: the player stands beside the portal again, told why.

@@ -250,7 +250,9 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
   counter("zs_connections_total", "Client connections accepted.", Num(connections_.accepted));
   counter("zs_connections_refused_total", "Connections refused by the connection caps.",
           Num(connections_.refused));
-  gauge("zs_players", "Players in the world.", Num(players_.online));
+  gauge("zs_players",
+        "Clients connected here with a player in the world (one away in another cell included).",
+        Num(players_.online));
   counter("zs_bytes_in_total", "Bytes received from clients.", Num(traffic_.bytes_in));
   counter("zs_bytes_out_total", "Bytes sent to clients.", Num(traffic_.bytes_out));
   counter("zs_messages_in_total", "Frames received from clients.", Num(traffic_.messages_in));

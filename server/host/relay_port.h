@@ -59,9 +59,9 @@ class RelayPort {
   // for the session go to `sink`, until Back.
   virtual void Away(uint64_t session, std::weak_ptr<SessionSink> sink, zone::CellRef owner) = 0;
   virtual void Back(uint64_t session) = 0;
-  // Frames relayed to local session `session` since Away (0: none, or not away). The home
-  // watches it: an owner that died sends none.
-  [[nodiscard]] virtual uint64_t FramesRelayed(uint64_t session) = 0;
+  // When the last frame relayed to local session `session` since Away came (MonotonicSeconds;
+  // 0: none, or not away). The home watches it: an owner that died sends none.
+  [[nodiscard]] virtual double LastFrameRelayedAt(uint64_t session) = 0;
   // To the owner of each of these local sessions' players (each away): the home still holds
   // their clients. The owner watches it: a home that died or is cut off sends none.
   virtual void Hold(std::span<const uint64_t> sessions) = 0;

@@ -23,6 +23,13 @@ class SessionSink {
   virtual ~SessionSink() = default;
   // A whole encoded frame. Sent or copied before the call returns: the caller keeps its buffer.
   virtual void DeliverFrame(std::string_view frame, FrameKind kind) = 0;
+  // A frame that no next tick of its caller may follow (one relayed from the node that owns the
+  // player, which may stop at any moment: docs/seamless.md "Relay"): it leaves now, with any
+  // ticks held before it, and is never held itself. A sink that holds nothing sends it as
+  // DeliverFrame does.
+  virtual void DeliverFrameNow(std::string_view frame, FrameKind kind) {
+    DeliverFrame(frame, kind);
+  }
   // Sends `last_frame` (may be empty) and closes, logging `reason`.
   virtual void CloseWith(std::string last_frame, CloseReason reason) = 0;
   // The protocol version its client speaks (its Hello's), so that its frames are written in it.

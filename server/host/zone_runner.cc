@@ -354,7 +354,7 @@ void ZoneRunner::Step() {
   Drain(requests);
   world_.Tick({.inputs = inputs_, .results = results_, .relayed = relayed_}, governor_.level(),
               &pool_);
-  if (!orphans_.empty()) DismissOrphans();
+  keeper_.DismissArrived();  // real since this tick: the ones whose clients left meanwhile
   const auto t1 = Clock::now();
   tick_.store(world_.tick(), std::memory_order_relaxed);
   metrics_->ticks().count.Add(1);
@@ -406,6 +406,7 @@ void ZoneRunner::TakeBorder() {
     for (zone::Migrant& m : batch.migrants) {
       if (m.body.kind == zone::EntityKind::kPlayer) {
         players.push_back({.entity = m.body.id,
+                           .name = m.body.name,
                            .client = m.player.client,
                            .last_input_seq = m.player.last_input_seq});
       }
@@ -418,13 +419,15 @@ void ZoneRunner::TakeBorder() {
     if (!players.empty() && relay_ != nullptr) TakePlayers(*z, players);
   }
   if (relay_ == nullptr) return;
+  // The watches look every tick: a silence is then measured from within a tick of the last
+  // frame or notice, and acted on within a tick of its bound (docs/seamless.md "Relay").
   const double now = MonotonicSeconds();
   HoldAway(now);
   WatchHomes(now);
+  WatchAway(now);
   if (world_.tick() % tick_rate_ == 0) {
     ForgetDeparted();
     SweepRelay();
-    WatchAway();
   }
 }
 

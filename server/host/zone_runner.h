@@ -179,6 +179,7 @@ class ZoneRunner {
   // client here comes back; another's is filed under its RelayedSession key.
   struct ArrivingPlayer {
     EntityId entity = kInvalidEntity;
+    std::string name;  // the migrant's: this world may hold no ghost of it yet to name it
     zone::PlayerMigrant::Client client;
     uint32_t last_input_seq = 0;
   };
@@ -187,8 +188,6 @@ class ZoneRunner {
   // been let go to another cell: sent there. False: neither.
   bool RelayToOwner(uint64_t session, const PlayerDirectory::Player* player,
                     const ClientInput* input);
-  // The players whose clients are gone: saved and removed, after the tick made them real.
-  void DismissOrphans();
   void ForgetDeparted();
   // A player of `session` that a join would take over is away (owned by another node): its
   // connection is closed and the owner told it left; the join is refused, to be tried again
@@ -202,7 +201,7 @@ class ZoneRunner {
   void RelayAway();
   // Closes the connections of players away whose owner relayed no frame for kSilentOwnerSeconds
   // (its node died or is cut off): they log in again, from the last save.
-  void WatchAway();
+  void WatchAway(double now);
   // Tells the owners of our players away that we still hold their clients (RelayPort::Hold).
   void HoldAway(double now);
   // Saves and lets go of the players relayed for whose home sent no held notice for
@@ -252,7 +251,8 @@ class ZoneRunner {
   std::vector<zone::RelayedWhisper> relayed_;
   // Relay, loop thread only: the sinks of players owned here whose clients are elsewhere (by
   // RelayedSession key); players let go to another cell lately (by session or key: their
-  // inputs in flight are sent on, for kDepartedTicks); players whose clients are gone.
+  // inputs in flight are sent on, for kDepartedTicks). Players whose clients are gone are the
+  // keeper's to dismiss (CharacterKeeper::Dismiss).
   std::unordered_map<uint64_t, std::shared_ptr<SessionSink>> relay_sinks_;
   struct Departed {
     zone::CellRef owner;
@@ -260,23 +260,19 @@ class ZoneRunner {
     uint64_t tick = 0;  // when it left
   };
   std::unordered_map<uint64_t, Departed> departed_;
-  struct Orphan {
-    EntityId entity = kInvalidEntity;
-    uint64_t account = 0;
-  };
-  std::vector<Orphan> orphans_;
-  // A count the other side of the relay moves while it lives (frames relayed to a home, held
-  // notices from an owner's homes), as last looked at.
+  // Our players away, by session: since when (MonotonicSeconds; RelayPort::LastFrameRelayedAt
+  // tells of the owner's frames since).
+  std::unordered_map<uint64_t, double> away_watch_;
+  // A count the other side of the relay moves while it lives (the held notices of the homes
+  // of players relayed for), as last looked at (every tick).
   struct SilenceWatch {
     uint64_t count = 0;
     double since_s = 0;  // when the count last moved (MonotonicSeconds)
   };
-  std::unordered_map<uint64_t, SilenceWatch> away_watch_;  // by session: our players away
   std::unordered_map<uint64_t, SilenceWatch> home_watch_;  // by key: players relayed for
-  std::vector<uint64_t> away_;    // sessions whose players went away in this tick's batches
-  std::vector<uint64_t> held_;    // HoldAway's scratch
-  double next_hold_s_ = 0;        // when HoldAway sends next (MonotonicSeconds)
-  double next_home_watch_s_ = 0;  // when WatchHomes looks next
+  std::vector<uint64_t> away_;  // sessions whose players went away in this tick's batches
+  std::vector<uint64_t> held_;  // HoldAway's scratch
+  double next_hold_s_ = 0;      // when HoldAway sends next (MonotonicSeconds)
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)

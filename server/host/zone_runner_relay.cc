@@ -105,7 +105,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
     if (home == here) {  // ours again
       PlayerDirectory::Player* p = players_.BySession(client.session);
       if (p == nullptr || p->entity != entity || !p->owner) {
-        orphans_.push_back({.entity = entity, .account = client.account});
+        keeper_.Dismiss(entity, client.account, a.name);
         continue;
       }
       p->owner.reset();
@@ -115,14 +115,16 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
       away_watch_.erase(client.session);
       continue;
     }
-    const std::string& name = world_.NameOf(entity);
+    // Named by its migrant: a player placed in this cell at its login elsewhere had no ghost
+    // here, which World::NameOf would name until the coming tick makes it real.
+    const std::string& name = a.name;
     const uint64_t key = home ? RelayedSession(*home, client.session) : 0;
     if (!home || client.session == 0 || client.session > kMaxRelayedSession ||
         players_.BySession(key) != nullptr || players_.ByName(name) != nullptr ||
         players_.ByAccount(client.account) != nullptr) {
       spdlog::warn("zone {}: player {} crossed in without a client to relay to (home '{}')",
                    zone_id, ToRaw(entity), client.home);
-      orphans_.push_back({.entity = entity, .account = client.account});
+      keeper_.Dismiss(entity, client.account, name);
       continue;
     }
     std::shared_ptr<SessionSink> sink = relay_->SinkAtHome(
@@ -163,21 +165,11 @@ bool ZoneRunner::RelayToOwner(uint64_t session, const PlayerDirectory::Player* p
   return true;
 }
 
-void ZoneRunner::DismissOrphans() {
-  for (const Orphan& o : orphans_) keeper_.Dismiss(o.entity, o.account);
-  orphans_.clear();
-}
-
-void ZoneRunner::WatchAway() {
-  const double now = MonotonicSeconds();
+void ZoneRunner::WatchAway(double now) {
   std::vector<uint64_t> silent;
-  for (auto& [session, watch] : away_watch_) {
-    const uint64_t frames = relay_->FramesRelayed(session);
-    if (frames != watch.count) {
-      watch = {.count = frames, .since_s = now};
-    } else if (now - watch.since_s > kSilentOwnerSeconds) {
-      silent.push_back(session);
-    }
+  for (const auto& [session, away_since_s] : away_watch_) {
+    const double last = std::max(away_since_s, relay_->LastFrameRelayedAt(session));
+    if (now - last > kSilentOwnerSeconds) silent.push_back(session);
   }
   for (const uint64_t session : silent) {
     PlayerDirectory::Player* p = players_.BySession(session);
@@ -224,7 +216,7 @@ void ZoneRunner::RelayAway() {
     const PlayerDirectory::Player* p = players_.BySession(session);
     if (p == nullptr || !p->owner) continue;
     relay_->Away(session, p->sink, *p->owner);
-    away_watch_[session] = {.count = 0, .since_s = MonotonicSeconds()};
+    away_watch_[session] = MonotonicSeconds();
   }
   away_.clear();
 }
@@ -238,8 +230,6 @@ void ZoneRunner::HoldAway(double now) {
 }
 
 void ZoneRunner::WatchHomes(double now) {
-  if (now < next_home_watch_s_) return;
-  next_home_watch_s_ = now + kHoldPeriodSeconds;
   std::vector<uint64_t> silent;
   for (auto it = home_watch_.begin(); it != home_watch_.end();) {
     const PlayerDirectory::Player* p = players_.BySession(it->first);

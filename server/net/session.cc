@@ -295,9 +295,18 @@ void Session::DeliverFrame(std::string_view frame, host::FrameKind kind) {
   Follow(next);
 }
 
-Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind kind) {
+void Session::DeliverFrameNow(std::string_view frame, host::FrameKind kind) {
+  Followup next = Followup::kNone;
+  {
+    const std::lock_guard lock(out_mu_);
+    next = SendLocked(frame, kind, /*may_hold=*/false);
+  }
+  Follow(next);
+}
+
+Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind kind, bool may_hold) {
   if (out_ != Out::kOpen) return Followup::kNone;  // closing: its last frame is already out
-  if (send_queue_.idle() && batch_.Hold(frame, kind)) return Followup::kNone;
+  if (may_hold && send_queue_.idle() && batch_.Hold(frame, kind)) return Followup::kNone;
   const TickBatch::Batch batch = batch_.Take(frame, &kind);  // the held ticks go first
   const Followup next = SendOrQueueLocked(batch.bytes, kind, batch.frames);
   batch_.Sent();

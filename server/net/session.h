@@ -65,6 +65,8 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   // socket takes it, else queues (copies) it by the SendQueue's rules; then posts what is left
   // to do to the strand.
   void DeliverFrame(std::string_view frame, host::FrameKind kind) override;
+  // The same, never held by the TickBatch (held ticks go before it).
+  void DeliverFrameNow(std::string_view frame, host::FrameKind kind) override;
   void CloseWith(std::string last_frame, host::CloseReason reason) override;
   [[nodiscard]] uint32_t ProtocolVersion() const override {
     return protocol_version_.load(std::memory_order_relaxed);
@@ -95,8 +97,10 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   RateLimiter& LimiterFor(wire::ClientKind kind);
   void TellRateLimited(const wire::ClientIntent& in);  // the input's result: RATE_LIMITED
   void KickSlowReader();
-  // out_mu_ held: holds a tick (TickBatch's rules) or sends it with what is held before it.
-  [[nodiscard]] Followup SendLocked(std::string_view frame, host::FrameKind kind);
+  // out_mu_ held: holds a tick (TickBatch's rules, when `may_hold`) or sends it with what is
+  // held before it.
+  [[nodiscard]] Followup SendLocked(std::string_view frame, host::FrameKind kind,
+                                    bool may_hold = true);
   // out_mu_ held: sends `frame` (which holds `frames` frames) now if nothing is queued, else
   // queues it by SendQueue's rules.
   [[nodiscard]] Followup SendOrQueueLocked(std::string_view frame, host::FrameKind kind,
