@@ -74,7 +74,8 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
                    }},
               [this](uint64_t session, storage::LoadResult r) {
                 loaded_.PushAlways({session, std::move(r)});
-              }) {
+              }),
+      relay_(world_, players_, keeper_, metrics->border()) {
   players_.SetRoster(siblings.local, siblings.index);
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
@@ -258,7 +259,7 @@ void ZoneRunner::ApplyEarly() {
 void ZoneRunner::Admit(Request& r) {
   PlayerDirectory::Player* player = players_.BySession(r.session);
   if (auto* join = std::get_if<JoinRequest>(&r.what)) {
-    if (player == nullptr && !RefuseJoinOfAway(r.session, join->who, join->sink)) {
+    if (player == nullptr && !relay_.RefuseJoinOfAway(r.session, join->who, join->sink)) {
       keeper_.Login(r.session, std::move(join->sink), std::move(join->who));
     }
   } else if (auto* arrive = std::get_if<ArriveRequest>(&r.what)) {
@@ -268,9 +269,9 @@ void ZoneRunner::Admit(Request& r) {
   } else if (auto* adopt = std::get_if<LocalArrival>(&r.what)) {
     keeper_.Adopt(std::move(*adopt));
   } else if (std::holds_alternative<LeaveRequest>(r.what)) {
-    if (relay_ != nullptr) RelayToOwner(r.session, player, nullptr);  // the owner saves it
-    keeper_.Logout(r.session);  // also cancels a login still loading
-  } else if (relay_ != nullptr && RelayToOwner(r.session, player, &std::get<ClientInput>(r.what))) {
+    relay_.ToOwner(r.session, player, nullptr);  // a player away: its owner saves it
+    keeper_.Logout(r.session);                   // also cancels a login still loading
+  } else if (relay_.ToOwner(r.session, player, &std::get<ClientInput>(r.what))) {
     // a player owned by another node now
   } else if (player != nullptr) {  // an input from a player in the world
     Apply(std::get<ClientInput>(r.what), *player, r.relayed);
@@ -380,6 +381,11 @@ void ZoneRunner::Step() {
   metrics_->ticks().deliver_us.Add(micros(Clock::now() - t2));
 }
 
+void ZoneRunner::AttachRelay(RelayPort* relay) {
+  relay_.Attach(relay);
+  world_.SetPlayersCross(relay != nullptr);
+}
+
 void ZoneRunner::TakeGhosts(zone::GhostBatch batch) {
   if (!ghosts_in_.Push(std::move(batch))) {
     metrics_->border().refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
@@ -394,10 +400,11 @@ void ZoneRunner::TakeZoneChat(zone::ZoneChat chat) {
 
 void ZoneRunner::TakeBorder() {
   BorderCounters& counters = metrics_->border();
+  const double now = MonotonicSeconds();
   for (zone::ZoneChat& chat : chat_in_.Take()) {
     counters.chat_verdicts[static_cast<size_t>(world_.TakeZoneChat(std::move(chat)))].Add(1);
   }
-  std::vector<ArrivingPlayer> players;
+  std::vector<ClientRelay::Arriving> players;
   for (zone::GhostBatch& batch : ghosts_in_.Take()) {
     const size_t migrants = batch.migrants.size();
     const uint64_t sent_at_us = batch.sent_at_us;
@@ -416,19 +423,9 @@ void ZoneRunner::TakeBorder() {
     if (verdict != zone::GhostVerdict::kTaken) continue;
     counters.immigrants.Add(migrants);
     ObserveMigration(sent_at_us, migrants);
-    if (!players.empty() && relay_ != nullptr) TakePlayers(*z, players);
+    if (!players.empty() && relay_.attached()) relay_.Take(*z, players, now);
   }
-  if (relay_ == nullptr) return;
-  // The watches look every tick: a silence is then measured from within a tick of the last
-  // frame or notice, and acted on within a tick of its bound (docs/seamless.md "Relay").
-  const double now = MonotonicSeconds();
-  HoldAway(now);
-  WatchHomes(now);
-  WatchAway(now);
-  if (world_.tick() % tick_rate_ == 0) {
-    ForgetDeparted();
-    SweepRelay();
-  }
+  relay_.Watch(now, world_.tick() % tick_rate_ == 0);
 }
 
 void ZoneRunner::ObserveMigration(uint64_t sent_at_us, size_t migrants) {
@@ -456,13 +453,13 @@ void ZoneRunner::SendBorder() {
     }
     if (border_ == nullptr) continue;
     for (const zone::GhostBatch& batch : out.border) {
-      if (relay_ != nullptr && std::ranges::any_of(batch.migrants, [](const zone::Migrant& m) {
+      if (relay_.attached() && std::ranges::any_of(batch.migrants, [](const zone::Migrant& m) {
             return m.body.kind == zone::EntityKind::kPlayer;
           })) {
         zone::GhostBatch with_clients = batch;  // a player crossing: rare, copied
-        SendPlayersAway(with_clients);
+        relay_.SendAway(with_clients);
         border_->Send(with_clients);
-        RelayAway();  // after the batch: no input of theirs goes out before it
+        relay_.AfterBatchSent(MonotonicSeconds());  // no input of theirs goes out before it
       } else {
         border_->Send(batch);
       }

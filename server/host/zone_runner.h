@@ -32,6 +32,7 @@
 #include "host/character_keeper.h"
 #include "host/churn_log.h"
 #include "host/client_input.h"
+#include "host/client_relay.h"
 #include "host/early_inputs.h"
 #include "host/frame_fanout.h"
 #include "host/inbox.h"
@@ -89,8 +90,8 @@ class ZoneRunner {
   // REQUIRES: before Start.
   void AttachBorder(BorderPort* border) { border_ = border; }
   // Players cross the borders of the split zones' cells, their clients' connections relayed
-  // through `relay` (zone_runner_relay.cc; docs/seamless.md "Relay"). Null: the border holds
-  // them. REQUIRES: before Start.
+  // through `relay` (ClientRelay; docs/seamless.md "Relay"). Null: the border holds them.
+  // REQUIRES: before Start.
   void AttachRelay(RelayPort* relay);
   // A neighbouring cell's batch (any thread): taken at the start of the next tick; refused and
   // counted (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
@@ -171,44 +172,6 @@ class ZoneRunner {
   // A batch taken with `migrants` migrants, sent at `sent_at_us` (its sender's wall clock).
   void ObserveMigration(uint64_t sent_at_us, size_t migrants);
   void SendBorder();  // this tick's batches to the neighbours, silent ones logged
-  // Relay (zone_runner_relay.cc).
-  // Fills in where the clients of the batch's player migrants are, and lets go here of those
-  // whose clients are elsewhere (their new owner relays to their homes).
-  void SendPlayersAway(zone::GhostBatch& batch);
-  // The player migrants of a batch taken from cell `from` of zone index z: a player of a
-  // client here comes back; another's is filed under its RelayedSession key.
-  struct ArrivingPlayer {
-    EntityId entity = kInvalidEntity;
-    std::string name;  // the migrant's: this world may hold no ghost of it yet to name it
-    zone::PlayerMigrant::Client client;
-    uint32_t last_input_seq = 0;
-  };
-  void TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving);
-  // An input (null: the leaving) of a session whose player is owned elsewhere, or has just
-  // been let go to another cell: sent there. False: neither.
-  bool RelayToOwner(uint64_t session, const PlayerDirectory::Player* player,
-                    const ClientInput* input);
-  void ForgetDeparted();
-  // A player of `session` that a join would take over is away (owned by another node): its
-  // connection is closed and the owner told it left; the join is refused, to be tried again
-  // once the owner has saved it. False: no such player.
-  bool RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
-                        const std::weak_ptr<SessionSink>& sink);
-  // Once a second: sinks, watches and away entries of sessions that left the directory by
-  // any path (logouts, takeovers, hand-offs) are let go.
-  void SweepRelay();
-  // Relays the players of away_ (their inputs straight to their owners from now on).
-  void RelayAway();
-  // Closes the connections of players away whose owner relayed no frame for kSilentOwnerSeconds
-  // (its node died or is cut off): they log in again, from the last save.
-  void WatchAway(double now);
-  // Tells the owners of our players away that we still hold their clients (RelayPort::Hold).
-  void HoldAway(double now);
-  // Saves and lets go of the players relayed for whose home sent no held notice for
-  // kSilentHomeSeconds (its node died or is cut off): no player stays real behind a lost client.
-  void WatchHomes(double now);
-  [[nodiscard]] const std::string& NodeOf(size_t z, uint32_t cell) const;
-  [[nodiscard]] std::optional<uint32_t> CellOfNode(size_t z, const std::string& node) const;
   void PublishStorageStats();
   LocalZones* local_;
   const size_t runner_index_;
@@ -233,7 +196,6 @@ class ZoneRunner {
   Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};      // from the cluster link
   Inbox<zone::ZoneChat> chat_in_{kMaxQueuedBatches};          // ... zone chat of other cells
   BorderPort* border_ = nullptr;
-  RelayPort* relay_ = nullptr;
   int64_t ghosts_held_ = 0;   // this runner's share of the zs_ghosts gauge
   int64_t players_real_ = 0;  // ... of zs_players_real
   std::mutex wake_mu_;
@@ -249,30 +211,7 @@ class ZoneRunner {
   std::deque<std::string> chat_text_;  // relayed whispers' texts (stable addresses for relayed_)
   std::vector<zone::InputResult> results_;
   std::vector<zone::RelayedWhisper> relayed_;
-  // Relay, loop thread only: the sinks of players owned here whose clients are elsewhere (by
-  // RelayedSession key); players let go to another cell lately (by session or key: their
-  // inputs in flight are sent on, for kDepartedTicks). Players whose clients are gone are the
-  // keeper's to dismiss (CharacterKeeper::Dismiss).
-  std::unordered_map<uint64_t, std::shared_ptr<SessionSink>> relay_sinks_;
-  struct Departed {
-    zone::CellRef owner;
-    uint32_t home_cell = 0;
-    uint64_t tick = 0;  // when it left
-  };
-  std::unordered_map<uint64_t, Departed> departed_;
-  // Our players away, by session: since when (MonotonicSeconds; RelayPort::LastFrameRelayedAt
-  // tells of the owner's frames since).
-  std::unordered_map<uint64_t, double> away_watch_;
-  // A count the other side of the relay moves while it lives (the held notices of the homes
-  // of players relayed for), as last looked at (every tick).
-  struct SilenceWatch {
-    uint64_t count = 0;
-    double since_s = 0;  // when the count last moved (MonotonicSeconds)
-  };
-  std::unordered_map<uint64_t, SilenceWatch> home_watch_;  // by key: players relayed for
-  std::vector<uint64_t> away_;  // sessions whose players went away in this tick's batches
-  std::vector<uint64_t> held_;  // HoldAway's scratch
-  double next_hold_s_ = 0;      // when HoldAway sends next (MonotonicSeconds)
+  ClientRelay relay_;  // players crossing the cells of a split zone, their clients relayed
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)

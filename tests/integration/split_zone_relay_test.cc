@@ -46,6 +46,17 @@ double Gauge(ServerProcess& node, const std::string& name) {
   return MetricValue(node.HttpGet("/metrics"), name);
 }
 
+// Reads `c` until the west counts `west` clients connected and the east `east` (zs_players).
+bool ClientsCounted(TestClient& c, ServerProcess& west_node, double west, ServerProcess& east_node,
+                    double east) {
+  return PollUntil(
+      c,
+      [&] {
+        return Gauge(west_node, "zs_players") == west && Gauge(east_node, "zs_players") == east;
+      },
+      kSlack * 10);
+}
+
 // Wes, connected to the west, walks into the east's cell and leaves the game there: the east,
 // which owns him, saves him (the west saves nothing of a player away). He logs in at the west
 // again and is where he left, in the east's cell: the west puts him there, he migrates to the
@@ -68,9 +79,7 @@ TEST_F(SplitZone, APlayerWhoLeftInTheOtherCellIsSavedThereAndComesBackThere) {
       },
       kSlack * 10))
       << "the east let Wes go and saved him" << east_->Log();
-  EXPECT_TRUE(PollUntil(
-      *eve_, [&] { return Gauge(*west_, "zs_players") == 0 && Gauge(*east_, "zs_players") == 1; },
-      kSlack * 10))
+  EXPECT_TRUE(ClientsCounted(*eve_, *west_, 0, *east_, 1))
       << "each node counts the clients connected to it: Eve at the east, none at the west";
 
   TestClient again(west_->port());
@@ -126,9 +135,7 @@ TEST_F(SplitZone, ASecondLoginAtTheHomeOfAPlayerAwayWaitsForItsOwnersSave) {
       },
       kSlack * 10))
       << "the east saved him and let him go" << east_->Log();
-  EXPECT_TRUE(PollUntil(
-      *eve_, [&] { return Gauge(*west_, "zs_players") == 0 && Gauge(*east_, "zs_players") == 1; },
-      kSlack * 10))
+  EXPECT_TRUE(ClientsCounted(*eve_, *west_, 0, *east_, 1))
       << "no client of Wes is left at the west; Eve's is the east's";
   TestClient third(west_->port());
   const auto w = third.Login("Wes");
@@ -308,7 +315,10 @@ TEST_F(SplitZone, AClientWhoseOwnerDiedHasItsLastFrameAtOnceAndIsClosedThreeSeco
       },
       2);
   ASSERT_GT(last_tick, 0u);
-  EXPECT_LT(widest, kSlack * 0.09) << "a relayed tick waited for the next one";
+  // (Timing is not asserted under TSan, whose 5-15x slower servers overrun their ticks.)
+  if (!kUnderTsan) {
+    EXPECT_LT(widest, 0.09) << "a relayed tick waited for the next one";
+  }
 
   east_->Signal(SIGKILL);
   ASSERT_TRUE(east_->Wait(10).has_value());
@@ -332,10 +342,11 @@ TEST_F(SplitZone, AClientWhoseOwnerDiedHasItsLastFrameAtOnceAndIsClosedThreeSeco
   std::printf("[ relay ] last frame to close: %.3f s\n", silence);
   constexpr double kSilentOwnerSeconds = 3.0;  // docs/seamless.md
   constexpr double kTick = 0.05;
-  // A loaded machine adds its scheduling to both ends; TSan slows the servers 5-15x.
-  const double slack = kUnderTsan ? 1.0 : 0.25;
-  EXPECT_GE(silence, kSilentOwnerSeconds - kTick) << "the last frame came with the close";
-  EXPECT_LE(silence, kSilentOwnerSeconds + kTick + slack) << west_->Log();
+  constexpr double kScheduling = 0.25;  // a loaded machine's, at both ends
+  if (!kUnderTsan) {
+    EXPECT_GE(silence, kSilentOwnerSeconds - kTick) << "the last frame came with the close";
+    EXPECT_LE(silence, kSilentOwnerSeconds + kTick + kScheduling) << west_->Log();
+  }
   EXPECT_TRUE(PollUntil(
       *eve_, [&] { return Gauge(*west_, "zs_players") == 0; }, kSlack * 5))
       << "his client is gone from the west's count";

@@ -1,57 +1,44 @@
-// ZoneRunner's side of players crossing the cells of a split zone (docs/seamless.md "Relay"):
-// which node holds a player's client, and where its inputs and frames go.
-//
-// - A player of a client here that migrates to another cell stays in the PlayerDirectory with
-//   `owner` set: its inputs go there (RelayPort::FromHome), its frames come back through the
-//   relay straight to its connection. When it migrates back, it is ours again.
-// - A player migrating here whose client is at another node is filed under
-//   RelayedSession(home cell, session) with a sink that sends its frames home. It is saved
-//   here and removed when its client leaves. When it migrates on, it is let go: inputs still in
-//   flight to here are sent on for kDepartedTicks.
-// - Every frame's tick goes on from the last its client was sent (Player::tick_offset).
+// ClientRelay (client_relay.h): a runner's side of players crossing the cells of a split zone.
+#include "host/client_relay.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
-#include "host/clock.h"
-#include "host/zone_runner.h"
 #include "wire/encoder.h"
 #include "wire/protocol.h"
 
 namespace zs::host {
 
-namespace {
-
-// Inputs for a player let go to another cell are sent on for this long (ticks at 20 Hz: 10 s).
-constexpr uint64_t kDepartedTicks = 200;
-// Liveness across the relay, in wall time (a node whose ticks slow down under load is still
-// alive): a player away whose owner relayed nothing for kSilentOwnerSeconds has lost it; a home
-// tells the owners of its players away that it holds their clients every kHoldPeriodSeconds,
-// and a player relayed for whose home told nothing for kSilentHomeSeconds is let go. Shorter
-// than kSilentOwnerSeconds: a player is let go before its home closes the client, so that its
-// login elsewhere finds it saved.
-constexpr double kSilentOwnerSeconds = 3.0;
-constexpr double kHoldPeriodSeconds = 0.5;
-constexpr double kSilentHomeSeconds = 2.0;
-
-}  // namespace
-
-void ZoneRunner::AttachRelay(RelayPort* relay) {
+void ClientRelay::Attach(RelayPort* relay) {
   relay_ = relay;
-  world_.SetPlayersCross(relay != nullptr);
   if (relay == nullptr) {  // detached (shutdown, the runner stopped): nothing of it is kept
-    relay_sinks_.clear();
-    home_watch_.clear();
-    away_watch_.clear();
+    sinks_.clear();
+    homes_.clear();
+    away_since_.clear();
     departed_.clear();
   }
 }
 
-const std::string& ZoneRunner::NodeOf(size_t z, uint32_t cell) const {
+void ClientRelay::Watch(double now, bool each_second) {
+  if (relay_ == nullptr) return;
+  // The watches look every tick: a silence is then measured from within a tick of the last
+  // notice (from the last frame's own time at the home), and acted on within a tick of its
+  // bound (docs/seamless.md "Relay").
+  HoldAway(now);
+  WatchHomes(now);
+  WatchAway(now);
+  if (each_second) {
+    ForgetDeparted();
+    SweepGone();
+  }
+}
+
+const std::string& ClientRelay::NodeOf(size_t z, uint32_t cell) const {
   return world_.zone(z).config().cells.nodes.at(cell);
 }
 
-std::optional<uint32_t> ZoneRunner::CellOfNode(size_t z, const std::string& node) const {
+std::optional<uint32_t> ClientRelay::CellOfNode(size_t z, const std::string& node) const {
   const std::vector<std::string>& nodes = world_.zone(z).config().cells.nodes;
   for (uint32_t c = 0; c < nodes.size(); ++c) {
     if (nodes[c] == node) return c;
@@ -59,7 +46,7 @@ std::optional<uint32_t> ZoneRunner::CellOfNode(size_t z, const std::string& node
   return std::nullopt;
 }
 
-void ZoneRunner::SendPlayersAway(zone::GhostBatch& batch) {
+void ClientRelay::SendAway(zone::GhostBatch& batch) {
   const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
   if (!z) return;
   const uint32_t here = world_.zone(*z).cell();
@@ -80,25 +67,25 @@ void ZoneRunner::SendPlayersAway(zone::GhostBatch& batch) {
       departed_[session] = {.owner = {.zone_id = batch.zone, .cell = batch.to_cell},
                             .home_cell = p->home->cell,
                             .tick = world_.tick()};
-      relay_sinks_.erase(session);
+      sinks_.erase(session);
       players_.Remove(session);
       continue;
     }
     client.home = NodeOf(*z, here);
     client.session = session;
     p->owner = zone::CellRef{.zone_id = batch.zone, .cell = batch.to_cell};
-    away_.push_back(session);  // relayed once the batch is sent (RelayAway)
+    going_.push_back(session);  // relayed once the batch is sent (AfterBatchSent)
   }
 }
 
-void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving) {
+void ClientRelay::Take(size_t z, std::span<const Arriving> arriving, double now) {
   const uint32_t zone_id = world_.zone(z).config().id;
   const uint32_t here = world_.zone(z).cell();
   // Its first frame here is of the coming tick; the client's last was last_frame_tick.
   const auto offset = [this](const zone::PlayerMigrant::Client& c) {
     return c.last_frame_tick - world_.tick();
   };
-  for (const ArrivingPlayer& a : arriving) {
+  for (const Arriving& a : arriving) {
     const EntityId entity = a.entity;
     const zone::PlayerMigrant::Client& client = a.client;
     const std::optional<uint32_t> home = CellOfNode(z, client.home);
@@ -112,7 +99,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
       p->tick_offset = offset(client);
       p->newest_seq = a.last_input_seq;  // its inputs went straight to the owner meanwhile
       relay_->Back(client.session);
-      away_watch_.erase(client.session);
+      away_since_.erase(client.session);
       continue;
     }
     // Named by its migrant: a player placed in this cell at its login elsewhere had no ghost
@@ -131,7 +118,7 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
         {.zone = zone_id, .to_cell = *home, .home_cell = *home, .session = client.session},
         std::clamp(client.protocol_version, wire::kMinProtocolVersion, wire::kProtocolVersion));
     departed_.erase(key);
-    home_watch_[key] = {.count = relay_->HomeNotices(zone_id, key), .since_s = MonotonicSeconds()};
+    homes_[key] = {.notices = relay_->HomeNotices(zone_id, key), .since_s = now};
     players_.Add(key, {.entity = entity,
                        .sink = sink,
                        .name = name,
@@ -139,18 +126,19 @@ void ZoneRunner::TakePlayers(size_t z, std::span<const ArrivingPlayer> arriving)
                        .home = zone::CellRef{.zone_id = zone_id, .cell = *home},
                        .tick_offset = offset(client),
                        .newest_seq = a.last_input_seq});
-    relay_sinks_[key] = std::move(sink);
+    sinks_[key] = std::move(sink);
   }
 }
 
-bool ZoneRunner::RelayToOwner(uint64_t session, const PlayerDirectory::Player* player,
-                              const ClientInput* input) {
+bool ClientRelay::ToOwner(uint64_t session, const PlayerDirectory::Player* player,
+                          const ClientInput* input) {
+  if (relay_ == nullptr) return false;
   if (player != nullptr) {
     if (!player->owner) return false;
     relay_->FromHome(session, input);
     if (input == nullptr) {
       relay_->Back(session);
-      away_watch_.erase(session);
+      away_since_.erase(session);
     }
     return true;
   }
@@ -165,16 +153,16 @@ bool ZoneRunner::RelayToOwner(uint64_t session, const PlayerDirectory::Player* p
   return true;
 }
 
-void ZoneRunner::WatchAway(double now) {
+void ClientRelay::WatchAway(double now) {
   std::vector<uint64_t> silent;
-  for (const auto& [session, away_since_s] : away_watch_) {
+  for (const auto& [session, away_since_s] : away_since_) {
     const double last = std::max(away_since_s, relay_->LastFrameRelayedAt(session));
     if (now - last > kSilentOwnerSeconds) silent.push_back(session);
   }
   for (const uint64_t session : silent) {
     PlayerDirectory::Player* p = players_.BySession(session);
     if (p == nullptr) {
-      away_watch_.erase(session);
+      away_since_.erase(session);
       continue;
     }
     spdlog::warn("player {} ({}): the node owning it relayed nothing for {} s: closed",
@@ -183,13 +171,13 @@ void ZoneRunner::WatchAway(double now) {
       sink->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneUnavailable)),
                       CloseReason::kZoneUnavailable);
     }
-    RelayToOwner(session, p, nullptr);  // should it come back, it lets the player go
+    ToOwner(session, p, nullptr);  // should it come back, it lets the player go
     keeper_.Logout(session);
   }
 }
 
-bool ZoneRunner::RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
-                                  const std::weak_ptr<SessionSink>& sink) {
+bool ClientRelay::RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
+                                   const std::weak_ptr<SessionSink>& sink) {
   if (relay_ == nullptr) return false;
   PlayerDirectory::Player* p = players_.ByName(who.name);
   if (p == nullptr || !p->owner) p = players_.ByAccount(who.account);
@@ -199,7 +187,7 @@ bool ZoneRunner::RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
     old->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kLoggedInElsewhere)),
                    CloseReason::kLoggedInElsewhere);
   }
-  RelayToOwner(away, p, nullptr);  // its owner saves it and lets it go
+  ToOwner(away, p, nullptr);  // its owner saves it and lets it go
   keeper_.Logout(away);
   if (const auto s = sink.lock()) {
     s->CloseWith(wire::ErrorFrame(wire::ErrorCode::kStorageUnavailable,
@@ -211,36 +199,36 @@ bool ZoneRunner::RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
   return true;
 }
 
-void ZoneRunner::RelayAway() {
-  for (const uint64_t session : away_) {
+void ClientRelay::AfterBatchSent(double now) {
+  for (const uint64_t session : going_) {
     const PlayerDirectory::Player* p = players_.BySession(session);
     if (p == nullptr || !p->owner) continue;
     relay_->Away(session, p->sink, *p->owner);
-    away_watch_[session] = MonotonicSeconds();
+    away_since_[session] = now;
   }
-  away_.clear();
+  going_.clear();
 }
 
-void ZoneRunner::HoldAway(double now) {
-  if (now < next_hold_s_ || away_watch_.empty()) return;
+void ClientRelay::HoldAway(double now) {
+  if (now < next_hold_s_ || away_since_.empty()) return;
   next_hold_s_ = now + kHoldPeriodSeconds;
   held_.clear();
-  for (const auto& [session, watch] : away_watch_) held_.push_back(session);
+  for (const auto& [session, since] : away_since_) held_.push_back(session);
   relay_->Hold(held_);
 }
 
-void ZoneRunner::WatchHomes(double now) {
+void ClientRelay::WatchHomes(double now) {
   std::vector<uint64_t> silent;
-  for (auto it = home_watch_.begin(); it != home_watch_.end();) {
+  for (auto it = homes_.begin(); it != homes_.end();) {
     const PlayerDirectory::Player* p = players_.BySession(it->first);
     if (p == nullptr || !p->home) {  // gone (or home: a key is never a local session)
-      it = home_watch_.erase(it);
+      it = homes_.erase(it);
       continue;
     }
-    SilenceWatch& watch = it->second;
+    HomeWatch& watch = it->second;
     const uint64_t notices = relay_->HomeNotices(p->home->zone_id, it->first);
-    if (notices != watch.count) {
-      watch = {.count = notices, .since_s = now};
+    if (notices != watch.notices) {
+      watch = {.notices = notices, .since_s = now};
     } else if (now - watch.since_s > kSilentHomeSeconds) {
       silent.push_back(it->first);
     }
@@ -252,20 +240,19 @@ void ZoneRunner::WatchHomes(double now) {
         "player {} ({}): its home (cell {}) told nothing of its client for {} s: "
         "saved and let go",
         ToRaw(p->entity), p->name, p->home->cell, kSilentHomeSeconds);
-    metrics_->border().relay_homes_silent.Add(1);
+    counters_.relay_homes_silent.Add(1);
     if (const auto sink = p->sink.lock()) {  // should the home hear it, it closes the client
       sink->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneUnavailable)),
                       CloseReason::kZoneUnavailable);
     }
-    home_watch_.erase(key);
+    homes_.erase(key);
     keeper_.Logout(key);
   }
 }
 
-void ZoneRunner::SweepRelay() {
-  std::erase_if(relay_sinks_,
-                [this](const auto& s) { return players_.BySession(s.first) == nullptr; });
-  std::erase_if(away_watch_, [this](const auto& w) {
+void ClientRelay::SweepGone() {
+  std::erase_if(sinks_, [this](const auto& s) { return players_.BySession(s.first) == nullptr; });
+  std::erase_if(away_since_, [this](const auto& w) {
     const PlayerDirectory::Player* p = players_.BySession(w.first);
     if (p != nullptr && p->owner) return false;
     relay_->Back(w.first);  // the owner's next frame is answered with a leaving
@@ -273,7 +260,7 @@ void ZoneRunner::SweepRelay() {
   });
 }
 
-void ZoneRunner::ForgetDeparted() {
+void ClientRelay::ForgetDeparted() {
   std::erase_if(departed_,
                 [this](const auto& d) { return world_.tick() - d.second.tick > kDepartedTicks; });
 }
