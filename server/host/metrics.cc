@@ -122,10 +122,8 @@ void Metrics::PublishStorage(const StorageFigures& figures) {
   has_storage_ = true;
 }
 
-void Metrics::RejectInput(const std::string& reason, uint64_t n) {
-  if (n == 0) return;
-  std::lock_guard lock(mu_);
-  rejected_[reason] += n;
+void Metrics::RejectInput(InputRefusal reason, uint64_t n) {
+  if (n != 0) rejected_[static_cast<size_t>(reason)].Add(n);
 }
 
 void Metrics::ObserveZone(const std::string& zone, const ZoneFigures& figures) {
@@ -349,13 +347,15 @@ void Metrics::RenderLabelled(std::vector<prometheus::MetricFamily>* out) const {
       families.back().metric.push_back(
           CounterValue(static_cast<double>(n), "reason", CloseReasonName(reason)));
     }
-    // Rate-limited inputs are counted in their own atomic (see metrics.h).
-    std::map<std::string, uint64_t> rejected = rejected_;
-    rejected["rate_limited"] += traffic_.rate_limited_inputs.value();
     families.push_back(Family("zs_rejected_inputs_total", "Client inputs not applied, by reason.",
                               prometheus::MetricType::Counter));
-    for (const auto& [reason, n] : rejected) {
-      families.back().metric.push_back(CounterValue(static_cast<double>(n), "reason", reason));
+    for (size_t r = 0; r < rejected_.size(); ++r) {
+      const auto reason = static_cast<InputRefusal>(r);
+      const uint64_t n = reason == InputRefusal::kRateLimited
+                             ? traffic_.rate_limited_inputs.value()  // the session's (metrics.h)
+                             : rejected_[r].value();
+      families.back().metric.push_back(
+          CounterValue(static_cast<double>(n), "reason", std::string(InputRefusalName(reason))));
     }
     RenderZones(&families);
   }

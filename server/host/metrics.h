@@ -15,6 +15,7 @@
 
 #include "host/border_port.h"
 #include "host/close_reason.h"
+#include "host/input_refusal.h"
 #include "zone/zone_types.h"
 
 namespace prometheus {
@@ -230,7 +231,7 @@ class RunnerMetrics {
   // batch meanwhile (its own histogram too, so a checkpoint's effect on the tick shows;
   // scripts/loadtest.sh reports both p99s).
   virtual void ObserveTick(double seconds, bool flushing) = 0;
-  virtual void RejectInput(const std::string& reason, uint64_t n) = 0;
+  virtual void RejectInput(InputRefusal reason, uint64_t n) = 0;
   virtual void ObserveZone(const std::string& zone, const ZoneFigures& figures) = 0;
   virtual void PublishStorage(const StorageFigures& figures) = 0;
   [[nodiscard]] virtual TickCounters& ticks() = 0;
@@ -256,7 +257,7 @@ class Metrics final : public RunnerMetrics {
 
   void ObserveTick(double seconds, bool flushing) override;
   void ObserveTick(double seconds) { ObserveTick(seconds, false); }
-  void RejectInput(const std::string& reason, uint64_t n) override;
+  void RejectInput(InputRefusal reason, uint64_t n) override;
   void ObserveZone(const std::string& zone, const ZoneFigures& figures) override;
   void PublishStorage(const StorageFigures& figures) override;
   [[nodiscard]] KeeperCounters keeper() override {
@@ -313,12 +314,13 @@ class Metrics final : public RunnerMetrics {
   BorderCounters border_;
   ReasonCounts kicks_;
   ReasonCounts login_refusals_;
+  // By reason; kRateLimited is the session's traffic_.rate_limited_inputs.
+  std::array<Counter, static_cast<size_t>(InputRefusal::kCount)> rejected_;
   TickHistogram ticks_all_;
   TickHistogram ticks_flushing_;
   mutable std::mutex mu_;  // guards the labelled maps and storage figures below (rare updates)
   StorageFigures storage_;
   bool has_storage_ = false;
-  std::map<std::string, uint64_t> rejected_;
   struct ZoneStats {
     ZoneFigures last;
     uint64_t ticks = 0;

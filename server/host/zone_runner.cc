@@ -14,24 +14,6 @@ namespace zs::host {
 
 namespace {
 
-const char* RejectName(zone::Reject r) {
-  switch (r) {
-    case zone::Reject::kUnknownEntity:
-      return "unknown_entity";
-    case zone::Reject::kDead:
-      return "dead";
-    case zone::Reject::kBadValue:
-      return "bad_value";
-    case zone::Reject::kUnknownSkill:
-      return "unknown_skill";
-    case zone::Reject::kCooldown:
-      return "cooldown";
-    case zone::Reject::kCount:
-      break;
-  }
-  return "unknown";
-}
-
 // The world as this server hosts it: its interest budgets count the encoder's bytes.
 zone::WorldConfig StatedForTheWire(zone::WorldConfig config) {
   config.wire_cost = wire::kWireCost;
@@ -135,13 +117,13 @@ void ZoneRunner::SubmitRelayed(uint64_t session, std::optional<ClientInput> inpu
     return;
   }
   if (!requests_.Push({.session = session, .what = std::move(*input), .relayed = true})) {
-    metrics_->RejectInput("server_busy", 1);
+    metrics_->RejectInput(InputRefusal::kServerBusy, 1);
   }
 }
 
 void ZoneRunner::Relay(RelayedChat chat) {
   // A flood from one runner to another is cut like inputs.
-  if (!relayed_in_.Push(std::move(chat))) metrics_->RejectInput("server_busy", 1);
+  if (!relayed_in_.Push(std::move(chat))) metrics_->RejectInput(InputRefusal::kServerBusy, 1);
 }
 
 void ZoneRunner::Leave(uint64_t session) {
@@ -158,7 +140,7 @@ void ZoneRunner::Submit(uint64_t session, ClientInput input) {
   if (std::holds_alternative<ResyncRequest>(input)) {  // the client waits for it: never lost
     requests_.PushAlways({.session = session, .what = std::move(input)});
   } else if (!requests_.Push({.session = session, .what = std::move(input)})) {
-    metrics_->RejectInput("server_busy", 1);
+    metrics_->RejectInput(InputRefusal::kServerBusy, 1);
   }
 }
 
@@ -277,7 +259,7 @@ void ZoneRunner::Admit(Request& r) {
     Apply(std::get<ClientInput>(r.what), *player, r.relayed);
   } else if (keeper_.Joining(r.session) &&  // ... or one pipelined behind its Hello
              !early_.Hold(r.session, std::move(std::get<ClientInput>(r.what)))) {
-    metrics_->RejectInput("server_busy", 1);
+    metrics_->RejectInput(InputRefusal::kServerBusy, 1);
   }
 }
 
@@ -362,7 +344,7 @@ void ZoneRunner::Step() {
   for (size_t z = 0; z < zone_count_; ++z) {
     const zone::ZoneTickOutput& out = world_.output(z);
     for (size_t r = 0; r < out.rejected.size(); ++r) {
-      metrics_->RejectInput(RejectName(static_cast<zone::Reject>(r)), out.rejected[r]);
+      metrics_->RejectInput(RefusalOf(static_cast<zone::Reject>(r)), out.rejected[r]);
     }
     fanout_.Encode(world_, z, players_, &pool_);
   }

@@ -181,7 +181,7 @@ TEST(Metrics, ZoneNamesAreEscapedAndThePageParses) {
   m.ObserveZone(nasty, {.entities = 7});
   m.ObserveZone("plaza", {.entities = 3});
   m.kicks().Add(CloseReason::kSlowReader);
-  m.RejectInput("bad\\input", 2);
+  m.RejectInput(InputRefusal::kCooldown, 2);
   m.traffic().rate_limited_inputs.Add(5);
   const std::string page = m.Render();
   const std::vector<SampleLine> samples = ParsePage(page);
@@ -193,7 +193,9 @@ TEST(Metrics, ZoneNamesAreEscapedAndThePageParses) {
   EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", nasty}}), 7) << page;
   EXPECT_EQ(Sample(samples, "zs_zone_entities", {{"zone", "plaza"}}), 3) << page;
   EXPECT_EQ(Sample(samples, "zs_kicks_total", {{"reason", "slow_reader"}}), 1) << page;
-  EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "bad\\input"}}), 2) << page;
+  EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "cooldown"}}), 2) << page;
+  EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "server_busy"}}), 0)
+      << "every reason is on the page, 0 until it happens" << page;
   EXPECT_EQ(Sample(samples, "zs_rejected_inputs_total", {{"reason", "rate_limited"}}), 5) << page;
 }
 
