@@ -88,7 +88,8 @@ void ZoneRunner::Stop() {
 }
 
 void ZoneRunner::SaveEveryone() {
-  Drain();  // logouts queued while the loop stopped
+  loop_.Check("ZoneRunner::SaveEveryone");  // REQUIRES: after Stop (nobody owns the loop)
+  Drain();                                  // logouts queued while the loop stopped
   keeper_.SaveEveryone();
 }
 
@@ -145,6 +146,7 @@ void ZoneRunner::Submit(uint64_t session, ClientInput input) {
 }
 
 void ZoneRunner::Run() {
+  loop_.Claim();
   using Clock = std::chrono::steady_clock;
   const auto interval = std::chrono::nanoseconds(1'000'000'000 / tick_rate_);
   auto next = Clock::now();
@@ -180,6 +182,7 @@ void ZoneRunner::Run() {
       WaitForNextTick(next);
     }
   }
+  loop_.Release();  // stopped: SaveEveryone and ApplyQueued run on the stopping thread
 }
 
 // Sleeps until `next`, applying hand-off answers as they come: a player whose hand-off was
@@ -197,6 +200,7 @@ void ZoneRunner::WaitForNextTick(std::chrono::steady_clock::time_point next) {
 }
 
 void ZoneRunner::ApplyAnswers() {
+  loop_.Check("ZoneRunner::ApplyAnswers");
   for (auto& [key, answer] : answers_.Take()) keeper_.OnHandoffAnswer(key, answer);
 }
 
@@ -212,6 +216,7 @@ void ZoneRunner::ObserveLoad(double share) {
 }
 
 void ZoneRunner::Drain(std::vector<Request>& requests) {
+  loop_.Check("ZoneRunner::Drain");
   inputs_.clear();
   chat_text_.clear();
   results_.clear();
@@ -328,6 +333,7 @@ void ZoneRunner::AdmitRelayed(std::vector<RelayedChat>& relayed) {
 }
 
 void ZoneRunner::Step() {
+  loop_.Check("ZoneRunner::Step");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   // The requests before the batches: an input relayed after the batch that brought its player

@@ -41,6 +41,7 @@
 #include "host/player_directory.h"
 #include "host/relay_port.h"
 #include "host/session_sink.h"
+#include "host/thread_owner.h"
 #include "host/tick_observer.h"
 #include "host/worker_pool.h"
 #include "interest/overload.h"
@@ -202,7 +203,8 @@ class ZoneRunner {
   std::condition_variable wake_;  // an answer came, or Stop (with wake_mu_)
   bool answer_waiting_ = false;   // guarded by wake_mu_
 
-  // Loop thread only.
+  // Loop thread only (asserted in the checked builds: loop_).
+  ThreadOwner loop_;  // claimed by Run while the loop runs
   PlayerDirectory players_;
   storage::StorageWorker* storage_;
   CharacterKeeper keeper_;

@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #include "host/clock.h"
 #include "wire/protocol.h"
@@ -65,6 +67,18 @@ Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer,
 
 double Session::Now() const { return host::MonotonicSeconds(); }
 
+void Session::CheckOnStrand(const char* what) {
+  // The server's sockets run on a strand (Server's acceptor hands each one its own); a socket
+  // on a bare io_context (one thread) has nothing to check.
+  using Strand = asio::strand<asio::io_context::executor_type>;
+  const auto executor = socket_.get_executor();
+  const Strand* strand = executor.target<Strand>();
+  if (strand != nullptr && !strand->running_in_this_thread()) {
+    std::fprintf(stderr, "thread check: %s called off its session's strand\n", what);
+    std::abort();
+  }
+}
+
 void Session::Start() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
     boost::system::error_code ignored;
@@ -90,6 +104,7 @@ void Session::Start() {
 }
 
 void Session::ReadMore() {
+  CheckOnStrand("Session::ReadMore");
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   socket_.async_read_some(asio::buffer(read_buf_),
                           [self = shared_from_this()](const boost::system::error_code& ec,
@@ -97,6 +112,7 @@ void Session::ReadMore() {
 }
 
 void Session::OnRead(const boost::system::error_code& ec, size_t n) {
+  CheckOnStrand("Session::OnRead");
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   if (ec) {
     BeginClose(ec == asio::error::eof ? CloseReason::kClientClosed : CloseReason::kReadError);
@@ -118,6 +134,7 @@ void Session::OnRead(const boost::system::error_code& ec, size_t n) {
 }
 
 void Session::FailFrame(wire::FrameError err) {
+  CheckOnStrand("Session::FailFrame");
   if (state_ == State::kAwaitHello && err == wire::FrameError::kTooLarge) {
     if (const auto refusal = ctx_.login.OversizedHello()) {
       Fail(refusal->code, refusal->text, refusal->reason);
@@ -128,6 +145,7 @@ void Session::FailFrame(wire::FrameError err) {
 }
 
 void Session::FailParse(wire::ParseError err, const wire::ClientIntent& in) {
+  CheckOnStrand("Session::FailParse");
   switch (err) {
     case wire::ParseError::kUnparsable:
       Fail(wire::ErrorCode::kBadFrame, "not a ClientMessage", CloseReason::kUnparsable);
@@ -149,6 +167,7 @@ void Session::FailParse(wire::ParseError err, const wire::ClientIntent& in) {
 }
 
 bool Session::HandleHello(const wire::ClientIntent& in) {
+  CheckOnStrand("Session::HandleHello");
   if (state_ != State::kAwaitHello) {
     Fail(wire::ErrorCode::kAlreadyLoggedIn, "a second Hello", CloseReason::kSecondHello);
     return false;
@@ -165,6 +184,7 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
 }
 
 void Session::Enter(LoginGate::Decision decision) {
+  CheckOnStrand("Session::Enter");
   state_ = State::kLoggedIn;
   login_timer_.cancel();
   if (auto* join = std::get_if<LoginGate::Join>(&decision)) {
@@ -177,6 +197,7 @@ void Session::Enter(LoginGate::Decision decision) {
 }
 
 bool Session::HandleFrame(const std::string& frame) {
+  CheckOnStrand("Session::HandleFrame");
   wire::ClientIntent in;
   const wire::ParseError err = wire::ParseClientMessage(frame, limits_.recursion_limit, &in);
   if (err != wire::ParseError::kNone) {
@@ -204,6 +225,7 @@ bool Session::HandleFrame(const std::string& frame) {
 }
 
 bool Session::HandleInput(wire::ClientIntent& in) {
+  CheckOnStrand("Session::HandleInput");
   if (in.is_input()) {  // any game input, whatever its kind: the zone's to judge
     ctx_.players.Submit(id_, std::move(in.input));
     NoteInput();
@@ -246,6 +268,7 @@ void Session::TellRateLimited(const wire::ClientIntent& in) {
 }
 
 void Session::ArmIdle(double after_s) {
+  CheckOnStrand("Session::ArmIdle");
   // One timer per idle period, not one re-arm per input: when it fires, it checks the time of
   // the last input and sleeps again for the rest of the period if there was one.
   idle_timer_.expires_after(Seconds(after_s));
@@ -263,6 +286,7 @@ void Session::ArmIdle(double after_s) {
 }
 
 void Session::Fail(wire::ErrorCode code, const std::string& text, CloseReason reason) {
+  CheckOnStrand("Session::Fail");
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   DeliverFrame(wire::ErrorFrame(code, text), host::FrameKind::kControl);
   BeginClose(reason);
@@ -374,6 +398,7 @@ void Session::Follow(Followup next) {
 }
 
 void Session::ArmStallTimer() {
+  CheckOnStrand("Session::ArmStallTimer");
   const uint64_t generation = ++stall_generation_;
   stall_timer_.expires_after(Seconds(limits_.stall_timeout_s));
   stall_timer_.async_wait(
@@ -389,6 +414,7 @@ void Session::ArmStallTimer() {
 }
 
 void Session::KickSlowReader() {
+  CheckOnStrand("Session::KickSlowReader");
   // Once: the stall timer and a stalled write may both find the same stall.
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   // The Kick is queued in case it ever reads again.
@@ -398,6 +424,7 @@ void Session::KickSlowReader() {
 }
 
 void Session::WriteMore() {
+  CheckOnStrand("Session::WriteMore");
   const std::lock_guard lock(out_mu_);
   write_posted_ = false;
   if (out_ == Out::kClosed) return;
@@ -412,6 +439,7 @@ void Session::WriteMore() {
 }
 
 void Session::OnWritten(const boost::system::error_code& ec, size_t n, uint32_t frames) {
+  CheckOnStrand("Session::OnWritten");
   if (ec) {
     OnWriteFailed();
     return;
@@ -438,10 +466,12 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n, uint32_t 
 }
 
 void Session::OnWriteFailed() {
+  CheckOnStrand("Session::OnWriteFailed");
   if (state_ != State::kClosed) Finish();  // close_reason_: BeginClose's, or a write error
 }
 
 void Session::BeginClose(CloseReason reason) {
+  CheckOnStrand("Session::BeginClose");
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   state_ = State::kClosing;
   login_timer_.cancel();
@@ -467,6 +497,7 @@ void Session::BeginClose(CloseReason reason) {
 }
 
 void Session::Finish() {
+  CheckOnStrand("Session::Finish");
   if (state_ == State::kClosed) return;
   if (state_ != State::kClosing) ctx_.players.Leave(id_);
   state_ = State::kClosed;

@@ -84,6 +84,9 @@ class Session : public host::SessionSink, public std::enable_shared_from_this<Se
   // What a send leaves for the strand to do.
   enum class Followup : uint8_t { kNone, kWrite, kArmStall, kKick, kFailed };
 
+  // Strand-only paths call it first: a call off the socket's strand prints `what` and aborts
+  // (as host::ThreadOwner does for a runner's loop).
+  void CheckOnStrand(const char* what);
   void ReadMore();
   void OnRead(const boost::system::error_code& ec, size_t n);
   // Returns false when the session is closing.
