@@ -29,8 +29,9 @@ struct LocalArrival {
   bool fresh = false;                  // a login with no character yet: a new one starts here
 };
 
-// A whisper to a player another runner of this process has online.
-struct RelayedChat {
+// A whisper to a player another runner of this process has online (not the cross-node client
+// relay, RelayPort).
+struct SiblingWhisper {
   EntityId from = kInvalidEntity;
   std::string from_name;
   std::string to_name;
@@ -55,7 +56,7 @@ class LocalZones {
                            const LoginIdentity& who) = 0;
   // A whisper said in runner `runner` to `chat.to_name`, online in another runner: true when
   // it was passed on there (false: nobody of that name is online in another runner).
-  virtual bool RelayWhisper(size_t runner, RelayedChat chat) = 0;
+  virtual bool PassOnWhisper(size_t runner, SiblingWhisper chat) = 0;
   // The roster: a character is online (or no more) in runner `runner`.
   virtual void Listed(size_t runner, const std::string& name, uint64_t account) = 0;
   virtual void Unlisted(size_t runner, const std::string& name, uint64_t account) = 0;

@@ -122,9 +122,9 @@ void ZoneRunner::SubmitRelayed(uint64_t session, std::optional<ClientInput> inpu
   }
 }
 
-void ZoneRunner::Relay(RelayedChat chat) {
+void ZoneRunner::TakeWhisper(SiblingWhisper chat) {
   // A flood from one runner to another is cut like inputs.
-  if (!relayed_in_.Push(std::move(chat))) metrics_->RejectInput(InputRefusal::kServerBusy, 1);
+  if (!whispers_in_.Push(std::move(chat))) metrics_->RejectInput(InputRefusal::kServerBusy, 1);
 }
 
 void ZoneRunner::Leave(uint64_t session) {
@@ -225,7 +225,7 @@ void ZoneRunner::Drain(std::vector<Request>& requests) {
     Admit(r);
     ForgetTakenOver();  // before the new connection's own inputs, which come after its login
   }
-  AdmitRelayed(relayed_in_.Take());
+  AdmitWhispers(whispers_in_.Take());
   for (auto& [session, result] : loaded_.Take()) keeper_.OnLoaded(session, std::move(result));
   ForgetTakenOver();
   ApplyAnswers();
@@ -313,16 +313,16 @@ void ZoneRunner::ResolveWhisper(zone::ChatInput& chat, const PlayerDirectory::Pl
   const PlayerDirectory::Player* to = players_.ByName(chat.to_name);
   chat.to = to != nullptr ? to->entity : kInvalidEntity;  // none: NO_SUCH_PLAYER
   if (to == nullptr && local_ != nullptr) {
-    chat.relayed = local_->RelayWhisper(runner_index_, {.from = player.entity,
-                                                        .from_name = player.name,
-                                                        .to_name = chat.to_name,
-                                                        .text = chat.text});  // online elsewhere
+    chat.relayed = local_->PassOnWhisper(runner_index_, {.from = player.entity,
+                                                         .from_name = player.name,
+                                                         .to_name = chat.to_name,
+                                                         .text = chat.text});  // online elsewhere
   }
 }
 
 // Whispers from other runners, to players of this one (by name: they may have left meanwhile).
-void ZoneRunner::AdmitRelayed(std::vector<RelayedChat>& relayed) {
-  for (RelayedChat& c : relayed) {
+void ZoneRunner::AdmitWhispers(std::vector<SiblingWhisper>& relayed) {
+  for (SiblingWhisper& c : relayed) {
     const PlayerDirectory::Player* to = players_.ByName(c.to_name);
     if (to == nullptr) continue;
     relayed_.push_back({.from = c.from,

@@ -1,7 +1,7 @@
 // ZoneRunner: owns one World (the zones it was given: one zone in a server, see ZoneRunners)
 // and advances it at the tick rate on its own thread.
 //
-// Threads: Join/Arrive/Adopt/Leave/Submit/Relay may be called from any thread (I/O threads,
+// Threads: Join/Arrive/Adopt/Leave/Submit/TakeWhisper may be called from any thread (I/O threads,
 // other runners); each queues a request in an Inbox, keyed by session id, never a pointer into
 // the world. The runner's thread takes the inboxes at the start of each tick (sessions <->
 // entities in a PlayerDirectory), runs World::Tick, and hands each zone's output to a
@@ -113,7 +113,7 @@ class ZoneRunner {
   // A character handed over by another runner of this process (LocalZones::HandTo).
   void Adopt(LocalArrival arrival);
   // A whisper from another runner of this process to a player of this one (by name).
-  void Relay(RelayedChat chat);
+  void TakeWhisper(SiblingWhisper chat);
   void Leave(uint64_t session);
   // An input of the session's player (dropped, and counted as server_busy, when
   // kMaxPendingRequests are queued already: a tick thread that falls behind must not let
@@ -167,7 +167,7 @@ class ZoneRunner {
   void ApplyEarly();
   // A whisper's recipient, by name: here (`to`), in another runner (relayed there) or nowhere.
   void ResolveWhisper(zone::ChatInput& chat, const PlayerDirectory::Player& player);
-  void AdmitRelayed(std::vector<RelayedChat>& relayed);
+  void AdmitWhispers(std::vector<SiblingWhisper>& relayed);
   void ApplyAnswers();  // hand-off answers from the cluster
   void TakeBorder();    // the neighbours' batches, before the tick
   // A batch taken with `migrants` migrants, sent at `sent_at_us` (its sender's wall clock).
@@ -190,12 +190,12 @@ class ZoneRunner {
 
   static constexpr size_t kMaxPendingRequests = 200000;
   Inbox<Request> requests_{kMaxPendingRequests};
-  Inbox<Loaded> loaded_;                                      // from the storage thread
-  Inbox<RelayedChat> relayed_in_{kMaxPendingRequests / 100};  // whispers from other runners
-  Inbox<Answer> answers_;                                     // hand-off answers
-  static constexpr size_t kMaxQueuedBatches = 64;             // 8 neighbours x 8 ticks behind
-  Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};      // from the cluster link
-  Inbox<zone::ZoneChat> chat_in_{kMaxQueuedBatches};          // ... zone chat of other cells
+  Inbox<Loaded> loaded_;                                          // from the storage thread
+  Inbox<SiblingWhisper> whispers_in_{kMaxPendingRequests / 100};  // whispers from other runners
+  Inbox<Answer> answers_;                                         // hand-off answers
+  static constexpr size_t kMaxQueuedBatches = 64;                 // 8 neighbours x 8 ticks behind
+  Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};          // from the cluster link
+  Inbox<zone::ZoneChat> chat_in_{kMaxQueuedBatches};              // ... zone chat of other cells
   BorderPort* border_ = nullptr;
   int64_t ghosts_held_ = 0;   // this runner's share of the zs_ghosts gauge
   int64_t players_real_ = 0;  // ... of zs_players_real

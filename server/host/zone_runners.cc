@@ -188,11 +188,11 @@ bool ZoneRunners::PassOnLogin(size_t runner, uint64_t session,
   return true;
 }
 
-bool ZoneRunners::RelayWhisper(size_t runner, RelayedChat chat) {
+bool ZoneRunners::PassOnWhisper(size_t runner, SiblingWhisper chat) {
   std::lock_guard lock(mu_);
   const auto it = name_runner_.find(names::LookAlikeKey(chat.to_name));
   if (it == name_runner_.end() || it->second == runner) return false;
-  runners_[it->second]->Relay(std::move(chat));
+  runners_[it->second]->TakeWhisper(std::move(chat));
   return true;
 }
 

@@ -89,7 +89,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   void HandTo(uint32_t zone_id, LocalArrival arrival) override;
   bool PassOnLogin(size_t runner, uint64_t session, const std::weak_ptr<SessionSink>& sink,
                    const LoginIdentity& who) override;
-  bool RelayWhisper(size_t runner, RelayedChat chat) override;
+  bool PassOnWhisper(size_t runner, SiblingWhisper chat) override;
   void Listed(size_t runner, const std::string& name, uint64_t account) override;
   void Unlisted(size_t runner, const std::string& name, uint64_t account) override;
 
