@@ -12,6 +12,13 @@ included). Any change to one of them makes the key new and the file is checked a
 is never remembered. So a clean clone of a commit already checked on this machine (CI after the
 work tree) takes the time of preprocessing, not of clang-tidy.
 
+The same keys are also kept in the repository, in scripts/lib/tidy-clean.txt (a line per file:
+its path and the key it was last found clean at), so that CI on a fresh machine, which has no
+cache of its own, checks only the files whose key is not there. Each run records the keys of the
+files it finds clean and drops those of files that failed or are gone; commit the file with the
+change that made it (scripts/lint.sh --tidy). A key covers the same inputs either way, so a
+listed key is as good as a cached one; a stale line costs a check, never a miss.
+
 Prints each failing file's diagnostics; exits 1 when any file failed.
 """
 import concurrent.futures
@@ -75,17 +82,45 @@ def key_of(entry, root, base):
     return h.hexdigest()
 
 
-def check(entry, build_dir, root, base, cache):
+KNOWN = "scripts/lib/tidy-clean.txt"
+
+
+def read_known(root):
+    """path -> the keys the repository lists it clean at (a file built twice has two)."""
+    known = {}
+    try:
+        with open(os.path.join(root, KNOWN)) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2:
+                    known.setdefault(parts[0], set()).add(parts[1])
+    except FileNotFoundError:
+        pass
+    return known
+
+
+def write_known(root, known):
+    lines = [f"{path} {key}\n" for path, keys in sorted(known.items())
+             if os.path.exists(os.path.join(root, path)) for key in sorted(keys)]
+    path = os.path.join(root, KNOWN)
+    old = open(path).read() if os.path.exists(path) else ""
+    if "".join(lines) != old:
+        with open(path, "w") as f:
+            f.writelines(lines)
+
+
+def check(entry, build_dir, root, base, cache, known):
     key = key_of(entry, root, base)
-    if key is not None and os.path.exists(os.path.join(cache, key)):
-        return entry["file"], True, True, ""
+    rel = os.path.relpath(entry["file"], root)
+    if key is not None and (key in known.get(rel, ()) or os.path.exists(os.path.join(cache, key))):
+        return entry["file"], key, True, True, ""
     run = subprocess.run([TIDY, "-p", build_dir, "-quiet", entry["file"]], capture_output=True,
                          text=True)
     ok = run.returncode == 0
     if ok and key is not None:
         with open(os.path.join(cache, key), "w") as f:
             f.write(os.path.relpath(entry["file"], root) + "\n")
-    return entry["file"], ok, False, run.stdout + run.stderr
+    return entry["file"], key, ok, False, run.stdout + run.stderr
 
 
 def main():
@@ -102,13 +137,23 @@ def main():
     with open(os.path.join(build_dir, "compile_commands.json")) as f:
         entries = [e for e in json.load(f) if regex.search(e["file"])]
     failed, cached = [], 0
+    known = read_known(root)
+    listed = dict(known)  # read by the workers while the loop below updates `known`
+    seen = set()  # the paths of this run: their old keys give way to this run's
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for name, ok, hit, text in pool.map(
-                lambda e: check(e, build_dir, root, base, cache), entries):
+        for name, key, ok, hit, text in pool.map(
+                lambda e: check(e, build_dir, root, base, cache, listed), entries):
             cached += hit
+            rel = os.path.relpath(name, root)
+            if rel not in seen:
+                seen.add(rel)
+                known[rel] = set()
+            if ok and key is not None:
+                known[rel].add(key)
             if not ok:
                 failed.append(name)
                 print(text, end="")
+    write_known(root, known)
     print(f"   {len(entries)} files: {cached} clean as already checked, "
           f"{len(entries) - cached - len(failed)} checked clean now, {len(failed)} failed")
     for name in failed:
