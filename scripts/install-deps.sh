@@ -9,7 +9,8 @@
 #
 # ZS_NO_CONTAINER_TOOLS=1 leaves out the container tools (the block so labelled below): the
 # Dockerfile's build stage sets it, since nothing inside the image builds or runs images.
-# ZS_NO_BROWSER_TOOLS=1 likewise leaves out Chromium and gnuplot (tests and load-test charts).
+# ZS_NO_BROWSER_TOOLS=1 likewise leaves out Chromium and gnuplot (tests and load-test charts),
+# and ZS_NO_TEST_TOOLS=1 what only the tests, benchmarks, lint and fuzz targets need.
 set -euo pipefail
 
 PACKAGES=(
@@ -19,10 +20,6 @@ PACKAGES=(
   ninja-build
   ccache
   pkg-config
-  clang-format
-  clang-tidy            # scripts/lint.sh --tidy
-  clang                 # fuzz targets (scripts/fuzz.sh): libFuzzer needs clang ...
-  libclang-rt-14-dev    # ... and its runtime (libFuzzer, ASan, UBSan for clang)
   # libraries
   libboost-dev          # Boost.Geometry (benchmark baseline); later Asio and Beast
   libyaml-cpp-dev       # world, zone, monster and skill config files
@@ -33,27 +30,35 @@ PACKAGES=(
   # issue 10 (characters that last): persistence through the C APIs, and login tokens
   libsqlite3-dev        # storage: the default character database (a file, WAL mode)
   libpq-dev             # storage: the PostgreSQL backend (libpq)
-  postgresql            # the PostgreSQL server: storage tests start their own (initdb, pg_ctl)
   libssl-dev            # HMAC login tokens (OpenSSL's libcrypto)
   libicu-dev            # player names by the Unicode rules: NFC, UTS #39 profile, skeletons
   e2fsprogs             # chattr: storage fault tests make the database immutable mid-run
   # issue 12 (hardening): formats written by the libraries made for them
   prometheus-cpp-dev    # /metrics text exposition (net links only its core library)
   nlohmann-json3-dev    # client_sim's JSON report; the Agones GET /gameserver answer
-  jq                    # scripts/loadtest.sh and soak.sh read that report
   # issue 9 (zones on many processes): the cluster joins zone servers through NATS
   libnats-dev           # cluster: the NATS C client (request/reply, JetStream key-value)
-  nats-server           # the NATS server (with JetStream: -js); cluster tests start their own
   # the Python reference client (examples/python) and its integration test
   python3
-  python3-protobuf
+)
+# What only the tests, benchmarks, lint and fuzz targets need. Left out where
+# ZS_NO_TEST_TOOLS=1: the Dockerfile's build stage builds only zone_server and client_sim.
+TEST_TOOLS=(
+  clang-format
+  clang-tidy            # scripts/lint.sh --tidy
+  clang                 # fuzz targets (scripts/fuzz.sh): libFuzzer needs clang ...
+  libclang-rt-14-dev    # ... and its runtime (libFuzzer, ASan, UBSan for clang)
+  postgresql            # the PostgreSQL server: storage tests start their own (initdb, pg_ctl)
+  nats-server           # the NATS server (with JetStream: -js); cluster tests start their own
+  jq                    # scripts/loadtest.sh and soak.sh read client_sim's report
+  python3-protobuf      # the Python reference client's test
   python3-yaml          # scripts/check-k8s.sh reads the Kubernetes manifests
-  # tests and benchmarks
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
   stress-ng             # a busy machine beside the integration tests (they must still pass)
 )
+[[ "${ZS_NO_TEST_TOOLS:-0}" == 1 ]] || PACKAGES+=("${TEST_TOOLS[@]}")
 # zone viewer (issue 11): the browser test opens /viewer in headless Chromium (driven through
 # its DevTools protocol), and scripts/loadtest.sh draws its chart (SVG) with gnuplot (the build
 # without X11). Left out where ZS_NO_BROWSER_TOOLS=1 (the Dockerfile's build stage runs neither).

@@ -13,11 +13,11 @@ namespace zs::cluster {
 namespace {
 
 using std::chrono::milliseconds;
+using test::kReconnectTimeout;
 using test::SecondsSince;
 using test::WaitFor;
 
 constexpr milliseconds kReplyTimeout{2000};
-constexpr milliseconds kReconnectTimeout{5000};
 
 BusOptions Options(const test::NatsServer& server, std::string name) {
   return BusOptions{.url = server.url(),

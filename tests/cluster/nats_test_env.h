@@ -12,6 +12,9 @@
 
 namespace zs::test {
 
+// How long a test waits for a bus to reconnect after the server comes back.
+inline constexpr std::chrono::milliseconds kReconnectTimeout{5000};
+
 // Polls `done` every 20 ms until it is true (true) or `timeout` passes (false).
 inline bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

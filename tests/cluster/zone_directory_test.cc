@@ -15,12 +15,12 @@ namespace zs::cluster {
 namespace {
 
 using std::chrono::milliseconds;
+using test::kReconnectTimeout;
 using test::SecondsSince;
 using test::WaitFor;
 
 // Short enough for the test, long enough that a heartbeat every ttl/3 is not racing it.
 constexpr int kTtlSeconds = 2;
-constexpr milliseconds kReconnectTimeout{5000};
 
 DirectoryOptions Short() {
   return DirectoryOptions{

@@ -75,8 +75,6 @@ void Skill(TestClient& c, uint32_t skill, float facing, uint32_t seq) {
   c.Send(m);
 }
 
-void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
-
 // What the server says about a character right now: a second login takes it over and gets a
 // Welcome with the server's own state (the first connection is kicked). Returns that client.
 std::unique_ptr<TestClient> TakeOver(uint16_t port, const std::string& name, pb::Welcome* truth) {

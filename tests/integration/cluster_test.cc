@@ -18,8 +18,6 @@
 namespace zs::integration {
 namespace {
 
-void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
-
 // One NATS and one PostgreSQL server per test (each test its own world state).
 class Cluster : public test::PostgresSuite {
  protected:

@@ -47,6 +47,10 @@ inline constexpr bool kUnderTsan = true;
 inline constexpr bool kUnderTsan = false;
 #endif
 
+// Lets `s` seconds of a running scenario pass (pacing a scenario, never waiting for a result:
+// results are waited for with a condition and a deadline).
+inline void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
 inline double NowS() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

@@ -17,8 +17,6 @@
 namespace zs::integration {
 namespace {
 
-void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
-
 struct Fault {
   std::function<bool()> apply;  // false: cannot be applied here (the test is skipped)
   std::function<void()> clear;

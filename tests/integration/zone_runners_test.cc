@@ -21,8 +21,6 @@
 namespace zs::integration {
 namespace {
 
-void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
-
 // The names of the process's threads (/proc/PID/task/*/comm).
 std::set<std::string> ThreadNames(pid_t pid) {
   std::set<std::string> names;

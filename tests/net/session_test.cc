@@ -61,12 +61,12 @@ std::string TestFrame(uint8_t sender, uint32_t seq, size_t padding) {
 }
 
 // One server-side session on a loopback connection, its I/O on two threads.
-class Fixture {
+class SessionFixture {
  public:
   // `queue_bytes`: the send queue's cap (the default drops nothing); `session_id` sets its
   // TickBatch's phase.
-  explicit Fixture(size_t queue_bytes = 64 * 1024 * 1024, uint32_t ticks_per_send = 2,
-                   uint64_t session_id = 1)
+  explicit SessionFixture(size_t queue_bytes = 64 * 1024 * 1024, uint32_t ticks_per_send = 2,
+                          uint64_t session_id = 1)
       : limits_{.login_timeout_s = 600,  // these tests never log in
                 .send_queue_bytes = queue_bytes,
                 .stall_timeout_s = 60,
@@ -93,15 +93,15 @@ class Fixture {
     session_->Start();
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
   }
-  ~Fixture() {
+  ~SessionFixture() {
     work_.reset();
     session_->CloseWith("", host::CloseReason::kShutdown);
     session_.reset();
     io_.stop();
     for (std::thread& t : threads_) t.join();
   }
-  Fixture(const Fixture&) = delete;
-  Fixture& operator=(const Fixture&) = delete;
+  SessionFixture(const SessionFixture&) = delete;
+  SessionFixture& operator=(const SessionFixture&) = delete;
 
   Session& session() { return *session_; }
   tcp::socket& client() { return client_; }
@@ -145,7 +145,7 @@ class Fixture {
 };
 
 TEST(Session, FramesFromManyThreadsArriveWholeAndInEachThreadsOrder) {
-  Fixture f;
+  SessionFixture f;
   constexpr int kSenders = 4;
   constexpr uint32_t kFrames = 2000;
   std::vector<std::jthread> senders;  // joined on every way out of the test
@@ -188,7 +188,7 @@ TEST(Session, FramesFromManyThreadsArriveWholeAndInEachThreadsOrder) {
 // Tick frames behind a full socket and a small queue: some are dropped, and after a gap the
 // next frame the client sees is a resync tick (here every 50th), never a plain one.
 TEST(Session, TicksDroppedBehindAFullSocketResumeOnlyWithAResync) {
-  Fixture f(32 * 1024);
+  SessionFixture f(32 * 1024);
   constexpr uint32_t kFrames = 3000;  // at least this many are read
   constexpr uint32_t kResyncEvery = 50;
   std::atomic<bool> done{false};
@@ -238,7 +238,7 @@ TEST(Session, TicksDroppedBehindAFullSocketResumeOnlyWithAResync) {
 // takes them with it, before it; tick 4 completes the batch (the phase counts ticks only), tick 5
 // is held, and a close with no last frame still sends it.
 TEST(Session, HeldTicksLeaveBeforeTheNextFrameAndBeforeTheClose) {
-  Fixture f(64 * 1024 * 1024, 3, 3);
+  SessionFixture f(64 * 1024 * 1024, 3, 3);
   f.session().DeliverFrame(TestFrame(0, 1, 10), host::FrameKind::kTick);
   f.session().DeliverFrame(TestFrame(0, 2, 10), host::FrameKind::kTick);
   f.session().DeliverFrame(TestFrame(1, 3, 10), host::FrameKind::kControl);
@@ -253,7 +253,7 @@ TEST(Session, HeldTicksLeaveBeforeTheNextFrameAndBeforeTheClose) {
 }
 
 TEST(Session, AfterCloseWithTheLastFrameIsTheLastThingSent) {
-  Fixture f;
+  SessionFixture f;
   f.session().DeliverFrame(TestFrame(0, 0, 10), host::FrameKind::kTick);
   f.session().CloseWith(TestFrame(1, 0, 10), host::CloseReason::kLoggedInElsewhere);
   f.session().DeliverFrame(TestFrame(0, 1, 10), host::FrameKind::kTick);  // too late

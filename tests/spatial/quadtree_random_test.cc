@@ -199,9 +199,9 @@ class Sequence {
     const EntityId stale = MakeEntityId(static_cast<uint32_t>(index), generation_[index] + 1);
     EXPECT_EQ(tree_->Move(stale, Position()).code(), StatusCode::kNotFound);
     EXPECT_EQ(tree_->Remove(stale).code(), StatusCode::kNotFound);
-    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
     if (live_[index]) {
-      EXPECT_EQ(tree_->Move(IdOf(index), {kNaN, 0}).code(), StatusCode::kOutOfBounds);
+      EXPECT_EQ(tree_->Move(IdOf(index), {nan, 0}).code(), StatusCode::kOutOfBounds);
       EXPECT_EQ(tree_->Move(IdOf(index), {bounds_.max.x + 1, bounds_.min.y}).code(),
                 StatusCode::kOutOfBounds);
     }

@@ -14,9 +14,16 @@
 #include "storage/postgres_store.h"
 #include "storage/sqlite_store.h"
 #include "storage/storage_test_util.h"  // tests/storage
+#include "storage/storage_worker.h"
 #include "support/postgres_server.h"
 
 namespace zs::storage::test {
+
+// A worker that retries a failing backend quickly (20 ms to 100 ms), for the fault tests.
+inline constexpr WorkerOptions kRetry{.max_unsaved = 50000,
+                                      .max_pending_loads = 10000,
+                                      .retry_min_seconds = 0.02,
+                                      .retry_max_seconds = 0.1};
 
 // SQL run by the test over its own sqlite3 connection.
 class SqliteConnection {

@@ -11,11 +11,6 @@
 namespace zs::storage::test {
 namespace {
 
-constexpr WorkerOptions kRetry{.max_unsaved = 50000,
-                               .max_pending_loads = 10000,
-                               .retry_min_seconds = 0.02,
-                               .retry_max_seconds = 0.1};
-
 TEST(PostgresStore, ServerStoppedMidRunThenStartedAgain) {
   PostgresBackend pg;
   StorageWorker worker(pg.Open(), kRetry);

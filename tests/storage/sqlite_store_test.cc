@@ -107,11 +107,6 @@ TEST(SqliteStartup, CorruptFileIsAStartupErrorNamingTheFile) {
       << message;
 }
 
-constexpr WorkerOptions kRetry{.max_unsaved = 50000,
-                               .max_pending_loads = 10000,
-                               .retry_min_seconds = 0.02,
-                               .retry_max_seconds = 0.1};
-
 class SqliteFaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
