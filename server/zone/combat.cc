@@ -87,12 +87,10 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
   for (size_t i = 0; i < count; ++i) {
     Entity& target = entities_[static_cast<size_t>(slot_of_[EntityIndex(query_.ids[i])])];
     if (target.is_ghost()) {
-      dealt_.push_back({.cell = target.ghost_of,
-                        .tick = tick,
-                        .hit = {.attacker = attacker.id,
-                                .target = target.id,
-                                .skill = skill.id,
-                                .damage = skill.damage}});
+      border_.Deal(target.ghost_of, {.attacker = attacker.id,
+                                     .target = target.id,
+                                     .skill = skill.id,
+                                     .damage = skill.damage});
       out->targets.push_back(HitTarget{
           .target = target.id, .damage = std::min(target.hp, skill.damage), .killed = false});
       continue;
@@ -121,30 +119,6 @@ HitTarget Zone::Damage(Entity& target, int32_t damage, uint64_t tick) {
     }
   }
   return HitTarget{.target = target.id, .damage = removed, .killed = killed};
-}
-
-void Zone::ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out) {
-  for (Neighbour& n : neighbours_) {
-    for (const RemoteHit& hit : n.hits) {
-      Entity* target = FindMutable(hit.target);
-      const Entity* attacker = Find(hit.attacker);
-      // Gone, dead or no longer here since the swing (or its attacker's ghost already gone):
-      // the hit is lost, as a swing at an entity that just died is.
-      if (target == nullptr || target->is_ghost() || !target->alive || attacker == nullptr) {
-        continue;
-      }
-      const auto first = static_cast<uint32_t>(out->targets.size());
-      out->targets.push_back(Damage(*target, hit.damage, tick));
-      out->events.push_back(HitEvent{.attacker = hit.attacker,
-                                     .skill = hit.skill,
-                                     .origin = attacker->position,
-                                     .facing = attacker->facing,
-                                     .first_target = first,
-                                     .num_targets = 1});
-    }
-    n.hits.clear();
-    if (n.taken_any) n.hits_applied = n.tick;  // the hits of its batches up to that one
-  }
 }
 
 }  // namespace zs::zone

@@ -36,6 +36,10 @@ struct PlayerPart {
   EntityId last_target = kInvalidEntity;  // the entity this player hit last (interest relevance)
 };
 
+// Ticks between the aggro scans of an idle monster (monster_ai.cc): a monster's next_think is at
+// most this far ahead.
+inline constexpr uint64_t kThinkInterval = 10;
+
 // What only a monster has.
 struct MonsterPart {
   MonsterState ai = MonsterState::kIdle;

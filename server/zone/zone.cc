@@ -49,13 +49,10 @@ spatial::QuadtreeConfig Zone::TreeConfigFor(const ZoneConfig& zone) {
 Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell)
     : world_(&world),
       config_(config),
-      cell_(config.cells.split() ? cell : kWholeZone),
-      area_(cell_ == kWholeZone ? config.bounds : CellBounds(config.bounds, config.cells, cell_)),
+      border_(world, config, config.cells.split() ? cell : kWholeZone),
       rng_(seed),
       tree_(TreeConfigFor(config)),
-      views_(config.interest, world.overload.near_floor, world.wire_cost) {
-  FindNeighbours();
-}
+      views_(config.interest, world.overload.near_floor, world.wire_cost) {}
 
 // ---- bookkeeping ----
 
@@ -131,13 +128,13 @@ Vec2 Zone::Clamp(Vec2 p) const {
 }
 
 Vec2 Zone::Confine(Vec2 p) const {
-  return {std::clamp(p.x, area_.min.x, area_.max.x), std::clamp(p.y, area_.min.y, area_.max.y)};
+  const Aabb& a = border_.area();
+  return {std::clamp(p.x, a.min.x, a.max.x), std::clamp(p.y, a.min.y, a.max.y)};
 }
 
 Vec2 Zone::PlayerPlace(Vec2 p) {
   const uint32_t cell = CellAt(config_.bounds, config_.cells, Clamp(p));
-  const bool near = cell == cell_ || NeighbourOf(cell) != nullptr;
-  return players_cross_ && near ? Clamp(p) : Confine(p);
+  return border_.players_cross() && border_.Near(cell) ? Clamp(p) : Confine(p);
 }
 
 Vec2 Zone::RandomPointIn(const Aabb& area) {
@@ -147,9 +144,9 @@ Vec2 Zone::RandomPointIn(const Aabb& area) {
 }
 
 bool Zone::Spawns(const SpawnGroup& group) const {
-  if (cell_ == kWholeZone) return true;
+  if (border_.cell() == kWholeZone) return true;
   const Vec2 centre = (group.area.min + group.area.max) * 0.5f;
-  return CellAt(config_.bounds, config_.cells, centre) == cell_;
+  return CellAt(config_.bounds, config_.cells, centre) == border_.cell();
 }
 
 void Zone::Place(Entity& e, Vec2 position) {
@@ -329,10 +326,7 @@ void Zone::Respawn(uint64_t tick) {
       // Its group's area, in whichever cell (it migrates there at the end of the tick), but
       // never beyond the cells next to this one: only those take migrants from here.
       m.home = RandomPointIn(config_.spawns[m.spawn_group].area);
-      const uint32_t cell = CellAt(config_.bounds, config_.cells, m.home);
-      if (cell_ != kWholeZone && cell != cell_ && NeighbourOf(cell) == nullptr) {
-        m.home = Confine(m.home);
-      }
+      if (!border_.Near(CellAt(config_.bounds, config_.cells, m.home))) m.home = Confine(m.home);
       m.wander_goal = m.home;
       m.ai = MonsterState::kIdle;
       m.target = kInvalidEntity;
@@ -425,7 +419,7 @@ void Zone::MovePlayers() {
     // At most speed per tick, never outside the zone (nor its cell, unless players cross): the
     // server decides where a player is.
     const Vec2 to = p.position + direction * p.speed;
-    Place(p, players_cross_ ? Clamp(to) : Confine(to));
+    Place(p, border_.players_cross() ? Clamp(to) : Confine(to));
     Face(p, std::atan2(direction.y, direction.x));
     if ((p.changed & kChangedPosition) == 0) continue;
     for (const Portal& portal : config_.portals) {

@@ -5,16 +5,24 @@
 // give the same outputs, bit for bit. Not thread-safe: one thread at a time (different zones
 // may tick on different threads: they share only the read-only WorldConfig).
 //
-// One tick (docs/architecture.md "One tick"):
+// One tick (docs/architecture.md "One tick"); the border steps (B) do something only in a split
+// zone, whose cell's border with its neighbours is a CellBorder (zone/cell_border.h):
+//   B1. the neighbours' batches taken since the last tick: their ghosts added, updated or swept,
+//       their migrants made real, their says heard; a neighbour silent too long loses its ghosts;
 //   1. respawn what is due;
 //   2. validate inputs (moves set a direction, skills are queued);
 //   3. move players (speed cap, zone bounds), update the quadtree, detect portals;
 //   4. monsters think (idle/wander, aggro, chase, attack, leash home) and move;
+//   B2. the neighbours' hits on this cell's entities, then this cell's hits on the entities that
+//       migrated here before their owner could apply them;
 //   5. resolve attacks: cooldown, shape query on the quadtree, exact hitbox test, damage,
-//      deaths, respawn timers, hit events;
+//      deaths, respawn timers, hit events (a hit on a ghost goes to its owner with B4's batch);
 //   6. each player's view of the tick, chosen by the zone's interest policy (interest/), which may
 //      run on several threads through a TaskRunner: see Tick and the three-phase API below;
-//   7. players who walked into a portal leave the zone (World moves them on).
+//   7. players who walked into a portal leave the zone (World moves them on);
+//   B3. real entities past the migration margin outside the cell migrate to their new cell;
+//   B4. one batch per neighbour: the real entities near it, the hits on its entities, the says
+//       it may hear, the migrants for it (ZoneTickOutput::border).
 //
 // Entities live in a dense array; `slot_of_` maps an EntityId's index to its slot. Monsters
 // are created once, at construction, and keep their id through death and respawn. Players are
@@ -32,6 +40,7 @@
 #include "core/task_runner.h"
 #include "interest/interest.h"
 #include "spatial/quadtree.h"
+#include "zone/cell_border.h"
 #include "zone/entity.h"
 #include "zone/world_config.h"
 #include "zone/zone_types.h"
@@ -44,7 +53,7 @@ namespace zs::zone {
 [[nodiscard]] PlayerSnapshot SnapshotOf(const Entity& player, uint32_t zone_id, uint64_t now,
                                         uint32_t tick_rate);
 
-class Zone {
+class Zone : private CellBorder::Entities {
  public:
   // Spawns every monster of every spawn group, with ids from `allocate_id` (called only here).
   // A split zone (config.cells) simulates only cell `cell` (kWholeZone: all of it, as one
@@ -108,22 +117,22 @@ class Zone {
   [[nodiscard]] const ZoneConfig& config() const { return config_; }
   // The cell simulated here (kWholeZone: the zone is not split, or runs whole) and its rectangle
   // (the zone's bounds when whole): real entities stay inside it.
-  [[nodiscard]] uint32_t cell() const { return cell_; }
-  [[nodiscard]] const Aabb& area() const { return area_; }
+  [[nodiscard]] uint32_t cell() const { return border_.cell(); }
+  [[nodiscard]] const Aabb& area() const { return border_.area(); }
   // Players cross cell borders (migrate) like monsters; off, the border holds them (a host that
   // cannot relay a client's connection to another node keeps it off).
-  void SetPlayersCross(bool on) { players_cross_ = on; }
+  void SetPlayersCross(bool on) { border_.SetPlayersCross(on); }
   // A neighbouring cell's ghosts for the coming tick (between ticks; the newest batch of each
   // neighbour wins). Every field is checked: a batch is taken whole or refused whole, and the
   // verdict says why (GhostVerdict). Each tick's own batches for the neighbours are in
   // ZoneTickOutput::border; a neighbour silent for ghost_timeout_ticks loses its ghosts here.
-  GhostVerdict TakeGhosts(GhostBatch batch);
+  GhostVerdict TakeGhosts(GhostBatch batch) { return border_.Take(std::move(batch), *this); }
   // A `say` by real player `speaker` this tick, for the neighbouring cells whose players may
   // hear it (within chat_radius of the speaker, and the speaker within ghost_distance of them):
   // it goes with this tick's batches (the World calls this as it delivers chat).
   void SayAcross(EntityId speaker, std::string_view text);
   // The neighbours' says applied this tick (their speakers are ghosts here), until the next.
-  [[nodiscard]] const std::vector<BorderSay>& heard() const { return heard_; }
+  [[nodiscard]] const std::vector<BorderSay>& heard() const { return border_.heard(); }
   [[nodiscard]] size_t ghost_count() const { return ghost_count_; }
   [[nodiscard]] const Entity* Find(EntityId id) const;
   // Players (alive or dead) whose hitbox overlaps `circle`, ascending id (chat `say`).
@@ -148,7 +157,6 @@ class Zone {
 
  private:
   Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell);
-  static constexpr uint64_t kThinkInterval = 10;  // ticks between aggro scans of an idle monster
   [[nodiscard]] Entity NewPlayer(EntityId id) const;  // a fresh player from the template
 
   struct Attack {
@@ -175,7 +183,7 @@ class Zone {
   uint32_t Insert(Entity e);
   void EraseSlot(uint32_t slot);
   Vec2 Clamp(Vec2 p) const;    // into the zone's bounds
-  Vec2 Confine(Vec2 p) const;  // into area_: where a real entity may be
+  Vec2 Confine(Vec2 p) const;  // into the cell's area: where a real entity may be
   // Where a player put at `p` (a login's saved position, a respawn, an arrival) is placed:
   // there when players cross and `p` is in this cell or one next to it (in a neighbour's, it
   // migrates there at the end of the tick), else the nearest point of this cell.
@@ -209,89 +217,27 @@ class Zone {
   // `damage` to a real `target` (never more than it has): deaths and respawn timers.
   HitTarget Damage(Entity& target, int32_t damage, uint64_t tick);
 
-  // Ghosts (zone_ghosts.cc).
-  struct Neighbour {
-    uint32_t cell = 0;
-    Aabb bounds;
-    bool pending = false;  // `batch` (its ghosts and hits) is to be applied at the coming tick
-    GhostBatch batch;
-    std::vector<RemoteHit> hits;  // taken with the batch, applied by ApplyRemoteHits
-    std::vector<BorderSay> says;  // taken with the batch, heard at the coming tick
-    // Taken with the batch, made real at the coming tick, each with its batch's hits_applied.
-    std::vector<std::pair<Migrant, uint64_t>> migrants;
-    uint64_t hits_applied = 0;  // our hits: the newest of its batches' ticks applied here
-    bool taken_any = false;     // a batch was ever taken: (epoch, tick) below are its
-    uint64_t epoch = 0;
-    uint64_t tick = 0;
-    bool heard = false;     // its last batch came within the timeout: its ghosts are kept
-    uint64_t heard_at = 0;  // our tick when its last batch was applied
-  };
-  void FindNeighbours();
-  Neighbour* NeighbourOf(uint32_t cell);
-  [[nodiscard]] GhostVerdict Check(const GhostBatch& batch);
-  [[nodiscard]] GhostVerdict CheckMigrants(const GhostBatch& batch) const;
-  [[nodiscard]] bool Plausible(const GhostState& g) const;
-  [[nodiscard]] bool Plausible(const Migrant& m) const;
-  // Some generation of `id`'s index is simulated here: no batch may list it.
-  [[nodiscard]] bool RealHere(EntityId id) const;
+  // The cell border's entity side (zone_border.cc): CellBorder decides, these apply it to the
+  // entities. Ghosts: a neighbour's batch adds, updates (Haunt) and sweeps them; migration:
+  // real entities past migration_margin outside this cell become ghosts of the cell they are
+  // in and go to it whole (Emigrate), a neighbour's migrants become real here (Immigrate).
+  [[nodiscard]] bool RealHere(EntityId id) const override;
+  void Haunt(const GhostState& g, uint32_t from_cell) override;
+  bool Immigrate(const Migrant& m, uint32_t from_cell) override;
   void ApplyGhosts(ZoneTickOutput* out);  // the batches taken since the last tick
-  [[nodiscard]] bool MayDeal(const GhostState& attacker, const RemoteHit& hit) const;
-  // The neighbours' hits on this cell's entities, before this tick's own attacks.
+  // The neighbours' hits on this cell's entities, before this tick's own attacks, then this
+  // cell's own hits of the last ticks on the entities that migrated here since.
   void ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out);
-  void Haunt(const GhostState& g, uint32_t from_cell);  // adds or updates one ghost
-  // Migration (zone_migration.cc): real monsters past migration_margin outside this cell become
-  // ghosts of the cell they are in, and go to it whole; a neighbour's migrants become real here.
+  void ApplyHitsOnImmigrants(uint64_t tick, ZoneTickOutput* out);
   void Emigrate();
-  void Immigrate(const Migrant& m, uint32_t from_cell, uint64_t hits_applied);
   [[nodiscard]] Migrant MigrantOf(const Entity& e) const;
   void BecomeReal(Entity& e, const Migrant& m);  // Immigrate's part by kind
-  [[nodiscard]] bool PlausiblePlayer(const Migrant& m) const;
-  [[nodiscard]] bool Migrates(const Entity& e) const {
-    return !e.is_ghost() && (e.is_monster() || players_cross_);
-  }
-  // This cell's own hits of the last tick on entities that were ghosts then and have migrated
-  // here since: their owner could not apply them (it let them go first).
-  void ApplyHitsOnImmigrants(uint64_t tick, ZoneTickOutput* out);
-  void ExportBorder(ZoneTickOutput* out);  // also hands dealt_ and emigrants_ to the batches
+  void ExportBorder(ZoneTickOutput* out);
 
   const WorldConfig* world_;
   ZoneConfig config_;
-  uint32_t cell_ = kWholeZone;
-  Aabb area_;
-  bool players_cross_ = false;
-  std::vector<Neighbour> neighbours_;  // split zones: the cells touching this one
+  CellBorder border_;  // a whole zone's has no neighbours
   size_t ghost_count_ = 0;
-  // Scratch: one batch's ghosts as (raw id, index in the batch), sorted by id.
-  std::vector<std::pair<uint32_t, uint32_t>> ghost_ids_;
-  // The ghost of the batch being checked with id `id` (after Check sorted ghost_ids_), or null.
-  [[nodiscard]] const GhostState* Listed(const GhostBatch& batch, EntityId id) const;
-  struct Dealt {
-    uint32_t cell;  // the target's owner
-    uint64_t tick;  // ours, when it was dealt (and sent)
-    RemoteHit hit;
-  };
-  std::vector<Dealt> dealt_;  // this tick's hits on ghosts, for their owners' batches
-  // The hits sent in the last kHitMemoryTicks ticks: those the owner had not applied when it
-  // let their target migrate here are applied as it arrives (ApplyHitsOnImmigrants).
-  static constexpr uint64_t kHitMemoryTicks = 32;
-  std::vector<Dealt> dealt_history_;
-  struct Emigrant {
-    uint32_t cell;  // where it went
-    Migrant migrant;
-  };
-  std::vector<Emigrant> emigrants_;  // this tick's, for the batches
-  struct Immigrant {
-    EntityId id;
-    uint32_t from;          // the cell it came from
-    uint64_t hits_applied;  // of our hits, those sent up to this tick were applied there
-  };
-  std::vector<Immigrant> immigrants_;  // made real here this tick
-  struct Said {
-    uint32_t cell;  // the neighbour that hears it
-    BorderSay say;
-  };
-  std::vector<Said> said_;        // this tick's says near the border, for the batches
-  std::vector<BorderSay> heard_;  // the neighbours' says applied this tick
   Rng rng_;
   spatial::Quadtree tree_;
   std::vector<Entity> entities_;
@@ -303,6 +249,7 @@ class Zone {
   std::vector<uint32_t> portal_slots_;    // players who stepped into a portal this tick
   std::vector<const Portal*> portal_of_;  // by slot, the portal taken (nullptr: none)
   std::vector<Entity> departures_;
+  std::vector<RemoteHit> remote_hits_;  // the neighbours' hits to apply this tick
   spatial::QueryResults query_;
   spatial::QueryResults chat_query_;
   uint64_t tick_ = 0;  // the tick being simulated (Place records it as the move tick)
