@@ -6,6 +6,8 @@
 #                                # AddressSanitizer + UBSan
 #   scripts/test.sh --tsan       # the threaded tests (ctest label `threads`: net, client_sim,
 #                                # integration, worker pool) under ThreadSanitizer
+#   scripts/test.sh [--sanitize | --tsan] --build-only   # build the tree, run nothing (CI
+#                                # builds the next tree while the tests of one run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
@@ -22,7 +24,11 @@ cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DZS_WERROR=ON -DZS_UNITY_TESTS=ON
 sanitizer_flags="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 ctest_args=()
 build_targets=()  # empty: all
-case "${1:-}" in
+mode="${1:-}"
+[[ "$mode" == --build-only ]] && mode=""
+build_only=0
+[[ " $* " == *" --build-only "* ]] && build_only=1
+case "$mode" in
   "") ;;
   --sanitize)
     build_dir=build/sanitize
@@ -38,7 +44,7 @@ case "${1:-}" in
     ctest_args+=(-L threads)
     ;;
   *)
-    echo "usage: scripts/test.sh [--sanitize | --tsan]" >&2
+    echo "usage: scripts/test.sh [--sanitize | --tsan] [--build-only]" >&2
     exit 2
     ;;
 esac
@@ -55,9 +61,10 @@ else
   cmake --build "$build_dir" --target "${build_targets[@]}"
 fi
 echo "== test.sh: $build_dir built ($((SECONDS - t0)) s)"
+((build_only)) && exit 0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if [[ "${1:-}" != --tsan ]]; then
+if [[ "$mode" != --tsan ]]; then
   ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "${ctest_args[@]}"
   exit 0
 fi
