@@ -53,7 +53,7 @@ namespace zs::zone {
 [[nodiscard]] PlayerSnapshot SnapshotOf(const Entity& player, uint32_t zone_id, uint64_t now,
                                         uint32_t tick_rate);
 
-class Zone : private CellBorder::Entities {
+class Zone final : private CellBorder::Entities {
  public:
   // Spawns every monster of every spawn group, with ids from `allocate_id` (called only here).
   // A split zone (config.cells) simulates only cell `cell` (kWholeZone: all of it, as one
