@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bench/bench_index.h"
-#include "spatial/linear_quadtree.h"
+#include "bench/linear/linear_quadtree.h"
 #include "spatial/quadtree.h"
 
 namespace zs::bench {
@@ -96,7 +96,7 @@ class Linear : public BenchIndex {
  public:
   explicit Linear(float query_radius) : query_radius_(query_radius) {}
   void Build(const Workload& w) override {
-    tree_ = std::make_unique<spatial::LinearQuadtree>(spatial::LinearQuadtreeConfig{
+    tree_ = std::make_unique<LinearQuadtree>(LinearQuadtreeConfig{
         .bounds = {{0, 0}, {w.world(), w.world()}}, .query_radius = query_radius_});
     Update(w);
   }
@@ -114,11 +114,11 @@ class Linear : public BenchIndex {
   }
 
  protected:
-  std::unique_ptr<spatial::LinearQuadtree> tree_;
+  std::unique_ptr<LinearQuadtree> tree_;
 
  private:
   float query_radius_;
-  std::vector<spatial::LinearQuadtree::Item> items_;
+  std::vector<LinearQuadtree::Item> items_;
   spatial::QueryResults results_;
 };
 

@@ -11,7 +11,6 @@ namespace zs::spatial {
 namespace {
 
 constexpr uint32_t kMaxLeafCapacity = 4096;
-constexpr uint32_t kMaxDepth = 20;
 
 Vec2 MidPoint(const Aabb& r) {
   return {r.min.x + (r.max.x - r.min.x) * 0.5f, r.min.y + (r.max.y - r.min.y) * 0.5f};
@@ -265,19 +264,16 @@ void Quadtree::Split(int32_t leaf) {
 void Quadtree::Collapse(int32_t node) {
   // Gather every entry of the subtree, release its nodes and slabs, refill `node` as a leaf.
   scratch_.clear();
-  int32_t stack[4 * (kMaxDepth + 1)];
-  int top = 0;
-  stack[top++] = node;
-  while (top > 0) {
-    const int32_t n = stack[--top];
-    const Node& nd = nodes_[n];
-    if (nd.children >= 0) {
-      for (int32_t k = 0; k < 4; ++k) stack[top++] = nd.children + k;
-      if (n != node) FreeChildren(nd.children);
-      continue;
+  // (Safe inside the walk: freeing a block only lists it, and taking a leaf's entries changes
+  // its slab, never a node's children; nothing allocates nodes until the walk is done.)
+  VisitNodes(node, [&](int32_t index, const Node& nd) {
+    if (nd.children < 0) {
+      TakeLeafEntries(index);
+    } else if (index != node) {
+      FreeChildren(nd.children);
     }
-    TakeLeafEntries(n);
-  }
+    return true;
+  });
   Node& n = nodes_[node];
   FreeChildren(n.children);
   n.children = -1;
@@ -415,19 +411,12 @@ Status Quadtree::Move(EntityId id, Vec2 center) noexcept {
 TreeStats Quadtree::Stats() const noexcept {
   TreeStats t;
   t.entities = size_;
-  int32_t stack[4 * (kMaxDepth + 1)];
-  int top = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const Node& n = nodes_[stack[--top]];
+  VisitNodes(0, [&t](int32_t, const Node& n) {
     ++t.nodes;
     t.depth = std::max(t.depth, n.depth);
-    if (n.children < 0) {
-      ++t.leaves;
-    } else {
-      for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
-    }
-  }
+    t.leaves += n.children < 0 ? 1 : 0;
+    return true;
+  });
   t.bytes_used = nodes_.capacity() * sizeof(Node) + free_blocks_.capacity() * sizeof(int32_t) +
                  slabs_.capacity() * sizeof(Slab) + free_slabs_.capacity() * sizeof(int32_t) +
                  locs_.capacity() * sizeof(Loc) + scratch_.capacity() * sizeof(Entry);
@@ -436,16 +425,10 @@ TreeStats Quadtree::Stats() const noexcept {
 
 void Quadtree::ExportNodes(std::vector<NodeInfo>* out) const {
   out->clear();
-  int32_t stack[4 * (kMaxDepth + 1)];
-  int top = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const Node& n = nodes_[stack[--top]];
+  VisitNodes(0, [out](int32_t, const Node& n) {
     out->push_back(NodeInfo{n.rect, n.depth, n.count, n.children < 0});
-    if (n.children >= 0) {
-      for (int32_t k = 3; k >= 0; --k) stack[top++] = n.children + k;
-    }
-  }
+    return true;
+  });
 }
 
 }  // namespace zs::spatial

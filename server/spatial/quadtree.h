@@ -245,6 +245,23 @@ class Quadtree {
   // Points every directory cell under `node` at it (node depth <= dir_depth_).
   void PointDirectoryAt(int32_t node);
 
+  // The one depth-first walk over the nodes: calls visit(index, node) on `root` and, below
+  // every internal node it returns true for, on its children (pushed in child order, so taken
+  // last child first). Every walk of the tree's nodes but QueryCircleKeys' (which carries a bit
+  // per entry) and the breadth-first Collect goes through it.
+  template <typename Visit>
+  void VisitNodes(int32_t root, Visit&& visit) const {
+    int32_t stack[kWalkStack];
+    int top = 0;
+    stack[top++] = root;
+    while (top > 0) {
+      const int32_t index = stack[--top];
+      const Node& n = nodes_[index];
+      if (!visit(index, n) || n.children < 0) continue;
+      for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
+    }
+  }
+
   int32_t AllocChildren();
   void FreeChildren(int32_t first);
   int32_t AllocSlab();
@@ -260,6 +277,11 @@ class Quadtree {
       fn(slabs_[s], count);
     }
   }
+
+  // The deepest a config may ask for (max_depth), and so the most entries a depth-first walk's
+  // stack holds: three siblings waiting per level above, four children at the bottom.
+  static constexpr uint32_t kMaxDepth = 20;
+  static constexpr int kWalkStack = 4 * (static_cast<int>(kMaxDepth) + 1);
 
   QuadtreeConfig config_;
   uint32_t merge_threshold_;

@@ -20,7 +20,6 @@ namespace zs::spatial {
 
 namespace {
 
-constexpr int kStackSize = 4 * 21;
 // Extra margin for the conservative node tests of shapes whose narrow test involves more
 // rounding steps (sector, capsule): culling must never drop a true hit.
 constexpr float kCullSlack = 4.0f * kContactEpsilon;
@@ -28,6 +27,24 @@ constexpr float kCullSlack = 4.0f * kContactEpsilon;
 // distances involved (a float keeps 24 bits: 0.06 at a million). Found by quadtree_fuzz: a
 // sector of range 1.4e6 hit an entity 0.004 behind its half plane that the cull had dropped.
 constexpr float kCullRelSlack = 1e-5f;
+
+// A slab scan's result is a 32-bit mask, bit i for slot i. The helpers below are the only walks
+// over one.
+// The bits of slots [0, count), count <= 32.
+constexpr uint32_t FirstSlots(uint32_t count) { return count >= 32 ? ~0u : (1u << count) - 1u; }
+// Calls fn(slot) for each set bit, lowest first.
+template <typename Fn>
+inline void ForEachSlot(uint32_t bits, Fn&& fn) {
+  for (; bits != 0; bits &= bits - 1) fn(static_cast<uint32_t>(std::countr_zero(bits)));
+}
+// Writes from[slot] of each set bit to `to`, in slot order, and returns how many. `to` may be
+// `from` itself (the k-th set bit is at slot >= k).
+template <typename From, typename To>
+inline size_t CompactSlots(uint32_t bits, const From* from, To* to) {
+  size_t k = 0;
+  ForEachSlot(bits, [&](uint32_t slot) { to[k++] = static_cast<To>(from[slot]); });
+  return k;
+}
 
 struct CirclePolicy {
   Circle c;
@@ -151,7 +168,7 @@ inline uint32_t HitMask(const CirclePolicy& shape, const float* xs, const float*
     bits |= static_cast<uint32_t>(_mm_movemask_ps(hit)) << i;
   }
   // Slots past `count` (up to the next multiple of 4) hold stale values: mask them off.
-  return count >= 32 ? bits : bits & ((1u << count) - 1u);
+  return bits & FirstSlots(count);
 #else
   return HitMask<CirclePolicy>(shape, xs, ys, rs, count);
 #endif
@@ -196,7 +213,7 @@ inline uint32_t SlabKeys(Vec2 c, float radius_sq, const QueryFilter& filter, con
   }
   bits &= ~rejected;
   // Slots past `count` (up to the next multiple of 4) hold stale values: mask them off.
-  return count >= 32 ? bits : bits & ((1u << count) - 1u);
+  return bits & FirstSlots(count);
 #else
   uint32_t bits = 0;
   for (uint32_t i = 0; i < count; ++i) {
@@ -214,17 +231,10 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
   // The default filter passes everything, unless an entity has mask 0 (zero_masks_).
   const bool all =
       filter.mask == 0xFFFFFFFFu && filter.exclude == kInvalidEntity && zero_masks_ == 0;
-  int32_t stack[kStackSize];
-  int top = 0;
-  stack[top++] = node;
-  while (top > 0) {
-    const Node& n = nodes_[stack[--top]];
-    if (n.count == 0) continue;
+  VisitNodes(node, [&](int32_t, const Node& n) {
+    if (n.count == 0) return false;
     ++out->stats.nodes_visited;
-    if (n.children >= 0) {
-      for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
-      continue;
-    }
+    if (n.children >= 0) return true;
     out->stats.candidates += n.count;
     ForEachSlab(n, [&](const Slab& slab, uint32_t cnt) {
       EntityId* dst = out->ids.Reserve(cnt);
@@ -242,7 +252,8 @@ void Quadtree::AppendSubtree(int32_t node, const QueryFilter& filter, QueryResul
         out->ids.Commit(k);
       }
     });
-  }
+    return false;
+  });
 }
 
 void Quadtree::PrefetchSlab(int32_t s) const noexcept {
@@ -266,17 +277,12 @@ void Quadtree::ScanLeaf(const Shape& shape, const Node& leaf, const QueryFilter&
     // vector test is proportional to the hits, not to the slots.
     uint32_t bits = HitMask(shape, slab.x, slab.y, points ? nullptr : slab.r, cnt);
     if (filtered) {
-      for (uint32_t b = bits; b != 0; b &= b - 1) {
-        const auto i = static_cast<uint32_t>(std::countr_zero(b));
+      ForEachSlot(bits, [&](uint32_t i) {
         if (!Passes(slab.mask[i], slab.id[i], filter)) bits &= ~(1u << i);
-      }
+      });
     }
     EntityId* dst = out->ids.Reserve(static_cast<size_t>(std::popcount(bits)));
-    size_t k = 0;
-    for (; bits != 0; bits &= bits - 1) {
-      dst[k++] = static_cast<EntityId>(slab.id[std::countr_zero(bits)]);
-    }
-    out->ids.Commit(k);
+    out->ids.Commit(CompactSlots(bits, slab.id, dst));
   });
 }
 
@@ -419,13 +425,11 @@ size_t Quadtree::LeafKeys(const Node& leaf, Vec2 center, float radius_sq, const 
     uint32_t bits =
         SlabKeys(center, radius_sq, filter, slab.x, slab.y, slab.id, slab.mask, cnt, dst);
     // Compact the hits in place (the k-th hit is at slot >= k).
-    if (bits == (cnt >= 32 ? ~0u : (1u << cnt) - 1u)) {
+    if (bits == FirstSlots(cnt)) {
       written += cnt;
       return;
     }
-    size_t k = 0;
-    for (; bits != 0; bits &= bits - 1) dst[k++] = dst[std::countr_zero(bits)];
-    written += k;
+    written += CompactSlots(bits, dst, dst);
   });
   return written;
 }
@@ -445,7 +449,7 @@ void Quadtree::QueryCircleKeys(Vec2 center, float radius, const QueryFilter& fil
     // is free beside the d^2 the key needs), so `covered` only saves node tests.
     // Stack entries: node index << 1 | covered, one word (a two-field struct would be stored in
     // two parts and reloaded as one, which stalls store-to-load forwarding).
-    uint32_t stack[kStackSize];
+    uint32_t stack[kWalkStack];
     int top = 0;
     stack[top++] = static_cast<uint32_t>(start) << 1;
     constexpr int kBatch = 32;
@@ -570,19 +574,11 @@ void Quadtree::QueryNearest(Vec2 p, uint32_t k, float max_distance, const QueryF
 QueryStats Quadtree::QueryPairs(std::vector<std::pair<EntityId, EntityId>>* out) const {
   out->clear();
   QueryStats stats;
-  int32_t stack[kStackSize];
   // For each leaf L and each entity e in L: test e against later entries of L, then against the
   // entities of every leaf with a larger index that can touch e. Each pair is tested once.
-  int32_t leaves[kStackSize];
-  int leaves_top = 0;
-  leaves[leaves_top++] = 0;
-  while (leaves_top > 0) {
-    const auto li = static_cast<size_t>(leaves[--leaves_top]);
-    const Node& leaf = nodes_[li];
-    if (leaf.children >= 0) {
-      for (int32_t k = 0; k < 4; ++k) leaves[leaves_top++] = leaf.children + k;
-      continue;
-    }
+  VisitNodes(0, [&](int32_t leaf_index, const Node& leaf) {
+    if (leaf.children >= 0) return true;
+    const auto li = static_cast<size_t>(leaf_index);
     for (uint32_t a = 0; a < leaf.count; ++a) {
       int32_t sa = leaf.slab;
       for (uint32_t skip = a / kSlabSize; skip > 0; --skip) sa = slabs_[sa].next;
@@ -603,25 +599,20 @@ QueryStats Quadtree::QueryPairs(std::vector<std::pair<EntityId, EntityId>>* out)
         test(slabs_[sb], b % kSlabSize);
       }
       const CirclePolicy policy{me};
-      int top = 0;
-      stack[top++] = 0;
-      while (top > 0) {
-        const int32_t index = stack[--top];
-        const Node& n = nodes_[index];
-        if (n.count == 0 || !policy.MayHit(n.rect, n.max_radius)) continue;
+      VisitNodes(0, [&](int32_t index, const Node& n) {
+        if (n.count == 0 || !policy.MayHit(n.rect, n.max_radius)) return false;
         ++stats.nodes_visited;
-        if (n.children >= 0) {
-          for (int32_t k = 0; k < 4; ++k) stack[top++] = n.children + k;
-          continue;
-        }
-        if (static_cast<size_t>(index) <= li) continue;
+        if (n.children >= 0) return true;
+        if (static_cast<size_t>(index) <= li) return false;
         ForEachSlab(n, [&](const Slab& slab, uint32_t cnt) {
           stats.candidates += cnt;
           for (uint32_t i = 0; i < cnt; ++i) test(slab, i);
         });
-      }
+        return false;
+      });
     }
-  }
+    return false;
+  });
   std::sort(out->begin(), out->end(), [](const auto& x, const auto& y) {
     return std::pair(ToRaw(x.first), ToRaw(x.second)) < std::pair(ToRaw(y.first), ToRaw(y.second));
   });

@@ -16,7 +16,8 @@
 //     the bounds rectangle, all pairs) matches it;
 //   - every fuzzed query returns exactly the oracle's ids (in the requested order; kAny sorted),
 //     stats.hits equals the result size and candidates >= hits; a circle query also gets the
-//     same ids and rank keys from a LinearQuadtree rebuilt from the oracle's contents.
+//     same ids and rank keys from a LinearQuadtree (bench/linear: the benchmarks' index) rebuilt
+//     from the oracle's contents.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -30,8 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench/linear/linear_quadtree.h"
 #include "spatial/brute_force_index.h"
-#include "spatial/linear_quadtree.h"
 #include "spatial/quadtree.h"
 
 namespace zs::spatial {
@@ -338,10 +339,10 @@ class Driver {
   // directory sized for this circle's radius, or for none): the same circle's ids and rank keys.
   void CompareLinear(const Circle& c, const QueryFilter& f) {
     const bool sized = in_.ConsumeBool() && std::isfinite(c.radius) && c.radius >= 0.0f;
-    LinearQuadtree linear({.bounds = bounds_,
-                           .leaf_capacity = tree_->config().leaf_capacity,
-                           .query_radius = sized ? c.radius : 0.0f});
-    std::vector<LinearQuadtree::Item> items;
+    bench::LinearQuadtree linear({.bounds = bounds_,
+                                  .leaf_capacity = tree_->config().leaf_capacity,
+                                  .query_radius = sized ? c.radius : 0.0f});
+    std::vector<bench::LinearQuadtree::Item> items;
     for (const auto& e : oracle_.entities()) {
       items.push_back({.id = e.id, .center = e.center, .radius = e.radius, .mask = e.mask});
     }

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "spatial/brute_force_index.h"
-#include "spatial/linear_quadtree.h"
 #include "spatial/quadtree.h"
 
 namespace zs::spatial {
@@ -55,11 +54,6 @@ class Sequence {
     c.leaf_capacity = 1 + static_cast<uint32_t>(Next() % 8);
     c.max_depth = 2 + static_cast<uint32_t>(Next() % 6);
     tree_ = std::make_unique<Quadtree>(c);
-    // Its directory sized for a query radius two times in three (any radius is still asked).
-    linear_ = std::make_unique<LinearQuadtree>(
-        LinearQuadtreeConfig{.bounds = c.bounds,
-                             .leaf_capacity = c.leaf_capacity,
-                             .query_radius = Next() % 3 == 0 ? 0.0f : Uniform(0.5f, 120.0f)});
     bounds_ = c.bounds;
     blob_ = {Uniform(bounds_.min.x, bounds_.max.x), Uniform(bounds_.min.y, bounds_.max.y)};
     one_point_ = blob_;
@@ -285,29 +279,6 @@ class Sequence {
     ASSERT_EQ(keys_, oracle_.QueryCircleKeys(c.center, r, f)) << "circle keys on the radius";
   }
 
-  // The linear quadtree rebuilt from the oracle's contents: the same circle and keys.
-  void CompareLinear(const Circle& c, const QueryFilter& f) {
-    items_.clear();
-    for (const BruteForceIndex::Entity& e : oracle_.entities()) {
-      items_.push_back({.id = e.id, .center = e.center, .radius = e.radius, .mask = e.mask});
-    }
-    ASSERT_TRUE(linear_->Rebuild(items_).ok());
-    linear_->QueryCircle(c, f, &results_);
-    Compare("linear circle", QueryOrder::kAny, oracle_.QueryCircle(c, f, QueryOrder::kById));
-    keys_.clear();
-    QueryStats stats;
-    linear_->QueryCircleKeys(c.center, c.radius, f, &keys_, &stats);
-    std::sort(keys_.begin(), keys_.end());
-    ASSERT_EQ(keys_, oracle_.QueryCircleKeys(c.center, c.radius, f)) << "linear circle keys";
-    ASSERT_EQ(stats.hits, keys_.size());
-    if (keys_.empty()) return;
-    const float r = std::sqrt(KeyDistanceSq(keys_.back()));  // the farthest hit on the radius
-    keys_.clear();
-    linear_->QueryCircleKeys(c.center, r, f, &keys_);
-    std::sort(keys_.begin(), keys_.end());
-    ASSERT_EQ(keys_, oracle_.QueryCircleKeys(c.center, r, f)) << "linear keys on the radius";
-  }
-
   void DoQuery() {
     const QueryFilter f = Filter();
     const auto order = static_cast<QueryOrder>(Next() % 3);
@@ -318,7 +289,6 @@ class Sequence {
         tree_->QueryCircle(c, f, order, &results_);
         Compare("circle", order, oracle_.QueryCircle(c, f, oracle_order));
         CompareKeys(c, f);
-        CompareLinear(c, f);
         break;
       }
       case 1: {
@@ -365,8 +335,6 @@ class Sequence {
   Layout layout_;
   std::mt19937 rng_;
   std::unique_ptr<Quadtree> tree_;
-  std::unique_ptr<LinearQuadtree> linear_;
-  std::vector<LinearQuadtree::Item> items_;
   BruteForceIndex oracle_;
   Aabb bounds_;
   Vec2 blob_;

@@ -1,6 +1,6 @@
 // LinearQuadtree: its own contract (bad items, an empty index, warm rebuilds) and, at sizes where
 // the directory is deep and crowded buckets are split below it, exact agreement with the
-// BruteForceIndex oracle. Small random sequences are in quadtree_random_test.cc.
+// BruteForceIndex oracle. Random operation sequences against the oracle: quadtree_fuzz.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,11 +9,14 @@
 #include <random>
 #include <vector>
 
+#include "bench/linear/linear_quadtree.h"
 #include "spatial/brute_force_index.h"
-#include "spatial/linear_quadtree.h"
 
-namespace zs::spatial {
+namespace zs::bench {
 namespace {
+
+using spatial::BruteForceIndex;
+using spatial::QueryOrder;
 
 LinearQuadtree MakeTree(uint32_t leaf_capacity = 32) {
   return LinearQuadtree({.bounds = {{-500, 0}, {1500, 1000}}, .leaf_capacity = leaf_capacity});
@@ -205,4 +208,4 @@ TEST(LinearQuadtree, ARebuildWithFewerReplacesTheContents) {
 }
 
 }  // namespace
-}  // namespace zs::spatial
+}  // namespace zs::bench

@@ -1,4 +1,4 @@
-#include "spatial/linear_quadtree.h"
+#include "bench/linear/linear_quadtree.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,10 @@
 
 #include "spatial/morton.h"
 
-namespace zs::spatial {
+namespace zs::bench {
+
+using spatial::Interleave;
+using spatial::MakeRankKey;
 
 namespace {
 
@@ -192,7 +195,7 @@ Status LinearQuadtree::ValidateConfig(const LinearQuadtreeConfig& c) noexcept {
   if (!std::isfinite(c.query_radius) || c.query_radius < 0.0f) {
     return {StatusCode::kInvalidArgument, "query_radius must be finite and >= 0"};
   }
-  return Quadtree::ValidateConfig(
+  return spatial::Quadtree::ValidateConfig(
       {.bounds = c.bounds, .leaf_capacity = c.leaf_capacity, .max_depth = 0});
 }
 
@@ -593,4 +596,4 @@ void LinearQuadtree::QueryCircleKeys(Vec2 center, float radius, const QueryFilte
   st.hits = keys->size() - before;
 }
 
-}  // namespace zs::spatial
+}  // namespace zs::bench
