@@ -439,7 +439,6 @@ int main(int argc, char** argv) {
                                 {.storage = &storage,
                                  .checkpoint_seconds = config.storage.checkpoint_seconds,
                                  .token_mode = config.auth.mode == zs::auth::AuthMode::kToken,
-                                 .handoff = nullptr,  // attached once listening (JoinCluster below)
                                  .tickets = &tickets},
                                 hosted_ids, zs::app::SplitOf(hosted, world_config));
   zs::net::Server server(io, config.limits, &runners, &metrics, &churn, &authenticator, &tickets);
@@ -482,28 +481,30 @@ int main(int argc, char** argv) {
   // Ready once listening; the cluster's public address may be the GameServer's (after Ready).
   const auto agones = StartAgones(configs.agones, config.agones);
   std::unique_ptr<zs::cluster::ClusterNode> node;
+  zs::host::ZoneRunner::Ports ports;  // the cluster's, attached once listening
   try {  // after listening: a public address with port 0 means the port just bound
     node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get(),
                                 world_config);
     if (node) {  // the cells of split zones: their neighbours' ghosts, and ours to them
-      const zs::cluster::ClusterNode::BorderPorts ports = node->JoinBorder(
-          world_config, metrics.border(),
-          {.batches = [&runners](zs::zone::GhostBatch b) { runners.TakeGhosts(std::move(b)); },
+      const zs::cluster::ClusterNode::BorderPorts border = node->JoinBorder(
+          world_config, metrics.cells(),
+          {.batches = [&runners](zs::host::BorderBatch b) { runners.TakeGhosts(std::move(b)); },
            .chat = [&runners](zs::zone::ZoneChat chat) { runners.TakeZoneChat(std::move(chat)); },
            .relayed =
                [&runners](uint32_t zone, uint64_t session,
                           std::optional<zs::host::ClientInput> in) {
                  runners.Relayed(zone, session, std::move(in));
                }});
-      runners.AttachBorder(ports.border);
-      runners.AttachRelay(ports.relay);
+      ports.border = border.border;
+      ports.relay = border.relay;
     }
   } catch (const std::exception& e) {  // cannot reach NATS, or a zone hosted by another node
     spdlog::error("cluster: {}", e.what());
     zs::cluster::NatsBus::ShutdownLibrary();  // libnats' threads, before the process ends
     return 1;
   }
-  runners.AttachHandoff(node.get());
+  ports.handoff = node.get();
+  runners.AttachPorts(ports);
   std::string zone_names = HostedZoneNames(world_config, hosted_ids);
   if (node) zone_names += " (node '" + config.cluster.node + "' of a cluster)";
   spdlog::info(
@@ -534,7 +535,7 @@ int main(int argc, char** argv) {
   const bool storage_stopped =
       SaveOnShutdown(runners, storage, config.storage.shutdown_timeout_seconds);
   if (node) {
-    runners.AttachRelay(nullptr);
+    runners.DetachRelay();
     node.reset();
     zs::cluster::NatsBus::ShutdownLibrary();
   }

@@ -8,8 +8,12 @@
 namespace zs::cluster {
 
 BorderLink::BorderLink(NatsBus& bus, const zone::WorldConfig& world, Options options,
-                       host::BorderCounters& counters)
-    : bus_(bus), world_(world), options_(std::move(options)), counters_(counters) {}
+                       host::BorderCounters& counters, host::CellChatCounters& chat_counters)
+    : bus_(bus),
+      world_(world),
+      options_(std::move(options)),
+      counters_(counters),
+      chat_counters_(chat_counters) {}
 
 void BorderLink::Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* relay, ChatSink chat) {
   const size_t prefix = CellSubjectPrefix(zone, cell).size();
@@ -26,7 +30,7 @@ void BorderLink::Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* rela
                   return;
                 }
                 counters_.bytes_received.Add(bytes.size());
-                zone::GhostBatch batch;
+                host::BorderBatch batch;
                 if (kind != kGhostsSuffix) {
                   counters_.refusals[static_cast<size_t>(host::BorderRefusal::kUnparsable)].Add(1);
                 } else if (const auto refused = DecodeGhostBatch(bytes, world_, &batch)) {
@@ -37,9 +41,10 @@ void BorderLink::Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* rela
               });
 }
 
-void BorderLink::Send(const zone::GhostBatch& batch) {
+void BorderLink::Send(const zone::GhostBatch& batch, std::span<const host::MigrantClient> clients) {
   const std::lock_guard lock(mu_);
-  EncodeGhostBatch(batch, options_.node, options_.epoch, &scratch_, &bytes_, host::WallClockUs());
+  EncodeGhostBatch(batch, clients, options_.node, options_.epoch, &scratch_, &bytes_,
+                   host::WallClockUs());
   const BusStatus s = bus_.Publish(GhostSubject(batch.zone, batch.to_cell), bytes_);
   if (s != BusStatus::kOk) return;  // NATS down: the neighbours' timeouts say so
   counters_.batches_sent.Add(1);
@@ -50,14 +55,14 @@ void BorderLink::ReceiveChat(std::string_view bytes, uint32_t cell, const ChatSi
   zone::ZoneChat chat;
   uint32_t to_cell = 0;
   if (const auto refused = DecodeZoneChat(bytes, world_, &chat, &to_cell)) {
-    counters_.chat_refusals[static_cast<size_t>(*refused)].Add(1);
+    chat_counters_.refusals[static_cast<size_t>(*refused)].Add(1);
     return;
   }
   if (to_cell != cell) {  // on another cell's subject
-    counters_.chat_refusals[static_cast<size_t>(host::BorderRefusal::kNotSplit)].Add(1);
+    chat_counters_.refusals[static_cast<size_t>(host::BorderRefusal::kNotSplit)].Add(1);
     return;
   }
-  counters_.chat_lines_in.Add(chat.lines.size());
+  chat_counters_.lines_in.Add(chat.lines.size());
   sink(std::move(chat));
 }
 
@@ -69,7 +74,7 @@ void BorderLink::SendChat(const zone::ZoneChat& chat) {
     if (c == chat.from_cell) continue;
     EncodeZoneChat(chat, c, options_.node, options_.epoch, &bytes);
     if (bus_.Publish(ChatSubject(chat.zone, c), bytes) == BusStatus::kOk) {
-      counters_.chat_lines_out.Add(chat.lines.size());
+      chat_counters_.lines_out.Add(chat.lines.size());
     }
   }
 }

@@ -7,7 +7,7 @@
 // (zone::GhostVerdict). Bytes that are no batch, of another version, for a zone or cell the world
 // does not split that way, or from a node that is not the configured owner of the sending cell are
 // counted (host::BorderRefusal) and dropped here. A split zone's `zone` chat goes the same way to
-// every other cell of the zone (SendChat; host::BorderCounters::chat_*).
+// every other cell of the zone (SendChat; host::CellChatCounters).
 //
 // Ownership: borrows the bus, the world config and the counters (all outlive the link).
 // Threads: Send from any thread (each runner's); the sink runs on libnats' delivery thread.
@@ -33,21 +33,21 @@ namespace zs::cluster {
 
 class BorderLink final : public host::BorderPort {
  public:
-  using Sink = std::function<void(zone::GhostBatch)>;
+  using Sink = std::function<void(host::BorderBatch)>;
   using ChatSink = std::function<void(zone::ZoneChat)>;
   struct Options {
     std::string node;    // this node's name (cells.nodes)
     uint64_t epoch = 0;  // this process's start, wall clock ms
   };
   BorderLink(NatsBus& bus, const zone::WorldConfig& world, Options options,
-             host::BorderCounters& counters);
+             host::BorderCounters& counters, host::CellChatCounters& chat_counters);
 
   // Receives what is sent to `cell` of `zone`, with one subscription (CellSubjects): the
   // batches go to `sink`, relay messages to `relay`, zone chat to `chat` (null or empty:
   // refused as unparsable). Throws BusError (no subscription).
   void Listen(uint32_t zone, uint32_t cell, Sink sink, RelayLink* relay = nullptr,
               ChatSink chat = {});
-  void Send(const zone::GhostBatch& batch) override;
+  void Send(const zone::GhostBatch& batch, std::span<const host::MigrantClient> clients) override;
   // To the node of every other cell of chat.zone (ChatSubject).
   void SendChat(const zone::ZoneChat& chat) override;
 
@@ -58,6 +58,7 @@ class BorderLink final : public host::BorderPort {
   const zone::WorldConfig& world_;
   const Options options_;
   host::BorderCounters& counters_;
+  host::CellChatCounters& chat_counters_;
   std::mutex mu_;  // Send's scratch
   v1::GhostBatch scratch_;
   std::string bytes_;

@@ -70,16 +70,15 @@ ClusterNode::~ClusterNode() {
 }
 
 ClusterNode::BorderPorts ClusterNode::JoinBorder(const zone::WorldConfig& world,
-                                                 host::BorderCounters& counters,
-                                                 BorderSinks sinks) {
+                                                 host::CellCounters counters, BorderSinks sinks) {
   const auto is_cell = [](const ZoneClaim& z) { return z.cell != zone::kWholeZone; };
   if (std::none_of(zones_.begin(), zones_.end(), is_cell)) return {};
   border_ = std::make_unique<BorderLink>(
       *bus_, world,
       BorderLink::Options{.node = options_.node, .epoch = static_cast<uint64_t>(started_ms_)},
-      counters);
-  relay_ =
-      std::make_unique<RelayLink>(*bus_, world, options_.node, counters, std::move(sinks.relayed));
+      counters.border, counters.chat);
+  relay_ = std::make_unique<RelayLink>(*bus_, world, options_.node, counters.relay,
+                                       std::move(sinks.relayed));
   for (const ZoneClaim& z : zones_) {
     if (is_cell(z)) border_->Listen(z.zone_id, z.cell, sinks.batches, relay_.get(), sinks.chat);
   }

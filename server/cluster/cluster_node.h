@@ -76,7 +76,7 @@ class ClusterNode : public host::HandoffPort {
     BorderLink::ChatSink chat;
     RelayLink::Sink relayed;
   };
-  BorderPorts JoinBorder(const zone::WorldConfig& world, host::BorderCounters& counters,
+  BorderPorts JoinBorder(const zone::WorldConfig& world, host::CellCounters counters,
                          BorderSinks sinks);
   // Graceful shutdown: no more offers; the directory entries are deleted at once.
   void Release();

@@ -89,7 +89,8 @@ v1::MonsterAi AiToProto(zone::MonsterState ai) {
   return v1::MONSTER_AI_IDLE;
 }
 
-void ToProto(const zone::Migrant& m, v1::Migrant* out) {
+// `client`: where the client of a player migrant is (null: none listed, sent empty).
+void ToProto(const zone::Migrant& m, const host::MigrantClient* client, v1::Migrant* out) {
   ToProto(m.body, out->mutable_body());
   out->set_spawn_group(m.spawn_group);
   out->set_ai(AiToProto(m.ai));
@@ -116,14 +117,18 @@ void ToProto(const zone::Migrant& m, v1::Migrant* out) {
   q->set_last_target(ToRaw(p.last_target));
   q->clear_known();
   for (const EntityId id : p.known) q->add_known(ToRaw(id));
-  q->set_home(p.client.home);
-  q->set_session(p.client.session);
-  q->set_account(p.client.account);
-  q->set_last_frame_tick(p.client.last_frame_tick);
-  q->set_protocol_version(p.client.protocol_version);
+  const host::MigrantClient none;
+  const host::MigrantClient& c = client != nullptr ? *client : none;
+  q->set_home(c.home);
+  q->set_session(c.session);
+  q->set_account(c.account);
+  q->set_last_frame_tick(c.last_frame_tick);
+  q->set_protocol_version(c.protocol_version);
 }
 
-bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
+// A player migrant's client goes to *clients (the host's part of the batch).
+bool FromProto(const v1::Migrant& m, zone::Migrant* out,
+               std::vector<host::MigrantClient>* clients) {
   if (!m.has_body() || !FromProto(m.body(), &out->body)) return false;
   if (!AiFromProto(m.ai(), &out->ai)) return false;
   if (static_cast<size_t>(m.ready_in_size()) > zone::kMaxSkills) return false;
@@ -148,18 +153,20 @@ bool FromProto(const v1::Migrant& m, zone::Migrant* out) {
   out->player.last_target = static_cast<EntityId>(p.last_target());
   out->player.known.reserve(static_cast<size_t>(p.known_size()));
   for (const uint32_t id : p.known()) out->player.known.push_back(static_cast<EntityId>(id));
-  out->player.client = {.home = p.home(),
-                        .session = p.session(),
-                        .account = p.account(),
-                        .last_frame_tick = p.last_frame_tick(),
-                        .protocol_version = p.protocol_version()};
+  clients->push_back({.entity = out->body.id,
+                      .home = p.home(),
+                      .session = p.session(),
+                      .account = p.account(),
+                      .last_frame_tick = p.last_frame_tick(),
+                      .protocol_version = p.protocol_version()});
   return true;
 }
 
 }  // namespace
 
-void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
-                      v1::GhostBatch* scratch, std::string* out, uint64_t sent_at_us) {
+void EncodeGhostBatch(const zone::GhostBatch& batch, std::span<const host::MigrantClient> clients,
+                      const std::string& node, uint64_t epoch, v1::GhostBatch* scratch,
+                      std::string* out, uint64_t sent_at_us) {
   v1::GhostBatch& m = *scratch;
   m.set_version(kClusterProtocolVersion);
   m.set_from_node(node);
@@ -198,7 +205,8 @@ void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, ui
   const int n_migrants = static_cast<int>(batch.migrants.size());
   while (m.migrants_size() > n_migrants) m.mutable_migrants()->RemoveLast();
   for (int i = 0; i < n_migrants; ++i) {
-    ToProto(batch.migrants[static_cast<size_t>(i)],
+    const zone::Migrant& migrant = batch.migrants[static_cast<size_t>(i)];
+    ToProto(migrant, host::ClientOf(clients, migrant.body.id),
             i < m.migrants_size() ? m.mutable_migrants(i) : m.add_migrants());
   }
   m.SerializeToString(out);
@@ -206,8 +214,9 @@ void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, ui
 
 std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
                                                     const zone::WorldConfig& world,
-                                                    zone::GhostBatch* out) {
+                                                    host::BorderBatch* envelope) {
   using host::BorderRefusal;
+  zone::GhostBatch* out = &envelope->batch;
   v1::GhostBatch m;
   const zone::ZoneConfig* z = nullptr;
   if (const auto refused = ParseCellMessage(bytes, kMaxMessageBytes, world, &m, &z)) {
@@ -225,7 +234,7 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
   out->epoch = m.epoch();
   out->tick = m.tick();
   out->hits_applied = m.hits_applied();
-  out->sent_at_us = m.sent_at_us();
+  envelope->sent_at_us = m.sent_at_us();
   out->ghosts.resize(static_cast<size_t>(m.ghosts_size()));
   for (int i = 0; i < m.ghosts_size(); ++i) {
     if (!FromProto(m.ghosts(i), &out->ghosts[static_cast<size_t>(i)])) {
@@ -251,8 +260,9 @@ std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
                                          .text = m.says(i).text()};
   }
   out->migrants.resize(static_cast<size_t>(m.migrants_size()));
+  envelope->clients.clear();
   for (int i = 0; i < m.migrants_size(); ++i) {
-    if (!FromProto(m.migrants(i), &out->migrants[static_cast<size_t>(i)])) {
+    if (!FromProto(m.migrants(i), &out->migrants[static_cast<size_t>(i)], &envelope->clients)) {
       return BorderRefusal::kUnparsable;
     }
   }

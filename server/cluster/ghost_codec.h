@@ -1,4 +1,5 @@
-// Ghost batches on the cluster wire: zone::GhostBatch <-> zs.cluster.v1.GhostBatch
+// Ghost batches on the cluster wire: host::BorderBatch (the zone's batch in the host's envelope)
+// <-> zs.cluster.v1.GhostBatch
 // (docs/seamless.md; proto/cluster.proto). Its own library (cluster_codec: protobuf, zone, wire,
 // no NATS), so the fuzz targets build it too (tests/fuzz/ghost_fuzz.cc).
 //
@@ -12,10 +13,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "cluster.pb.h"
+#include "host/border_batch.h"
 #include "host/border_port.h"
 #include "zone/world_config.h"
 #include "zone/zone_types.h"
@@ -35,15 +38,18 @@ inline constexpr size_t kMaxZoneName = 64;
                                                                 zone::ZoneChat* out,
                                                                 uint32_t* to_cell);
 
-// `batch` as node `node` of process start `epoch` sends it at `sent_at_us` (the sender's wall
-// clock; the batch's own epoch and sent_at_us are ignored), into *out; `scratch` is reused
-// between calls (no allocation once warm).
-void EncodeGhostBatch(const zone::GhostBatch& batch, const std::string& node, uint64_t epoch,
-                      v1::GhostBatch* scratch, std::string* out, uint64_t sent_at_us = 0);
+// `batch`, with `clients` (where the clients of its player migrants are: a player migrant not
+// listed goes with none), as node `node` of process start `epoch` sends it at `sent_at_us` (the
+// sender's wall clock; the batch's own epoch is ignored), into *out; `scratch` is reused between
+// calls (no allocation once warm).
+void EncodeGhostBatch(const zone::GhostBatch& batch, std::span<const host::MigrantClient> clients,
+                      const std::string& node, uint64_t epoch, v1::GhostBatch* scratch,
+                      std::string* out, uint64_t sent_at_us = 0);
 
-// A batch from another node, or why it is none (nullopt: *out is the batch).
+// A batch from another node, or why it is none (nullopt: *out is the batch, the clients of its
+// player migrants in their order, and its send time).
 [[nodiscard]] std::optional<host::BorderRefusal> DecodeGhostBatch(std::string_view bytes,
                                                                   const zone::WorldConfig& world,
-                                                                  zone::GhostBatch* out);
+                                                                  host::BorderBatch* out);
 
 }  // namespace zs::cluster

@@ -54,7 +54,7 @@ class HomeSink final : public host::SessionSink {
 }  // namespace
 
 RelayLink::RelayLink(NatsBus& bus, const zone::WorldConfig& world, std::string node,
-                     host::BorderCounters& counters, Sink sink)
+                     host::RelayCounters& counters, Sink sink)
     : bus_(bus),
       world_(world),
       node_(std::move(node)),
@@ -77,7 +77,7 @@ void RelayLink::Publish(RelayMessage& m) {
   const std::lock_guard lock(send_mu_);
   EncodeRelay(m, node_, &scratch_, &bytes_);
   if (bus_.Publish(RelaySubject(m.to.zone, m.to.to_cell), bytes_) == BusStatus::kOk) {
-    counters_.relayed_out.Add(1);
+    counters_.out.Add(1);
   }
 }
 
@@ -186,15 +186,15 @@ double RelayLink::LastFrameRelayedAt(uint64_t session) {
 void RelayLink::Receive(std::string_view bytes) {
   RelayMessage m;
   if (const auto refused = DecodeRelay(bytes, world_, &m)) {
-    counters_.relay_refusals[static_cast<size_t>(*refused)].Add(1);
+    counters_.refusals[static_cast<size_t>(*refused)].Add(1);
     return;
   }
   const std::optional<uint32_t> here = CellHere(m.to.zone);
   if (here != m.to.to_cell) {
-    counters_.relay_refusals[static_cast<size_t>(host::BorderRefusal::kNotSplit)].Add(1);
+    counters_.refusals[static_cast<size_t>(host::BorderRefusal::kNotSplit)].Add(1);
     return;
   }
-  counters_.relayed_in.Add(1);
+  counters_.in.Add(1);
   if (m.what == RelayMessage::What::kFrame) {
     Deliver(m);
     return;
@@ -221,7 +221,7 @@ void RelayLink::Deliver(const RelayMessage& m) {
       AwayClient& a = it->second;
       if (m.kind != host::FrameKind::kControl) {
         if (m.tick <= a.last_tick) {
-          counters_.relay_stale.Add(1);
+          counters_.stale.Add(1);
           return;
         }
         a.last_tick = m.tick;
@@ -233,7 +233,7 @@ void RelayLink::Deliver(const RelayMessage& m) {
     }
   }
   if (!sink) {  // the client left: its player's owner lets it go
-    counters_.relay_orphaned.Add(1);
+    counters_.orphaned.Add(1);
     SendOn({.zone = m.to.zone,
             .to_cell = m.from_cell,
             .home_cell = m.to.home_cell,

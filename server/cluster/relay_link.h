@@ -15,7 +15,7 @@
 //   owner counts the home's held notices of each player (Hold, HomeNotices). Each side's runner
 //   lets go of what falls silent.
 // Messages come in through Receive (BorderLink listens to the cell's subjects); what does not
-// decode is counted by reason (host::BorderCounters::relay_refusals) and dropped, and so is a
+// decode is counted by reason (host::RelayCounters::refusals) and dropped, and so is a
 // tick frame not newer than the last delivered to its client (a replay or a late one:
 // relay_stale), since a client counts one tick per frame.
 //
@@ -48,7 +48,7 @@ class RelayLink final : public host::RelayPort {
   using Sink =
       std::function<void(uint32_t zone, uint64_t session, std::optional<host::ClientInput>)>;
   RelayLink(NatsBus& bus, const zone::WorldConfig& world, std::string node,
-            host::BorderCounters& counters, Sink sink);
+            host::RelayCounters& counters, Sink sink);
 
   // The bytes of a message on one of this node's relay subjects.
   void Receive(std::string_view bytes);
@@ -104,7 +104,7 @@ class RelayLink final : public host::RelayPort {
   NatsBus& bus_;
   const zone::WorldConfig& world_;
   const std::string node_;
-  host::BorderCounters& counters_;
+  host::RelayCounters& counters_;
   const Sink sink_;
 
   struct AwayClient {

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
+#include "host/border_batch.h"
 #include "zone/zone_types.h"
 
 namespace zs::host {
@@ -14,8 +16,9 @@ namespace zs::host {
 class BorderPort {
  public:
   virtual ~BorderPort() = default;
-  // One batch for one neighbouring cell (zone::ZoneTickOutput::border).
-  virtual void Send(const zone::GhostBatch& batch) = 0;
+  // One batch for one neighbouring cell (zone::ZoneTickOutput::border), with the clients of its
+  // player migrants (none when it has none); the implementation stamps the send time.
+  virtual void Send(const zone::GhostBatch& batch, std::span<const MigrantClient> clients) = 0;
   // A tick's `zone` chat of a cell, for every other cell of its zone
   // (zone::ZoneTickOutput::zone_chat).
   virtual void SendChat(const zone::ZoneChat& chat) = 0;

@@ -46,15 +46,17 @@ std::optional<uint32_t> ClientRelay::CellOfNode(size_t z, const std::string& nod
   return std::nullopt;
 }
 
-void ClientRelay::SendAway(zone::GhostBatch& batch) {
+void ClientRelay::SendAway(const zone::GhostBatch& batch, std::vector<MigrantClient>* clients) {
+  clients->clear();
   const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
   if (!z) return;
   const uint32_t here = world_.zone(*z).cell();
-  for (zone::Migrant& m : batch.migrants) {
+  for (const zone::Migrant& m : batch.migrants) {
     if (m.body.kind != zone::EntityKind::kPlayer) continue;
-    zone::PlayerMigrant::Client& client = m.player.client;
     PlayerDirectory::Player* p = players_.ByEntity(m.body.id);
     if (p == nullptr) continue;  // its client left in this tick: the receiver dismisses it
+    MigrantClient& client = clients->emplace_back();
+    client.entity = m.body.id;
     const uint64_t session = players_.SessionOf(*p);
     client.account = p->account;
     client.last_frame_tick = world_.tick() + p->tick_offset;
@@ -82,12 +84,10 @@ void ClientRelay::Take(size_t z, std::span<const Arriving> arriving, double now)
   const uint32_t zone_id = world_.zone(z).config().id;
   const uint32_t here = world_.zone(z).cell();
   // Its first frame here is of the coming tick; the client's last was last_frame_tick.
-  const auto offset = [this](const zone::PlayerMigrant::Client& c) {
-    return c.last_frame_tick - world_.tick();
-  };
+  const auto offset = [this](const MigrantClient& c) { return c.last_frame_tick - world_.tick(); };
   for (const Arriving& a : arriving) {
     const EntityId entity = a.entity;
-    const zone::PlayerMigrant::Client& client = a.client;
+    const MigrantClient& client = a.client;
     const std::optional<uint32_t> home = CellOfNode(z, client.home);
     if (home == here) {  // ours again
       PlayerDirectory::Player* p = players_.BySession(client.session);
@@ -240,7 +240,7 @@ void ClientRelay::WatchHomes(double now) {
         "player {} ({}): its home (cell {}) told nothing of its client for {} s: "
         "saved and let go",
         ToRaw(p->entity), p->name, p->home->cell, kSilentHomeSeconds);
-    counters_.relay_homes_silent.Add(1);
+    counters_.homes_silent.Add(1);
     if (const auto sink = p->sink.lock()) {  // should the home hear it, it closes the client
       sink->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneUnavailable)),
                       CloseReason::kZoneUnavailable);

@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "host/border_batch.h"
 #include "host/character_keeper.h"
 #include "host/client_input.h"
 #include "host/metrics.h"
@@ -52,22 +53,23 @@ class ClientRelay {
   struct Arriving {
     EntityId entity = kInvalidEntity;
     std::string name;  // the migrant's: this world may hold no ghost of it yet to name it
-    zone::PlayerMigrant::Client client;
+    MigrantClient client;
     uint32_t last_input_seq = 0;
   };
 
   ClientRelay(const zone::World& world, PlayerDirectory& players, CharacterKeeper& keeper,
-              BorderCounters& counters)
+              RelayCounters& counters)
       : world_(world), players_(players), keeper_(keeper), counters_(counters) {}
 
   // Relays through `relay` from now on; null: detached (shutdown), and nothing of it is kept.
   void Attach(RelayPort* relay);
   [[nodiscard]] bool attached() const { return relay_ != nullptr; }
 
-  // This tick's batch of zone index z, about to be sent: fills in where the clients of its
-  // player migrants are, and lets go here of those whose clients are elsewhere (their new owner
+  // This tick's batch of zone index z, about to be sent: writes to *clients where the clients
+  // of its player migrants are (replacing what it held; a player whose client left in this
+  // tick is not listed), and lets go here of those whose clients are elsewhere (their new owner
   // relays to their homes). REQUIRES: attached.
-  void SendAway(zone::GhostBatch& batch);
+  void SendAway(const zone::GhostBatch& batch, std::vector<MigrantClient>* clients);
   // After SendAway's batch went out: the players of clients here that it took away are
   // relayed (their inputs straight to their owners from now on, not before the batch).
   void AfterBatchSent(double now);
@@ -99,7 +101,7 @@ class ClientRelay {
   const zone::World& world_;
   PlayerDirectory& players_;
   CharacterKeeper& keeper_;
-  BorderCounters& counters_;
+  RelayCounters& counters_;
   RelayPort* relay_ = nullptr;
 
   // The sinks of players owned here whose clients are elsewhere (by RelayedSession key).

@@ -187,17 +187,17 @@ void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
   AddByDirection(out, "zs_zone_chat_lines_total",
                  "Zone chat lines of split zones between their cells (out: once per receiving "
                  "cell), by direction.",
-                 border_.chat_lines_out, border_.chat_lines_in);
+                 cell_chat_.lines_out, cell_chat_.lines_in);
   out->push_back(Family("zs_zone_chat_total",
                         "Zone chat messages from other cells, by what became of them (taken, or "
                         "why not).",
                         MetricType::Counter));
-  for (size_t i = 0; i < border_.chat_verdicts.size(); ++i) {
+  for (size_t i = 0; i < cell_chat_.verdicts.size(); ++i) {
     labelled(zone::GhostVerdictName(static_cast<zone::GhostVerdict>(i)),
-             Num(border_.chat_verdicts[i]));
+             Num(cell_chat_.verdicts[i]));
   }
-  for (size_t i = 0; i < border_.chat_refusals.size(); ++i) {
-    labelled(BorderRefusalName(static_cast<BorderRefusal>(i)), Num(border_.chat_refusals[i]));
+  for (size_t i = 0; i < cell_chat_.refusals.size(); ++i) {
+    labelled(BorderRefusalName(static_cast<BorderRefusal>(i)), Num(cell_chat_.refusals[i]));
   }
   out->push_back(Family("zs_migration_latency_seconds",
                         "From a neighbour's sending of a batch to the tick that makes its "
@@ -213,23 +213,23 @@ void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {
   AddByDirection(out, "zs_relay_messages_total",
                  "Relay messages of migrated players' clients (inputs, leavings, frames), by "
                  "direction.",
-                 border_.relayed_out, border_.relayed_in);
+                 relay_.out, relay_.in);
   AddScalar(out, "zs_relay_orphaned_total",
             "Relayed frames for a client no longer here (its player's owner is told it left).",
-            MetricType::Counter, Num(border_.relay_orphaned));
+            MetricType::Counter, Num(relay_.orphaned));
   AddScalar(out, "zs_relay_homes_silent_total",
             "Players whose home told nothing of their client for 2 s: saved here and let go.",
-            MetricType::Counter, Num(border_.relay_homes_silent));
+            MetricType::Counter, Num(relay_.homes_silent));
   out->push_back(Family("zs_relay_refused_total", "Relay messages refused before use, by reason.",
                         MetricType::Counter));
-  for (size_t i = 0; i < border_.relay_refusals.size(); ++i) {
+  for (size_t i = 0; i < relay_.refusals.size(); ++i) {
     if (static_cast<BorderRefusal>(i) == BorderRefusal::kQueueFull) continue;
-    prometheus::ClientMetric m = CounterValue(Num(border_.relay_refusals[i]));
+    prometheus::ClientMetric m = CounterValue(Num(relay_.refusals[i]));
     m.label.push_back(
         {.name = "reason", .value = BorderRefusalName(static_cast<BorderRefusal>(i))});
     out->back().metric.push_back(std::move(m));
   }
-  prometheus::ClientMetric stale = CounterValue(Num(border_.relay_stale));
+  prometheus::ClientMetric stale = CounterValue(Num(relay_.stale));
   stale.label.push_back({.name = "reason", .value = "stale"});
   out->back().metric.push_back(std::move(stale));
 }

@@ -177,22 +177,36 @@ struct BorderCounters {
   Counter immigrants;         // ... taken from one (in the batches taken)
   std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
   std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
-  // The relay of migrated players' clients (docs/seamless.md "Relay").
-  Counter relayed_out;     // messages sent: inputs and leavings to owners, frames to homes
-  Counter relayed_in;      // messages taken
-  Counter relay_orphaned;  // frames for a client no longer here (the owner is told it left)
-  Counter relay_stale;     // tick frames not newer than the last its client got: dropped
   // From a batch's sending to the tick that makes its migrants real here, per migrant (the
   // nodes' wall clocks; a batch whose stamp is ahead of ours or a minute old is not counted).
   TickHistogram migration_latency;
-  Counter relay_homes_silent;  // players relayed for let go: their home told nothing for 2 s
-  // A split zone's `zone` chat between its cells: lines sent (once per receiving cell) and
-  // taken, what the runner's world made of each message, and refusals before it.
-  Counter chat_lines_out;
-  Counter chat_lines_in;
-  std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> chat_verdicts;
-  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> chat_refusals;
-  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> relay_refusals;
+};
+
+// The relay of migrated players' clients (docs/seamless.md "Relay"): written by the cluster's
+// RelayLink and the runners' ClientRelay.
+struct RelayCounters {
+  Counter out;           // messages sent: inputs and leavings to owners, frames to homes
+  Counter in;            // messages taken
+  Counter orphaned;      // frames for a client no longer here (the owner is told it left)
+  Counter stale;         // tick frames not newer than the last its client got: dropped
+  Counter homes_silent;  // players relayed for let go: their home told nothing for 2 s
+  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
+};
+
+// A split zone's `zone` chat between its cells: lines sent (once per receiving cell) and taken,
+// what the runner's world made of each message, and refusals before it.
+struct CellChatCounters {
+  Counter lines_out;
+  Counter lines_in;
+  std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
+  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
+};
+
+// What the cells of a split zone count, one group per part that writes it.
+struct CellCounters {
+  BorderCounters& border;
+  RelayCounters& relay;
+  CellChatCounters& chat;
 };
 
 // Counts by CloseReason (kicks, login refusals): rare events, under a mutex. Any thread.
@@ -237,7 +251,7 @@ class RunnerMetrics {
   [[nodiscard]] virtual TickCounters& ticks() = 0;
   [[nodiscard]] virtual InterestCounters& interest() = 0;
   [[nodiscard]] virtual KeeperCounters keeper() = 0;
-  [[nodiscard]] virtual BorderCounters& border() = 0;
+  [[nodiscard]] virtual CellCounters cells() = 0;
 
  protected:
   RunnerMetrics() = default;
@@ -275,7 +289,9 @@ class Metrics final : public RunnerMetrics {
   [[nodiscard]] HandoffCounters& handoffs() { return handoffs_; }
   [[nodiscard]] AdminCounters& admin() { return admin_; }
   [[nodiscard]] ViewerCounters& viewers() { return viewers_; }
-  [[nodiscard]] BorderCounters& border() override { return border_; }
+  [[nodiscard]] CellCounters cells() override {
+    return {.border = border_, .relay = relay_, .chat = cell_chat_};
+  }
   // Connections closed by the server (net::Server), by reason.
   [[nodiscard]] ReasonCounts& kicks() { return kicks_; }
   // Logins refused (net's LoginGate, the CharacterKeeper), by reason.
@@ -312,6 +328,8 @@ class Metrics final : public RunnerMetrics {
   AdminCounters admin_;
   ViewerCounters viewers_;
   BorderCounters border_;
+  RelayCounters relay_;
+  CellChatCounters cell_chat_;
   ReasonCounts kicks_;
   ReasonCounts login_refusals_;
   // By reason; kRateLimited is the session's traffic_.rate_limited_inputs.

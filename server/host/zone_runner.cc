@@ -41,7 +41,6 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
                    std::max(1.0, persistence.checkpoint_seconds * tick_rate_)),
                .tick_rate = tick_rate_,
                .token_mode = persistence.token_mode,
-               .handoff = persistence.handoff,
                .tickets = persistence.tickets,
                .local = siblings.local,
                .runner = siblings.index,
@@ -57,7 +56,7 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
               [this](uint64_t session, storage::LoadResult r) {
                 loaded_.PushAlways({session, std::move(r)});
               }),
-      relay_(world_, players_, keeper_, metrics->border()) {
+      relay_(world_, players_, keeper_, metrics->cells().relay) {
   players_.SetRoster(siblings.local, siblings.index);
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).entities()) {
@@ -369,40 +368,49 @@ void ZoneRunner::Step() {
   metrics_->ticks().deliver_us.Add(micros(Clock::now() - t2));
 }
 
-void ZoneRunner::AttachRelay(RelayPort* relay) {
-  relay_.Attach(relay);
-  world_.SetPlayersCross(relay != nullptr);
+void ZoneRunner::AttachPorts(const Ports& ports) {
+  keeper_.AttachHandoff(ports.handoff);
+  border_ = ports.border;
+  relay_.Attach(ports.relay);
+  world_.SetPlayersCross(ports.relay != nullptr);
 }
 
-void ZoneRunner::TakeGhosts(zone::GhostBatch batch) {
+void ZoneRunner::DetachRelay() {
+  relay_.Attach(nullptr);
+  world_.SetPlayersCross(false);
+}
+
+void ZoneRunner::TakeGhosts(BorderBatch batch) {
   if (!ghosts_in_.Push(std::move(batch))) {
-    metrics_->border().refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
+    metrics_->cells().border.refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
   }
 }
 
 void ZoneRunner::TakeZoneChat(zone::ZoneChat chat) {
   if (!chat_in_.Push(std::move(chat))) {
-    metrics_->border().chat_refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
+    metrics_->cells().chat.refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
   }
 }
 
 void ZoneRunner::TakeBorder() {
-  BorderCounters& counters = metrics_->border();
+  const CellCounters cells = metrics_->cells();
+  BorderCounters& counters = cells.border;
   const double now = MonotonicSeconds();
   for (zone::ZoneChat& chat : chat_in_.Take()) {
-    counters.chat_verdicts[static_cast<size_t>(world_.TakeZoneChat(std::move(chat)))].Add(1);
+    cells.chat.verdicts[static_cast<size_t>(world_.TakeZoneChat(std::move(chat)))].Add(1);
   }
   std::vector<ClientRelay::Arriving> players;
-  for (zone::GhostBatch& batch : ghosts_in_.Take()) {
+  for (BorderBatch& in : ghosts_in_.Take()) {
+    zone::GhostBatch& batch = in.batch;
     const size_t migrants = batch.migrants.size();
-    const uint64_t sent_at_us = batch.sent_at_us;
     const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
     players.clear();
     for (zone::Migrant& m : batch.migrants) {
       if (m.body.kind == zone::EntityKind::kPlayer) {
+        const MigrantClient* client = ClientOf(in.clients, m.body.id);
         players.push_back({.entity = m.body.id,
                            .name = m.body.name,
-                           .client = m.player.client,
+                           .client = client != nullptr ? *client : MigrantClient{},
                            .last_input_seq = m.player.last_input_seq});
       }
     }
@@ -410,7 +418,7 @@ void ZoneRunner::TakeBorder() {
     counters.verdicts[static_cast<size_t>(verdict)].Add(1);
     if (verdict != zone::GhostVerdict::kTaken) continue;
     counters.immigrants.Add(migrants);
-    ObserveMigration(sent_at_us, migrants);
+    ObserveMigration(in.sent_at_us, migrants);
     if (!players.empty() && relay_.attached()) relay_.Take(*z, players, now);
   }
   relay_.Watch(now, world_.tick() % tick_rate_ == 0);
@@ -421,11 +429,11 @@ void ZoneRunner::ObserveMigration(uint64_t sent_at_us, size_t migrants) {
   const uint64_t now = WallClockUs();
   if (migrants == 0 || sent_at_us == 0 || sent_at_us > now || now - sent_at_us > kMinuteUs) return;
   const double seconds = static_cast<double>(now - sent_at_us) / 1e6;
-  for (size_t i = 0; i < migrants; ++i) metrics_->border().migration_latency.Observe(seconds);
+  for (size_t i = 0; i < migrants; ++i) metrics_->cells().border.migration_latency.Observe(seconds);
 }
 
 void ZoneRunner::SendBorder() {
-  BorderCounters& counters = metrics_->border();
+  BorderCounters& counters = metrics_->cells().border;
   int64_t held = 0;
   int64_t real = 0;
   for (size_t z = 0; z < zone_count_; ++z) {
@@ -444,12 +452,11 @@ void ZoneRunner::SendBorder() {
       if (relay_.attached() && std::ranges::any_of(batch.migrants, [](const zone::Migrant& m) {
             return m.body.kind == zone::EntityKind::kPlayer;
           })) {
-        zone::GhostBatch with_clients = batch;  // a player crossing: rare, copied
-        relay_.SendAway(with_clients);
-        border_->Send(with_clients);
+        relay_.SendAway(batch, &migrant_clients_);  // where the clients of its players are
+        border_->Send(batch, migrant_clients_);
         relay_.AfterBatchSent(MonotonicSeconds());  // no input of theirs goes out before it
       } else {
-        border_->Send(batch);
+        border_->Send(batch, {});
       }
       counters.ghosts_sent.Add(batch.ghosts.size());
       counters.emigrants.Add(batch.migrants.size());

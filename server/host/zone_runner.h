@@ -11,6 +11,15 @@
 // of the interval, feeds an interest::OverloadGovernor whose level shrinks the zones' interest
 // budgets on the next tick (logged once per change, exported as zs_interest_level/scale).
 // The zones' views and frames run on a WorkerPool of `sim_threads`.
+//
+// What else it owns, each behind its own class: the players' characters (CharacterKeeper:
+// logins, saves, checkpoints, hand-offs), sessions <-> entities (PlayerDirectory), inputs that
+// came before their player (EarlyInputs), and, in a split zone, the clients of players that
+// crossed to or from another node's cell (ClientRelay). What it is given: its metrics
+// (RunnerMetrics), the storage worker and ticket book (Persistence), the other runners of this
+// process (Siblings) and, once the server listens, the cluster's ports (Ports: hand-offs, border
+// batches, the client relay). The border batches themselves are the host's envelope around the
+// zone's (BorderBatch): taken before a tick, this tick's sent after it.
 #pragma once
 
 #include <atomic>
@@ -56,8 +65,17 @@ struct ZoneRunnerPersistence {
   storage::StorageWorker* storage = nullptr;
   double checkpoint_seconds = 10;
   bool token_mode = false;
-  HandoffPort* handoff = nullptr;  // this server hosts some zones only (the cluster layer)
-  TicketBook* tickets = nullptr;   // characters handed to this server
+  TicketBook* tickets = nullptr;  // characters handed to this server
+};
+
+// Where the runner reaches the rest of a cluster: known only once the server listens (its
+// address is then known), so attached after construction, once, before Start. Each null: none.
+struct ZoneRunnerPorts {
+  HandoffPort* handoff = nullptr;  // this server hosts some zones only: portals hand off
+  BorderPort* border = nullptr;    // a split zone's batches and `zone` chat, after each tick
+  // Players cross the borders of the split zones' cells, their clients' connections relayed
+  // (ClientRelay; docs/seamless.md "Relay"). Null: the border holds them.
+  RelayPort* relay = nullptr;
 };
 
 // The other runners of this process (`local`, null: this runner is alone), this one's number
@@ -71,6 +89,7 @@ struct ZoneRunnerSiblings {
 class ZoneRunner {
  public:
   using Persistence = ZoneRunnerPersistence;
+  using Ports = ZoneRunnerPorts;
   // `sim_threads`: workers for the zones' simulation, views and frames (1: the loop thread only).
   // `churn`: throttles the per-player "joined" lines under churn (nullptr: log every one).
   // `hosted`: the zone ids this runner ticks (empty: all of them). `cells`: the one cell of a
@@ -84,19 +103,14 @@ class ZoneRunner {
 
   void Start();
   void Stop();  // joins the thread; idempotent
-  // Joins the loop to a cluster once this server listens (its address is then known).
-  // REQUIRES: before Start.
-  void AttachHandoff(HandoffPort* handoff) { keeper_.AttachHandoff(handoff); }
-  // Where the border batches of a split zone go after each tick (docs/seamless.md).
-  // REQUIRES: before Start.
-  void AttachBorder(BorderPort* border) { border_ = border; }
-  // Players cross the borders of the split zones' cells, their clients' connections relayed
-  // through `relay` (ClientRelay; docs/seamless.md "Relay"). Null: the border holds them.
-  // REQUIRES: before Start.
-  void AttachRelay(RelayPort* relay);
+  // Joins the runner to a cluster. REQUIRES: before Start.
+  void AttachPorts(const Ports& ports);
+  // At shutdown, after Stop and the last save: the relay goes away before the runner, and
+  // nothing of it is kept.
+  void DetachRelay();
   // A neighbouring cell's batch (any thread): taken at the start of the next tick; refused and
   // counted (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
-  void TakeGhosts(zone::GhostBatch batch);
+  void TakeGhosts(BorderBatch batch);
   // Another cell's `zone` chat (any thread): heard at the next tick; refused and counted
   // (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
   void TakeZoneChat(zone::ZoneChat chat);
@@ -194,11 +208,12 @@ class ZoneRunner {
   Inbox<SiblingWhisper> whispers_in_{kMaxPendingRequests / 100};  // whispers from other runners
   Inbox<Answer> answers_;                                         // hand-off answers
   static constexpr size_t kMaxQueuedBatches = 64;                 // 8 neighbours x 8 ticks behind
-  Inbox<zone::GhostBatch> ghosts_in_{kMaxQueuedBatches};          // from the cluster link
+  Inbox<BorderBatch> ghosts_in_{kMaxQueuedBatches};               // from the cluster link
   Inbox<zone::ZoneChat> chat_in_{kMaxQueuedBatches};              // ... zone chat of other cells
   BorderPort* border_ = nullptr;
-  int64_t ghosts_held_ = 0;   // this runner's share of the zs_ghosts gauge
-  int64_t players_real_ = 0;  // ... of zs_players_real
+  std::vector<MigrantClient> migrant_clients_;  // SendBorder's: a batch's, as it leaves
+  int64_t ghosts_held_ = 0;                     // this runner's share of the zs_ghosts gauge
+  int64_t players_real_ = 0;                    // ... of zs_players_real
   std::mutex wake_mu_;
   std::condition_variable wake_;  // an answer came, or Stop (with wake_mu_)
   bool answer_waiting_ = false;   // guarded by wake_mu_

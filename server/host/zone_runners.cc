@@ -7,7 +7,7 @@ namespace zs::host {
 ZoneRunners::ZoneRunners(const zone::WorldConfig& config, RunnerMetrics* metrics,
                          size_t sim_threads, ChurnLog* churn, ZoneRunner::Persistence persistence,
                          std::span<const uint32_t> hosted, const SplitZones& split)
-    : border_counters_(metrics->border()), ids_(split.ids) {
+    : cell_counters_(metrics->cells()), ids_(split.ids) {
   std::vector<uint32_t> zones;
   for (const zone::ZoneConfig& z : config.zones) {
     if (hosted.empty() || std::find(hosted.begin(), hosted.end(), z.id) != hosted.end()) {
@@ -27,18 +27,15 @@ ZoneRunners::ZoneRunners(const zone::WorldConfig& config, RunnerMetrics* metrics
 
 ZoneRunners::~ZoneRunners() { Stop(); }
 
-void ZoneRunners::AttachHandoff(HandoffPort* handoff) {
-  for (auto& r : runners_) r->AttachHandoff(handoff);
+void ZoneRunners::AttachPorts(const ZoneRunner::Ports& ports) {
+  relay_ = ports.relay;
+  for (auto& r : runners_) r->AttachPorts(ports);
 }
 
-void ZoneRunners::AttachBorder(BorderPort* border) {
-  for (auto& r : runners_) r->AttachBorder(border);
-}
-
-void ZoneRunners::TakeGhosts(zone::GhostBatch batch) {
-  const auto it = runner_of_zone_.find(batch.zone);
+void ZoneRunners::TakeGhosts(BorderBatch batch) {
+  const auto it = runner_of_zone_.find(batch.batch.zone);
   if (it == runner_of_zone_.end()) {
-    border_counters_.refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].Add(1);
+    cell_counters_.border.refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].Add(1);
     return;
   }
   runners_[it->second]->TakeGhosts(std::move(batch));
@@ -47,15 +44,15 @@ void ZoneRunners::TakeGhosts(zone::GhostBatch batch) {
 void ZoneRunners::TakeZoneChat(zone::ZoneChat chat) {
   const auto it = runner_of_zone_.find(chat.zone);
   if (it == runner_of_zone_.end()) {
-    border_counters_.chat_refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].Add(1);
+    cell_counters_.chat.refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].Add(1);
     return;
   }
   runners_[it->second]->TakeZoneChat(std::move(chat));
 }
 
-void ZoneRunners::AttachRelay(RelayPort* relay) {
-  relay_ = relay;
-  for (auto& r : runners_) r->AttachRelay(relay);
+void ZoneRunners::DetachRelay() {
+  relay_ = nullptr;
+  for (auto& r : runners_) r->DetachRelay();
 }
 
 void ZoneRunners::Relayed(uint32_t zone, uint64_t session, std::optional<ClientInput> input) {

@@ -51,17 +51,15 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   ZoneRunners(const ZoneRunners&) = delete;
   ZoneRunners& operator=(const ZoneRunners&) = delete;
 
-  // REQUIRES (both): before Start.
-  void AttachHandoff(HandoffPort* handoff);
-  void AttachBorder(BorderPort* border);
+  // Every runner joins the cluster (ZoneRunner::AttachPorts). REQUIRES: before Start.
+  void AttachPorts(const ZoneRunner::Ports& ports);
   // A neighbouring cell's batch, for the runner of its zone (any thread; a zone not ticked here
   // is counted as BorderRefusal::kNotSplit).
-  void TakeGhosts(zone::GhostBatch batch);
+  void TakeGhosts(BorderBatch batch);
   // Another cell's `zone` chat, to the runner of its zone (any thread).
   void TakeZoneChat(zone::ZoneChat chat);
-  // Players cross the cells' borders, their clients relayed through `relay` (ZoneRunner).
-  // REQUIRES: before Start.
-  void AttachRelay(RelayPort* relay);
+  // ZoneRunner::DetachRelay, on every runner. REQUIRES: after Stop.
+  void DetachRelay();
   // An input (nullopt: the leaving) relayed from another node for `session` (a local session
   // or a RelayedSession key) in zone `zone` (any thread).
   void Relayed(uint32_t zone, uint64_t session, std::optional<ClientInput> input);
@@ -99,7 +97,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   // The runner with `who` (by name, else by account) online, if any. REQUIRES: mu_ held.
   [[nodiscard]] std::optional<size_t> OnlineRunner(const LoginIdentity& who) const;
 
-  BorderCounters& border_counters_;
+  CellCounters cell_counters_;
   RelayPort* relay_ = nullptr;  // set before Start
   SharedIds ids_;               // before the runners: their worlds take ids from it
   std::vector<std::unique_ptr<ZoneRunner>> runners_;

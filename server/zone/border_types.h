@@ -56,14 +56,8 @@ struct PlayerMigrant {
   float view_radius = 0;  // 0: the zone's default
   EntityId last_target = kInvalidEntity;
   std::vector<EntityId> known;  // what its client knows (its interest set), to go on from
-  // Where its client's connection is: the host's to fill and read (the zone never looks).
-  struct Client {
-    std::string home;      // the node holding the connection
-    uint64_t session = 0;  // its session there
-    uint64_t account = 0;
-    uint64_t last_frame_tick = 0;   // the tick number of the last frame its client was sent
-    uint32_t protocol_version = 0;  // the version its client speaks (0: not told, the oldest)
-  } client;
+  // Where its client is connected is the host's, not the zone's: host::MigrantClient, in the
+  // host's envelope around the batch (host/border_batch.h).
 };
 
 // A real entity whose centre crossed into the receiving cell (farther than the zone's
@@ -103,9 +97,6 @@ struct GhostBatch {
   // The newest tick of the receiver's batches whose hits the sender had applied when it made
   // this one (0: none): the receiver applies its later hits on this batch's migrants itself.
   uint64_t hits_applied = 0;
-  // When the sender published it (its wall clock, microseconds since the Unix epoch; 0: not
-  // known). Carried for the host's migration latency; the simulation never reads it.
-  uint64_t sent_at_us = 0;
 };
 
 // A split zone's `zone` chat of one tick, from the cell its speakers are real in, for the nodes

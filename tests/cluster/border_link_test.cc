@@ -18,7 +18,8 @@ namespace {
 using host::BorderRefusal;
 using std::chrono::milliseconds;
 
-zone::GhostBatch EastBatch() {
+// The east's batch to the west, and where the client of its player migrant is.
+host::BorderBatch EastBatch() {
   zone::GhostBatch b{.zone = 1,
                      .from_cell = 1,
                      .to_cell = 0,
@@ -83,25 +84,43 @@ zone::GhostBatch EastBatch() {
                    .input_seq_seen = true,
                    .view_radius = 35,
                    .last_target = MakeEntityId(6, 3),
-                   .known = {MakeEntityId(3, 2), MakeEntityId(6, 3)},
-                   .client = {.home = "east",
-                              .session = 77,
-                              .account = 12345,
-                              .last_frame_tick = 9876,
-                              .protocol_version = 9}};
+                   .known = {MakeEntityId(3, 2), MakeEntityId(6, 3)}};
   player.ready_in = {0, 4, 0, 0};
   b.migrants.push_back(player);
-  return b;
+  return {.batch = std::move(b),
+          .clients = {{.entity = player.body.id,
+                       .home = "east",
+                       .session = 77,
+                       .account = 12345,
+                       .last_frame_tick = 9876,
+                       .protocol_version = 9}},
+          .sent_at_us = 0};
 }
 
-std::string Encoded(const zone::GhostBatch& b, const std::string& node, uint64_t epoch) {
+std::string Encoded(const host::BorderBatch& b, const std::string& node, uint64_t epoch) {
   v1::GhostBatch scratch;
   std::string bytes;
-  EncodeGhostBatch(b, node, epoch, &scratch, &bytes);
+  EncodeGhostBatch(b.batch, b.clients, node, epoch, &scratch, &bytes);
   return bytes;
 }
 
-void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
+void ExpectSameClients(const std::vector<host::MigrantClient>& a,
+                       const std::vector<host::MigrantClient>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].entity, b[i].entity);
+    EXPECT_EQ(a[i].home, b[i].home);
+    EXPECT_EQ(a[i].session, b[i].session);
+    EXPECT_EQ(a[i].account, b[i].account);
+    EXPECT_EQ(a[i].last_frame_tick, b[i].last_frame_tick);
+    EXPECT_EQ(a[i].protocol_version, b[i].protocol_version);
+  }
+}
+
+void ExpectSame(const host::BorderBatch& sent, const host::BorderBatch& got) {
+  ExpectSameClients(sent.clients, got.clients);
+  const zone::GhostBatch& a = sent.batch;
+  const zone::GhostBatch& b = got.batch;
   EXPECT_EQ(a.zone, b.zone);
   EXPECT_EQ(a.from_cell, b.from_cell);
   EXPECT_EQ(a.to_cell, b.to_cell);
@@ -157,46 +176,51 @@ void ExpectSame(const zone::GhostBatch& a, const zone::GhostBatch& b) {
     EXPECT_EQ(x.player.view_radius, y.player.view_radius);
     EXPECT_EQ(x.player.last_target, y.player.last_target);
     EXPECT_EQ(x.player.known, y.player.known);
-    EXPECT_EQ(x.player.client.home, y.player.client.home);
-    EXPECT_EQ(x.player.client.session, y.player.client.session);
-    EXPECT_EQ(x.player.client.account, y.player.client.account);
-    EXPECT_EQ(x.player.client.last_frame_tick, y.player.client.last_frame_tick);
-    EXPECT_EQ(x.player.client.protocol_version, y.player.client.protocol_version);
   }
 }
 
 TEST(GhostCodec, ABatchCrossesTheWireUnchanged) {
   const zone::WorldConfig world = zone::testing::SplitInTwo();
-  const zone::GhostBatch sent = EastBatch();
-  zone::GhostBatch got;
+  const host::BorderBatch sent = EastBatch();
+  host::BorderBatch got;
   ASSERT_FALSE(DecodeGhostBatch(Encoded(sent, "east", 1234), world, &got).has_value());
   ExpectSame(sent, got);
-  EXPECT_EQ(got.epoch, 1234u) << "the sender's epoch, not the batch's";
+  EXPECT_EQ(got.batch.epoch, 1234u) << "the sender's epoch, not the batch's";
   EXPECT_EQ(got.sent_at_us, 0u) << "not stamped";
   {
     v1::GhostBatch stamped_scratch;
     std::string stamped;
-    EncodeGhostBatch(sent, "east", 1234, &stamped_scratch, &stamped, 1'700'000'000'123'456);
+    EncodeGhostBatch(sent.batch, sent.clients, "east", 1234, &stamped_scratch, &stamped,
+                     1'700'000'000'123'456);
     ASSERT_FALSE(DecodeGhostBatch(stamped, world, &got).has_value());
     EXPECT_EQ(got.sent_at_us, 1'700'000'000'123'456u) << "when the sender published it";
   }
+  // A player migrant whose client is not listed (it left in the tick it crossed) goes with
+  // none: the receiver lets it go.
+  host::BorderBatch unlisted = sent;
+  unlisted.clients.clear();
+  ASSERT_FALSE(DecodeGhostBatch(Encoded(unlisted, "east", 1), world, &got).has_value());
+  ASSERT_EQ(got.clients.size(), 1u) << "one per player migrant";
+  EXPECT_EQ(got.clients[0].entity, sent.clients[0].entity);
+  EXPECT_EQ(got.clients[0].home, "");
+  EXPECT_EQ(got.clients[0].session, 0u);
   // The scratch message is reused: a shorter batch after a longer one leaves nothing behind.
   v1::GhostBatch scratch;
   std::string bytes;
-  EncodeGhostBatch(sent, "east", 1, &scratch, &bytes);
-  zone::GhostBatch shorter = sent;
-  shorter.ghosts.pop_back();
-  shorter.hits.clear();
-  shorter.says.clear();
-  shorter.migrants.front().target = kInvalidEntity;  // a monster hunting no one
-  EncodeGhostBatch(shorter, "east", 1, &scratch, &bytes);
+  EncodeGhostBatch(sent.batch, sent.clients, "east", 1, &scratch, &bytes);
+  host::BorderBatch shorter = sent;
+  shorter.batch.ghosts.pop_back();
+  shorter.batch.hits.clear();
+  shorter.batch.says.clear();
+  shorter.batch.migrants.front().target = kInvalidEntity;  // a monster hunting no one
+  EncodeGhostBatch(shorter.batch, shorter.clients, "east", 1, &scratch, &bytes);
   ASSERT_FALSE(DecodeGhostBatch(bytes, world, &got).has_value());
   ExpectSame(shorter, got);
 }
 
 TEST(GhostCodec, EachRefusalIsNamed) {
   const zone::WorldConfig world = zone::testing::SplitInTwo();
-  zone::GhostBatch got;
+  host::BorderBatch got;
   const auto refusal = [&](const std::string& bytes) {
     return DecodeGhostBatch(bytes, world, &got);
   };
@@ -204,11 +228,11 @@ TEST(GhostCodec, EachRefusalIsNamed) {
   EXPECT_EQ(refusal(Encoded(EastBatch(), "mallory", 1)), BorderRefusal::kWrongSender);
   EXPECT_EQ(refusal(Encoded(EastBatch(), "west", 1)), BorderRefusal::kWrongSender)
       << "a node speaking for a cell it does not own";
-  zone::GhostBatch other = EastBatch();
-  other.zone = 9;
+  host::BorderBatch other = EastBatch();
+  other.batch.zone = 9;
   EXPECT_EQ(refusal(Encoded(other, "east", 1)), BorderRefusal::kNotSplit);
   other = EastBatch();
-  other.from_cell = 2;
+  other.batch.from_cell = 2;
   EXPECT_EQ(refusal(Encoded(other, "east", 1)), BorderRefusal::kNotSplit);
   zone::WorldConfig whole = world;
   whole.zones[0].cells = {};
@@ -275,30 +299,32 @@ class BorderLinks : public ::testing::Test {
     west_bus_.Close();
   }
 
-  Received<zone::GhostBatch> at_west_;
+  Received<host::BorderBatch> at_west_;
   Received<zone::ZoneChat> heard_;
   test::NatsServer server_;
   const zone::WorldConfig world_ = zone::testing::SplitInTwo();
   NatsBus west_bus_{test::FastBusOptions(server_, "west")};
   NatsBus east_bus_{test::FastBusOptions(server_, "east")};
   host::BorderCounters west_counters_, east_counters_;
-  BorderLink west_{west_bus_, world_, {.node = "west", .epoch = 10}, west_counters_};
-  BorderLink east_{east_bus_, world_, {.node = "east", .epoch = 20}, east_counters_};
+  host::CellChatCounters west_chat_, east_chat_;
+  BorderLink west_{west_bus_, world_, {.node = "west", .epoch = 10}, west_counters_, west_chat_};
+  BorderLink east_{east_bus_, world_, {.node = "east", .epoch = 20}, east_counters_, east_chat_};
 };
 
 TEST_F(BorderLinks, CarriesBatchesBetweenTheCellsNodesAndCountsWhatItRefuses) {
-  west_.Listen(1, 0, [this](zone::GhostBatch b) { at_west_.Take(std::move(b)); });
+  west_.Listen(1, 0, [this](host::BorderBatch b) { at_west_.Take(std::move(b)); });
 
-  const zone::GhostBatch sent = EastBatch();
-  east_.Send(sent);
-  zone::GhostBatch to_nowhere = sent;  // cell 1's own subject: nobody listens there here
+  const host::BorderBatch sent = EastBatch();
+  east_.Send(sent.batch, sent.clients);
+  zone::GhostBatch to_nowhere = sent.batch;  // cell 1's own subject: nobody listens there here
   to_nowhere.to_cell = 1;
-  east_.Send(to_nowhere);
+  east_.Send(to_nowhere, {});
   ASSERT_TRUE(test::WaitFor([&] { return at_west_.size() == 1; }, milliseconds(5000)));
   {
     const std::lock_guard lock(at_west_.mu);
     ExpectSame(sent, at_west_.got[0]);
-    EXPECT_EQ(at_west_.got[0].epoch, 20u);
+    EXPECT_EQ(at_west_.got[0].batch.epoch, 20u);
+    EXPECT_GT(at_west_.got[0].sent_at_us, 0u) << "stamped by the link as it sends";
   }
   EXPECT_EQ(east_counters_.batches_sent.value(), 2u);
   EXPECT_GT(east_counters_.bytes_sent.value(), 0u);
@@ -390,7 +416,7 @@ TEST(GhostCodec, ZoneChatCrossesTheWireUnchangedAndEachRefusalIsNamed) {
 
 TEST_F(BorderLinks, CarriesZoneChatToEveryOtherCell) {
   west_.Listen(
-      1, 0, [](const zone::GhostBatch&) {}, nullptr,
+      1, 0, [](const host::BorderBatch&) {}, nullptr,
       [this](zone::ZoneChat c) { heard_.Take(std::move(c)); });
   east_.SendChat(EastChat());
   ASSERT_TRUE(test::WaitFor([&] { return heard_.size() == 1; }, milliseconds(5000)));
@@ -399,8 +425,8 @@ TEST_F(BorderLinks, CarriesZoneChatToEveryOtherCell) {
     EXPECT_EQ(heard_.got[0].epoch, 20u) << "the east's";
     EXPECT_EQ(heard_.got[0].lines.size(), 2u);
   }
-  EXPECT_EQ(east_counters_.chat_lines_out.value(), 2u) << "one other cell, two lines";
-  EXPECT_EQ(west_counters_.chat_lines_in.value(), 2u);
+  EXPECT_EQ(east_chat_.lines_out.value(), 2u) << "one other cell, two lines";
+  EXPECT_EQ(west_chat_.lines_in.value(), 2u);
 
   NatsBus mallory(test::FastBusOptions(server_, "mallory"));
   ASSERT_EQ(mallory.Publish(ChatSubject(1, 0), EncodedChat(EastChat(), 0, "mallory")),
@@ -409,10 +435,8 @@ TEST_F(BorderLinks, CarriesZoneChatToEveryOtherCell) {
             BusStatus::kOk);  // addressed to cell 1, on cell 0's subject: refused as well
   ASSERT_TRUE(test::WaitFor(
       [&] {
-        return west_counters_.chat_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
-                       .value() == 1 &&
-               west_counters_.chat_refusals[static_cast<size_t>(BorderRefusal::kNotSplit)]
-                       .value() == 1;
+        return west_chat_.refusals[static_cast<size_t>(BorderRefusal::kWrongSender)].value() == 1 &&
+               west_chat_.refusals[static_cast<size_t>(BorderRefusal::kNotSplit)].value() == 1;
       },
       milliseconds(5000)));
   EXPECT_EQ(heard_.size(), 1u) << "neither reached the runners";

@@ -310,7 +310,7 @@ struct Relayed {
 class RelayLinks : public ::testing::Test {
  protected:
   RelayLinks() {
-    const BorderLink::Sink no_batches = [](const zone::GhostBatch&) {};
+    const BorderLink::Sink no_batches = [](const host::BorderBatch&) {};
     west_.Listen(1, 0, no_batches, &west_relay_);
     east_.Listen(1, 1, no_batches, &east_relay_);
   }
@@ -323,12 +323,14 @@ class RelayLinks : public ::testing::Test {
   const zone::WorldConfig world_ = zone::testing::SplitInTwo();
   NatsBus west_bus_{test::FastBusOptions(server_, "west")};
   NatsBus east_bus_{test::FastBusOptions(server_, "east")};
-  host::BorderCounters west_counters_, east_counters_;
+  host::RelayCounters west_counters_, east_counters_;
+  host::BorderCounters west_border_, east_border_;
+  host::CellChatCounters west_chat_, east_chat_;
   Relayed at_west_, at_east_;
   RelayLink west_relay_{west_bus_, world_, "west", west_counters_, at_west_.sink()};
   RelayLink east_relay_{east_bus_, world_, "east", east_counters_, at_east_.sink()};
-  BorderLink west_{west_bus_, world_, {.node = "west", .epoch = 10}, west_counters_};
-  BorderLink east_{east_bus_, world_, {.node = "east", .epoch = 20}, east_counters_};
+  BorderLink west_{west_bus_, world_, {.node = "west", .epoch = 10}, west_border_, west_chat_};
+  BorderLink east_{east_bus_, world_, {.node = "east", .epoch = 20}, east_border_, east_chat_};
 };
 
 TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
@@ -362,7 +364,7 @@ TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   to_wes->CloseWith(Frame("kick"), host::CloseReason::kLoggedInElsewhere);
   ASSERT_TRUE(test::WaitFor([&] { return wes->closed().has_value(); }, milliseconds(5000)));
   EXPECT_EQ(*wes->closed(), host::CloseReason::kLoggedInElsewhere);
-  EXPECT_EQ(west_counters_.relay_stale.value(), 1u) << "the replayed tick 2 was dropped";
+  EXPECT_EQ(west_counters_.stale.value(), 1u) << "the replayed tick 2 was dropped";
 
   // He is gone from the west: a frame for him is answered with his leaving, so the east lets
   // his player go.
@@ -374,7 +376,7 @@ TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
     EXPECT_EQ(std::get<1>(at_east_.got[1]), host::RelayedSession(0, 7));
     EXPECT_FALSE(std::get<2>(at_east_.got[1]).has_value()) << "a leaving";
   }
-  EXPECT_EQ(west_counters_.relay_orphaned.value(), 1u);
+  EXPECT_EQ(west_counters_.orphaned.value(), 1u);
   EXPECT_EQ(wes->frames(), 3u) << "the frame went nowhere";
 
   // Bytes from a node that does not own the cell it claims, and garbage.
@@ -383,7 +385,7 @@ TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
             BusStatus::kOk);
   ASSERT_EQ(mallory.Publish(RelaySubject(1, 1), "garbage"), BusStatus::kOk);
   const auto refused = [&](BorderRefusal r) {
-    return east_counters_.relay_refusals[static_cast<size_t>(r)].value();
+    return east_counters_.refusals[static_cast<size_t>(r)].value();
   };
   ASSERT_TRUE(test::WaitFor(
       [&] {
@@ -392,8 +394,8 @@ TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
       },
       milliseconds(5000)));
   EXPECT_EQ(at_east_.size(), 2u) << "neither reached the runners";
-  EXPECT_GT(east_counters_.relayed_in.value(), 0u);
-  EXPECT_GT(west_counters_.relayed_out.value(), 0u);
+  EXPECT_GT(east_counters_.in.value(), 0u);
+  EXPECT_GT(west_counters_.out.value(), 0u);
 }
 
 TEST_F(RelayLinks, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
@@ -414,7 +416,7 @@ TEST_F(RelayLinks, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
   ASSERT_TRUE(
       test::WaitFor([&] { return east_relay_.HomeNotices(1, key7) == 2; }, milliseconds(5000)));
   EXPECT_EQ(east_relay_.HomeNotices(1, key8), 0u) << "no sink for it: not counted, not kept";
-  EXPECT_EQ(west_counters_.relayed_out.value(), 2u) << "one notice per owner, not per session";
+  EXPECT_EQ(west_counters_.out.value(), 2u) << "one notice per owner, not per session";
 
   // Notices from a node that is not the west are refused before they count.
   NatsBus mallory(test::FastBusOptions(server_, "mallory"));
@@ -427,8 +429,8 @@ TEST_F(RelayLinks, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
       BusStatus::kOk);
   ASSERT_TRUE(test::WaitFor(
       [&] {
-        return east_counters_.relay_refusals[static_cast<size_t>(BorderRefusal::kWrongSender)]
-                   .value() == 1;
+        return east_counters_.refusals[static_cast<size_t>(BorderRefusal::kWrongSender)].value() ==
+               1;
       },
       milliseconds(5000)));
   EXPECT_EQ(east_relay_.HomeNotices(1, key7), 2u) << "the forger's notice did not count";

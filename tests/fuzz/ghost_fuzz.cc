@@ -42,8 +42,9 @@ const WorldConfig& Split() {
 
 void Run(std::string_view bytes) {
   const WorldConfig& config = Split();
-  GhostBatch batch;
-  if (cluster::DecodeGhostBatch(bytes, config, &batch).has_value()) return;
+  host::BorderBatch envelope;
+  if (cluster::DecodeGhostBatch(bytes, config, &envelope).has_value()) return;
+  const GhostBatch& batch = envelope.batch;
   const std::vector<HostedCell> cells = {{.zone_id = 1, .cell = 0}};
   EntityIdAllocator ids(IdsOfCell(config.zones[0].cells, 0));
   World west(config, {}, &ids, cells);

@@ -124,12 +124,16 @@ class ClientRelayTest : public ::testing::Test {
     EntityId id = kInvalidEntity;
     EXPECT_TRUE(world_.AddPlayer(std::nullopt, &id, "Wes").ok());
     players_.Add(kSession, {.entity = id, .sink = wes_, .name = "Wes", .account = 0});
-    zone::GhostBatch batch = ToTheEast(id);
-    relay_.SendAway(batch);
+    const zone::GhostBatch batch = ToTheEast(id);
+    std::vector<MigrantClient> clients;
+    relay_.SendAway(batch, &clients);
     relay_.AfterBatchSent(now);
-    const zone::PlayerMigrant::Client& client = batch.migrants[0].player.client;
-    EXPECT_EQ(client.home, "west");
-    EXPECT_EQ(client.session, kSession);
+    EXPECT_EQ(clients.size(), 1u);
+    const MigrantClient* client = ClientOf(clients, id);
+    EXPECT_NE(client, nullptr);
+    if (client == nullptr) return id;
+    EXPECT_EQ(client->home, "west");
+    EXPECT_EQ(client->session, kSession);
     return id;
   }
 
@@ -153,7 +157,7 @@ class ClientRelayTest : public ::testing::Test {
                           nullptr,
                           {},
                           [](uint64_t, const storage::LoadResult&) {}};
-  ClientRelay relay_{world_, players_, keeper_, metrics_.border()};
+  ClientRelay relay_{world_, players_, keeper_, metrics_.cells().relay};
   FakeRelayPort port_;
   std::shared_ptr<ClosingSink> wes_ = std::make_shared<ClosingSink>();
 };
@@ -201,7 +205,7 @@ TEST_F(ClientRelayTest, APlayerRelayedForWhoseHomeFallsSilentIsLetGoAndNoClientI
   EXPECT_NE(players_.BySession(key), nullptr) << "1.9 s since the notice";
   relay_.Watch(103.1, false);
   EXPECT_EQ(players_.BySession(key), nullptr) << "2.1 s: saved and let go";
-  EXPECT_EQ(metrics_.border().relay_homes_silent.value(), 1u);
+  EXPECT_EQ(metrics_.cells().relay.homes_silent.value(), 1u);
   EXPECT_EQ(port_.home_sinks[0]->closed(), CloseReason::kZoneUnavailable)
       << "should her home hear it, it closes her client";
   EXPECT_EQ(metrics_.keeper().players.online.value(), clients)
@@ -236,11 +240,14 @@ TEST_F(ClientRelayTest, ASecondLoginAtTheHomeOfAPlayerAwayIsRefusedAndTheOwnerTo
 
 TEST_F(ClientRelayTest, InputsForAPlayerLetGoToAnotherCellAreSentOnToItsOwner) {
   const uint64_t key = EveArrives(100);
-  zone::GhostBatch batch = ToTheEast(static_cast<EntityId>(101));
-  relay_.SendAway(batch);  // she walks home
-  EXPECT_EQ(batch.migrants[0].player.client.home, "east");
-  EXPECT_EQ(batch.migrants[0].player.client.session, kEastSession);
-  EXPECT_EQ(batch.migrants[0].player.client.last_frame_tick, 40u)
+  const zone::GhostBatch batch = ToTheEast(static_cast<EntityId>(101));
+  std::vector<MigrantClient> clients;
+  relay_.SendAway(batch, &clients);  // she walks home
+  ASSERT_EQ(clients.size(), 1u);
+  EXPECT_EQ(clients[0].entity, static_cast<EntityId>(101));
+  EXPECT_EQ(clients[0].home, "east");
+  EXPECT_EQ(clients[0].session, kEastSession);
+  EXPECT_EQ(clients[0].last_frame_tick, 40u)
       << "her client's tick count goes on from her migrant's";
   EXPECT_EQ(players_.BySession(key), nullptr) << "let go here";
 
@@ -286,12 +293,7 @@ TEST_F(ClientRelayTest, APlayerWhoseClientLeavesInTheTickItsMigrantArrivesIsNotL
     if (!b.migrants.empty()) with_eve = b;
   }
   ASSERT_TRUE(with_eve) << "she went on to the west at the end of her first tick";
-  zone::Migrant& m = with_eve->migrants[0];
-  m.player.client = {.home = "east",
-                     .session = kEastSession,
-                     .account = 0,
-                     .last_frame_tick = east.tick(),
-                     .protocol_version = 9};
+  const zone::Migrant& m = with_eve->migrants[0];
   ClientRelay::Arriving arriving = Migrant(ToRaw(eve), m.body.name, "east", kEastSession);
   ASSERT_EQ(world_.TakeGhosts(*with_eve), zone::GhostVerdict::kTaken);
   relay_.Take(0, {&arriving, 1}, 100);

@@ -457,8 +457,12 @@ void BotsWalkBackAndForthAcrossTheBorders(std::vector<std::unique_ptr<ServerProc
     return g;
   };
   const double all = static_cast<double>(bots) * static_cast<double>(nodes.size());
-  const double steady = NowS() + 3;             // every bot connected (the ramp: 100/s)
-  const double end = NowS() + 2 + seconds - 1;  // the ramp-up, then the run (ends just after)
+  const double start = NowS();
+  const double end = start + 2 + seconds - 1;  // the ramp-up, then the run (ends just after)
+  // The steady run starts once every bot is connected (the clients first add up to `all`: on a
+  // loaded machine the simulators may take seconds to start), and ends a second before the bots
+  // leave; it must start within the run's first half.
+  double steady = 0;
   double most = 0;
   double fewest_clients = 0;  // of any node at any moment: never below 0
   int miscounted = 0;         // samples of the steady run whose clients were not `all`
@@ -474,9 +478,12 @@ void BotsWalkBackAndForthAcrossTheBorders(std::vector<std::unique_ptr<ServerProc
       fewest_clients = std::min(fewest_clients, after[i].clients);
     }
     most = std::max(most, both);
-    if (NowS() > steady && NowS() < end - 1 && clients != all) ++miscounted;
+    if (steady == 0 && clients == all) steady = NowS();
+    if (steady != 0 && NowS() < end - 1 && clients != all) ++miscounted;
     before = after;
   }
+  EXPECT_GT(steady, 0) << "every bot connected at once";
+  EXPECT_LT(steady - start, seconds / 2.0) << "every bot connected within the run's first half";
   EXPECT_LE(most, all) << "a player real on two nodes";
   EXPECT_GT(most, all * 0.9) << "everyone in the world";
   EXPECT_GE(fewest_clients, 0) << "zs_players counts the clients connected to a node";

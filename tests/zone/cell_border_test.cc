@@ -264,8 +264,7 @@ TEST(Cells, APlayerMigrantIsCheckedWithItsBatch) {
                       .input_seq_seen = true,
                       .view_radius = 0,
                       .last_target = kInvalidEntity,
-                      .known = {},
-                      .client = {}};
+                      .known = {}};
   eve_moves.ready_in = {3, 0, 0, 0};
   good.migrants.push_back(eve_moves);
   World& west = split.cells[0]->world;
