@@ -16,7 +16,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", ROOT / "bench" / "README.md", ROOT / "bench" / "LOG.md", *sorted((ROOT / "docs").glob("*.md"))]
 TEST_DEF = re.compile(r"\b(?:TEST|TEST_F|TYPED_TEST|TEST_P)\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 CITED = re.compile(r"`([A-Z]\w*)\.([A-Z]\w*|\*)`")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
