@@ -6,6 +6,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -147,25 +148,6 @@ std::string Metrics::Render() const {
 
 void Metrics::RenderBorder(std::vector<prometheus::MetricFamily>* out) const {
   using prometheus::MetricType;
-  const auto add = [out](const char* name, const char* help, MetricType type, double v) {
-    AddScalar(out, name, help, type, v);
-  };
-  add("zs_ghosts", "Ghosts held: neighbouring cells' entities near the border.", MetricType::Gauge,
-      Num(border_.ghosts_held));
-  add("zs_players_real",
-      "Players simulated on this node (a player that crossed a cell border counts at its owner "
-      "only, its client at its home).",
-      MetricType::Gauge, Num(border_.players_real));
-  add("zs_ghosts_sent_total", "Entities listed in the border batches sent to neighbouring cells.",
-      MetricType::Counter, Num(border_.ghosts_sent));
-  add("zs_border_batches_sent_total", "Border batches published to neighbouring cells.",
-      MetricType::Counter, Num(border_.batches_sent));
-  add("zs_border_bytes_sent_total", "Bytes of border batches published.", MetricType::Counter,
-      Num(border_.bytes_sent));
-  add("zs_border_bytes_received_total", "Bytes of border batches received.", MetricType::Counter,
-      Num(border_.bytes_received));
-  add("zs_border_silent_total", "Times a silent neighbour's ghosts were dropped.",
-      MetricType::Counter, Num(border_.silent_neighbours));
   AddByDirection(out, "zs_migrations_total",
                  "Entities whose authority moved across a cell border, by direction.",
                  border_.emigrants, border_.immigrants);
@@ -214,12 +196,6 @@ void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {
                  "Relay messages of migrated players' clients (inputs, leavings, frames), by "
                  "direction.",
                  relay_.out, relay_.in);
-  AddScalar(out, "zs_relay_orphaned_total",
-            "Relayed frames for a client no longer here (its player's owner is told it left).",
-            MetricType::Counter, Num(relay_.orphaned));
-  AddScalar(out, "zs_relay_homes_silent_total",
-            "Players whose home told nothing of their client for 2 s: saved here and let go.",
-            MetricType::Counter, Num(relay_.homes_silent));
   out->push_back(Family("zs_relay_refused_total", "Relay messages refused before use, by reason.",
                         MetricType::Counter));
   for (size_t i = 0; i < relay_.refusals.size(); ++i) {
@@ -235,48 +211,20 @@ void Metrics::RenderRelay(std::vector<prometheus::MetricFamily>* out) const {
 }
 
 void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
-  std::vector<prometheus::MetricFamily>& families = *out;
-  const auto counter = [&families](const char* name, const char* help, double v) {
-    families.push_back(Family(name, help, prometheus::MetricType::Counter));
-    families.back().metric.push_back(CounterValue(v));
-  };
-  const auto gauge = [&families](const char* name, const char* help, double v) {
-    families.push_back(Family(name, help, prometheus::MetricType::Gauge));
-    families.back().metric.push_back(GaugeValue(v));
-  };
-  gauge("zs_connections", "Open client connections.", Num(connections_.open));
-  counter("zs_connections_total", "Client connections accepted.", Num(connections_.accepted));
-  counter("zs_connections_refused_total", "Connections refused by the connection caps.",
-          Num(connections_.refused));
-  gauge("zs_players",
-        "Clients connected here with a player in the world (one away in another cell included).",
-        Num(players_.online));
-  counter("zs_bytes_in_total", "Bytes received from clients.", Num(traffic_.bytes_in));
-  counter("zs_bytes_out_total", "Bytes sent to clients.", Num(traffic_.bytes_out));
-  counter("zs_messages_in_total", "Frames received from clients.", Num(traffic_.messages_in));
-  counter("zs_messages_out_total", "Frames sent to clients.", Num(traffic_.messages_out));
-  counter("zs_sends_out_total",
-          "Socket sends to clients straight from the delivering thread (several held ticks "
-          "leave in one; limits.ticks_per_send).",
-          Num(traffic_.sends_out));
-  counter("zs_io_wakeups_total",
-          "Passes of the socket threads' loops: wake-ups, or handlers ready at once (not counted "
-          "when io_batch_microseconds is 0).",
-          Num(io_loops_.wakeups));
-  counter("zs_io_batches_total",
-          "Passes of the socket threads' loops busy enough to gather a batch first "
-          "(io_batch_microseconds).",
-          Num(io_loops_.batches));
-  counter("zs_send_queue_overflows_total", "Frames dropped because a send queue was full.",
-          Num(send_queues_.overflows));
-  counter("zs_send_queue_global_overflows_total",
-          "Backlogs begun because all send queues together passed total_send_queue_bytes.",
-          Num(send_queues_.global_overflows));
-  gauge("zs_admin_connections", "Open admin HTTP connections.",
-        static_cast<double>(std::max<int64_t>(admin_.connections.value(), 0)));
-  counter("zs_admin_evictions_total",
-          "Admin connections closed unanswered to make room at admin.max_connections.",
-          Num(admin_.evictions));
+  // Every figure declared with a name (host/metric_groups.h), in one loop.
+  for (const MetricGroup* group : std::initializer_list<const MetricGroup*>{
+           &connections_, &players_, &traffic_, &io_loops_, &send_queues_, &admin_, &interest_,
+           &ticks_, &viewers_, &handoffs_, &border_, &relay_, &cell_chat_}) {
+    for (const MetricGroup::Named& n : group->named()) {
+      const bool counter = n.counter != nullptr;
+      double v = counter ? Num(*n.counter) : Num(*n.gauge);
+      if (n.info.at_least_zero) v = std::max(v, 0.0);
+      AddScalar(out, n.info.name, n.info.help,
+                counter ? prometheus::MetricType::Counter : prometheus::MetricType::Gauge,
+                v * n.info.scale);
+    }
+  }
+  // The busiest zone's overload level and budget scale (each zone reports its own).
   double level = Num(interest_.level);
   double scale = Num(interest_.scale_milli) / 1000.0;
   {
@@ -287,25 +235,11 @@ void Metrics::RenderScalars(std::vector<prometheus::MetricFamily>* out) const {
       scale = std::min(scale, z.last.interest_scale);
     }
   }
-  gauge("zs_interest_level",
-        "Overload level of the busiest zone: 0 = full interest budgets, 8 = the floor.", level);
-  gauge("zs_interest_scale", "Interest budget scale of the busiest zone (1 = full).", scale);
-  counter("zs_interest_level_changes_total", "Overload level changes.",
-          Num(interest_.level_changes));
-  gauge("zs_send_queue_bytes", "Memory held by all client send queues.",
-        static_cast<double>(send_queues_.bytes.value()));
-  counter("zs_tick_overruns_total", "Ticks that took longer than the tick interval.",
-          Num(ticks_.overruns));
-  gauge("zs_viewers", "Zone viewer WebSocket connections.",
-        static_cast<double>(std::max<int64_t>(viewers_.open.value(), 0)));
-  counter("zs_viewer_frames_total", "Frames sent to zone viewers.", Num(viewers_.frames));
-  counter("zs_viewer_frames_skipped_total",
-          "Viewer frames replaced by a newer one before a slow viewer took them.",
-          Num(viewers_.skipped));
-  counter("zs_viewers_refused_total", "Viewer connections refused at admin.max_viewers.",
-          Num(viewers_.refused));
-  counter("zs_viewer_snapshot_seconds_total",
-          "Tick thread time spent taking zone viewer snapshots.", Num(viewers_.snapshot_us) / 1e6);
+  AddScalar(out, "zs_interest_level",
+            "Overload level of the busiest zone: 0 = full interest budgets, 8 = the floor.",
+            prometheus::MetricType::Gauge, level);
+  AddScalar(out, "zs_interest_scale", "Interest budget scale of the busiest zone (1 = full).",
+            prometheus::MetricType::Gauge, scale);
 }
 
 void Metrics::RenderTickTimes(std::vector<prometheus::MetricFamily>* out) const {
@@ -399,20 +333,6 @@ void Metrics::RenderStorage(std::vector<prometheus::MetricFamily>* out) const {
   const auto add = [&families](const char* name, const char* help, prometheus::MetricType type,
                                double v) { AddScalar(&families, name, help, type, v); };
   using prometheus::MetricType;
-  add("zs_logins_total", "Logins admitted (loaded, new or taken over).", MetricType::Counter,
-      Num(players_.logins));
-  add("zs_login_takeovers_total", "Logins that took a character over from another connection.",
-      MetricType::Counter, Num(players_.takeovers));
-  add("zs_checkpoints_total", "Checkpoints that handed changed characters to storage.",
-      MetricType::Counter, Num(players_.checkpoints));
-  add("zs_handoffs_offered_total", "Players offered to the server of another zone.",
-      MetricType::Counter, Num(handoffs_.offered));
-  add("zs_handoffs_accepted_total", "Hand-offs the other server accepted.", MetricType::Counter,
-      Num(handoffs_.accepted));
-  add("zs_handoffs_failed_total", "Hand-offs refused or unanswered (the player stayed).",
-      MetricType::Counter, Num(handoffs_.failed));
-  add("zs_handoffs_arrived_total", "Characters that arrived here with a ticket.",
-      MetricType::Counter, Num(handoffs_.arrived));
   std::lock_guard lock(mu_);
   families.push_back(
       Family("zs_login_refusals_total", "Logins refused, by reason.", MetricType::Counter));

@@ -1,7 +1,9 @@
 // Metrics: counters and the tick-duration histogram behind /metrics. Lock-free: any thread
 // may add; the admin HTTP handler reads. The counters come in small groups (ConnectionCounters,
-// TrafficCounters, ...), each handed by reference to the part that writes it, so a part sees
-// only its own figures. Render() writes the Prometheus text format through
+// TrafficCounters, ...: host/metric_groups.h), each handed by reference to the part that writes
+// it, so a part sees only its own figures. A figure with a family of its own is declared once,
+// with its name and help, in its group (host/metric.h); Render() shows all of those in one
+// loop, then the labelled families, and writes the Prometheus text format through
 // prometheus-cpp's TextSerializer, which escapes label values (zone names, reasons).
 #pragma once
 
@@ -13,38 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "host/border_port.h"
 #include "host/close_reason.h"
 #include "host/input_refusal.h"
-#include "zone/zone_types.h"
+#include "host/metric.h"
+#include "host/metric_groups.h"
 
 namespace prometheus {
 struct MetricFamily;
-struct ClientMetric;
 }  // namespace prometheus
 
 namespace zs::host {
-
-// Tick duration histogram buckets, in seconds.
-inline constexpr std::array<double, 18> kTickBuckets = {0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005,
-                                                        0.0075,  0.01,   0.015, 0.02,  0.025, 0.035,
-                                                        0.05,    0.075,  0.1,   0.25,  0.5,   1.0};
-
-// A lock-free histogram of tick durations (kTickBuckets).
-class TickHistogram {
- public:
-  void Observe(double seconds);
-  // The upper bound of the bucket holding quantile q (0 when empty).
-  [[nodiscard]] double Quantile(double q) const;
-  [[nodiscard]] uint64_t count() const { return count_.load(); }
-  // Cumulative buckets ending with +Inf, count and sum, for the text exposition.
-  void Fill(prometheus::ClientMetric* out) const;
-
- private:
-  std::array<std::atomic<uint64_t>, kTickBuckets.size() + 1> buckets_{};
-  std::atomic<uint64_t> count_{0};
-  std::atomic<uint64_t> sum_us_{0};
-};
 
 // The storage worker's figures, copied in by the zone runner about once a second.
 struct StorageFigures {
@@ -56,150 +36,6 @@ struct StorageFigures {
   double last_flush_seconds = 0;
   size_t last_flush_rows = 0;
   uint64_t load_failures = 0;
-};
-
-// A counter: only goes up. Written from any thread, relaxed (a figure, not a synchronisation).
-class Counter {
- public:
-  void Add(uint64_t n = 1) noexcept { v_.fetch_add(n, std::memory_order_relaxed); }
-  [[nodiscard]] uint64_t value() const noexcept { return v_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<uint64_t> v_{0};
-};
-
-// A gauge: goes up and down, or is set. Any thread, relaxed.
-class Gauge {
- public:
-  void Add(int64_t d = 1) noexcept { v_.fetch_add(d, std::memory_order_relaxed); }
-  void Sub(int64_t d = 1) noexcept { v_.fetch_sub(d, std::memory_order_relaxed); }
-  void Set(int64_t v) noexcept { v_.store(v, std::memory_order_relaxed); }
-  [[nodiscard]] int64_t value() const noexcept { return v_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<int64_t> v_{0};
-};
-
-// The groups: each is written by one part of the server (named), read by Render.
-// net::Server: client connections open, accepted since start, refused by the caps.
-struct ConnectionCounters {
-  Gauge open;
-  Counter accepted;
-  Counter refused;
-};
-// net::Session: bytes and frames each way; inputs dropped by the per-connection rate limits
-// (counted per message on the I/O threads, so not in the labelled map; rendered as
-// reason="rate_limited").
-struct TrafficCounters {
-  Counter bytes_in;
-  Counter bytes_out;
-  Counter messages_in;
-  Counter messages_out;
-  Counter sends_out;  // socket sends: a send carries one frame, or held ticks and the next frame
-  Counter rate_limited_inputs;
-};
-// net::RunIoLoop: the socket threads' passes (a wake-up, or a handler ready at once), and of
-// those the ones busy enough to gather a batch (io_batch_microseconds) before handling what was
-// ready. Not counted when the batch is 0.
-struct IoLoopCounters {
-  Counter wakeups;  // passes
-  Counter batches;
-};
-// net::SendQueue: memory held by all send queues (frames and their bookkeeping), tick frames
-// dropped by a full queue, and of those the backlogs begun because all queues together passed
-// the global cap.
-struct SendQueueCounters {
-  Gauge bytes;
-  Counter overflows;
-  Counter global_overflows;
-};
-// ZoneRunner: ticks, those longer than the interval, and where tick time goes (inputs +
-// simulation + views; encoding; handing out frames), in microseconds.
-struct TickCounters {
-  Counter count;
-  Counter overruns;
-  Counter world_us;
-  Counter encode_us;
-  Counter deliver_us;
-};
-// ZoneRunner's overload governor: the last level set (0 = full budgets), the scale it stands
-// for in thousandths (1000 = full), and the changes. Each zone also reports its own
-// (ObserveZone); zs_interest_level shows the highest of them.
-struct InterestCounters {
-  Gauge level;
-  Gauge scale_milli;
-  Counter level_changes;
-};
-// CharacterKeeper: players in the world; logins admitted (loaded, new or taken over), of those
-// taken over from another connection; checkpoints handed to storage.
-struct PlayerCounters {
-  Gauge online;
-  Counter logins;
-  Counter takeovers;
-  Counter checkpoints;
-};
-// CharacterKeeper: hand-offs to other servers (offered, accepted, failed: the player stayed)
-// and characters that arrived here with a ticket.
-struct HandoffCounters {
-  Counter offered;
-  Counter accepted;
-  Counter failed;
-  Counter arrived;
-};
-// admin::AdminHttp: connections open, and those closed to make room at the connection cap.
-struct AdminCounters {
-  Gauge connections;
-  Counter evictions;
-};
-// admin::ViewerHub: WebSocket viewers connected, frames sent and skipped (a slow viewer skips
-// frames rather than queueing them), viewers refused at admin.max_viewers, and the tick
-// thread's time spent taking snapshots for them (what a viewer costs the tick).
-struct ViewerCounters {
-  Gauge open;
-  Counter frames;
-  Counter skipped;
-  Counter refused;
-  Counter snapshot_us;
-};
-
-// A split zone's border (docs/seamless.md): ghosts held and sent by the runners, batches taken
-// and refused (by the zone: zone::GhostVerdict; before it: BorderRefusal), and the bytes the
-// cluster link moved.
-struct BorderCounters {
-  Gauge ghosts_held;
-  Gauge players_real;   // players simulated here (one that crossed counts at its owner only)
-  Counter ghosts_sent;  // entities listed in the batches sent
-  Counter batches_sent;
-  Counter bytes_sent;
-  Counter bytes_received;
-  Counter silent_neighbours;  // times a neighbour's ghosts were dropped for its silence
-  Counter emigrants;          // monsters and players handed to a neighbouring cell
-  Counter immigrants;         // ... taken from one (in the batches taken)
-  std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
-  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
-  // From a batch's sending to the tick that makes its migrants real here, per migrant (the
-  // nodes' wall clocks; a batch whose stamp is ahead of ours or a minute old is not counted).
-  TickHistogram migration_latency;
-};
-
-// The relay of migrated players' clients (docs/seamless.md "Relay"): written by the cluster's
-// RelayLink and the runners' ClientRelay.
-struct RelayCounters {
-  Counter out;           // messages sent: inputs and leavings to owners, frames to homes
-  Counter in;            // messages taken
-  Counter orphaned;      // frames for a client no longer here (the owner is told it left)
-  Counter stale;         // tick frames not newer than the last its client got: dropped
-  Counter homes_silent;  // players relayed for let go: their home told nothing for 2 s
-  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
-};
-
-// A split zone's `zone` chat between its cells: lines sent (once per receiving cell) and taken,
-// what the runner's world made of each message, and refusals before it.
-struct CellChatCounters {
-  Counter lines_out;
-  Counter lines_in;
-  std::array<Counter, static_cast<size_t>(zone::GhostVerdict::kCount)> verdicts;
-  std::array<Counter, static_cast<size_t>(BorderRefusal::kCount)> refusals;
 };
 
 // What the cells of a split zone count, one group per part that writes it.

@@ -278,6 +278,35 @@ TEST(Metrics, NamesAndTypesStayTheSame) {
   EXPECT_EQ(types, want);
 }
 
+// A figure declared with its name (host/metric_groups.h) is on the page once, with the help
+// it was declared with, and shows its value as declared (scaled, never below 0).
+TEST(Metrics, EachNamedFigureIsOnThePageOnceWithItsDeclaredHelp) {
+  Metrics m;
+  const CellCounters cells = m.cells();
+  const std::vector<const MetricGroup*> groups = {
+      &m.connections(), &m.traffic(), &m.send_queues(), &m.io_loops(), &m.ticks(),
+      &m.interest(),    &m.players(), &m.handoffs(),    &m.admin(),    &m.viewers(),
+      &cells.border,    &cells.relay, &cells.chat};
+  m.viewers().snapshot_us.Add(2'500'000);  // shown in seconds
+  m.admin().connections.Sub(1);            // a moment below 0: shown as 0
+  const std::string page = m.Render();
+  size_t named = 0;
+  for (const MetricGroup* g : groups) {
+    for (const MetricGroup::Named& n : g->named()) {
+      ++named;
+      const std::string help = std::string("# HELP ") + n.info.name + " " + n.info.help + "\n";
+      const size_t at = page.find(help);
+      ASSERT_NE(at, std::string::npos) << n.info.name;
+      EXPECT_EQ(page.find(help, at + 1), std::string::npos) << n.info.name << " twice";
+    }
+  }
+  EXPECT_GT(named, 30u);
+  std::map<std::string, std::string> types;
+  const std::vector<SampleLine> samples = ParsePage(page, &types);
+  EXPECT_EQ(Sample(samples, "zs_viewer_snapshot_seconds_total", {}), 2.5);
+  EXPECT_EQ(Sample(samples, "zs_admin_connections", {}), 0);
+}
+
 // Each zone ticks on its own runner: its ticks, tick time and overload level are its own, and
 // zs_interest_level shows the busiest zone's.
 TEST(Metrics, EachZoneHasItsOwnTicksAndTheBusiestSetsTheInterestLevel) {
