@@ -29,7 +29,6 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
       runner_index_(siblings.index),
       world_(StatedForTheWire(std::move(config)), hosted, siblings.ids, cells),
       metrics_(metrics),
-      churn_(churn),
       pool_(sim_threads),
       governor_(world_.config().overload),
       tick_rate_(world_.config().tick_rate),

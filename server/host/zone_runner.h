@@ -193,7 +193,6 @@ class ZoneRunner {
 
   zone::World world_;
   RunnerMetrics* metrics_;
-  ChurnLog* churn_;
   WorkerPool pool_;
   interest::OverloadGovernor governor_;
   const uint32_t tick_rate_;

@@ -1,35 +1,26 @@
-// Combat: "who does this sword swing hit?"
-//
-// Every attack (a player's skill input, or a monster's swing queued by the AI) goes through
-// ResolveAttack: alive and cooldown checks, then the skill's shape (arc, circle, line) as one
-// quadtree query that already applies the exact hitbox test, nearest targets first (ties by
-// id) up to the skill's target cap, then damage, deaths and respawn timers, and a hit event.
-// Friendly fire: players hit monsters, and players only where the zone allows PvP; monsters hit
-// players only. In a split zone (docs/seamless.md) the same query finds ghosts: a ghost is hit
-// like any entity (same caps, same order), but its damage goes to the cell that owns it
-// (ZoneTickOutput::border), which applies it at its next tick (ApplyRemoteHits) and tells its
-// own viewers; here the hit event shows the damage and never a kill (the owner decides).
+// Combat (zone/combat.h): the queue of a tick's attacks and their resolution.
 #include <algorithm>
 #include <cmath>
 
-#include "zone/zone.h"
+#include "zone/combat.h"
 
 namespace zs::zone {
 
-void Zone::ResolveAttacks(uint64_t tick, ZoneTickOutput* out) {
+void Combat::ResolveAll(uint64_t tick, const Rules& rules, EntityStore& store, CellBorder& border,
+                        ZoneTickOutput* out) {
   for (const Attack& a : attacks_) {
-    const Outcome outcome = ResolveAttack(tick, a, out);
+    const Outcome outcome = Resolve(tick, a, rules, store, border, out);
     if (!a.from_player) continue;
     if (outcome == Outcome::kCooldown) ++out->rejected[static_cast<size_t>(Reject::kCooldown)];
-    TellResult(entities_[a.slot].id, InputKind::kSkill, a.seq, outcome, &out->results);
+    TellResult(store.at(a.slot).id, InputKind::kSkill, a.seq, outcome, &out->results);
   }
 }
 
-void Zone::NearestSurfaceFirst(Vec2 origin) {
+void Combat::NearestSurfaceFirst(Vec2 origin, const EntityStore& store) {
   // The quadtree orders by centre distance; a player expects the hitbox nearest to the blade
   // first: a big monster whose edge is closer wins over a small one behind it.
   auto surface = [&](EntityId id) {
-    const Entity& e = entities_[static_cast<size_t>(slot_of_[EntityIndex(id)])];
+    const Entity& e = store.at(static_cast<uint32_t>(store.SlotOf(id)));
     return Length(e.position - origin) - e.radius;
   };
   EntityId* ids = query_.ids.data();
@@ -39,43 +30,46 @@ void Zone::NearestSurfaceFirst(Vec2 origin) {
   });
 }
 
-Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out) {
-  Entity& attacker = entities_[a.slot];
+Outcome Combat::Resolve(uint64_t tick, const Attack& a, const Rules& rules, EntityStore& store,
+                        CellBorder& border, ZoneTickOutput* out) {
+  Entity& attacker = store.at(a.slot);
   if (!attacker.alive) return Outcome::kDead;  // died earlier this tick
   if (tick < attacker.ready_tick[a.skill_index]) return Outcome::kCooldown;
-  const SkillDef& skill = *world_->FindSkill(attacker.skills[a.skill_index]);
+  const SkillDef& skill = *rules.world.FindSkill(attacker.skills[a.skill_index]);
   attacker.ready_tick[a.skill_index] = tick + std::max<uint32_t>(skill.cooldown_ticks, 1);
-  Face(attacker, a.facing);
+  store.Face(attacker, a.facing);
 
   spatial::QueryFilter filter;
   filter.exclude = attacker.id;
   const uint32_t real = attacker.is_monster()
                             ? kMaskPlayerAlive
-                            : kMaskMonsterAlive | (config_.pvp ? kMaskPlayerAlive : 0u);
+                            : kMaskMonsterAlive | (rules.zone.pvp ? kMaskPlayerAlive : 0u);
   filter.mask = real | (real << kGhostShift);
   const Vec2 dir = FromAngle(attacker.facing);
   Vec2 origin = attacker.position;
   switch (skill.shape) {
     case SkillShape::kArc:
-      tree_.QuerySector({origin, attacker.facing, skill.half_angle, skill.range}, filter,
-                        spatial::QueryOrder::kByDistance, &query_);
+      store.tree().QuerySector({origin, attacker.facing, skill.half_angle, skill.range}, filter,
+                               spatial::QueryOrder::kByDistance, &query_);
       break;
     case SkillShape::kCircle:
       if (skill.cast_range > 0) {  // a ground target, pulled back within cast range
         const Vec2 to = a.target - attacker.position;
         const float d = Length(to);
         origin = d <= skill.cast_range ? a.target : attacker.position + to * (skill.cast_range / d);
-        origin = Clamp(origin);  // and within the zone: a blast never centres outside it
+        const Aabb& b = rules.zone.bounds;  // and within the zone: a blast never centres outside
+        origin = {std::clamp(origin.x, b.min.x, b.max.x), std::clamp(origin.y, b.min.y, b.max.y)};
       }
-      tree_.QueryCircle({origin, skill.radius}, filter, spatial::QueryOrder::kByDistance, &query_);
+      store.tree().QueryCircle({origin, skill.radius}, filter, spatial::QueryOrder::kByDistance,
+                               &query_);
       break;
     case SkillShape::kLine:
       origin = attacker.position + dir * attacker.radius;  // from the caster's front
-      tree_.QueryCapsule({origin, origin + dir * skill.range, skill.width * 0.5f}, filter,
-                         spatial::QueryOrder::kByDistance, &query_);
+      store.tree().QueryCapsule({origin, origin + dir * skill.range, skill.width * 0.5f}, filter,
+                                spatial::QueryOrder::kByDistance, &query_);
       break;
   }
-  NearestSurfaceFirst(origin);
+  NearestSurfaceFirst(origin, store);
 
   HitEvent event;
   event.attacker = attacker.id;
@@ -85,17 +79,17 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
   event.first_target = static_cast<uint32_t>(out->targets.size());
   const size_t count = std::min<size_t>(query_.ids.size(), skill.max_targets);
   for (size_t i = 0; i < count; ++i) {
-    Entity& target = entities_[static_cast<size_t>(slot_of_[EntityIndex(query_.ids[i])])];
+    Entity& target = store.at(static_cast<uint32_t>(store.SlotOf(query_.ids[i])));
     if (target.is_ghost()) {
-      border_.Deal(target.ghost_of, {.attacker = attacker.id,
-                                     .target = target.id,
-                                     .skill = skill.id,
-                                     .damage = skill.damage});
+      border.Deal(target.ghost_of, {.attacker = attacker.id,
+                                    .target = target.id,
+                                    .skill = skill.id,
+                                    .damage = skill.damage});
       out->targets.push_back(HitTarget{
           .target = target.id, .damage = std::min(target.hp, skill.damage), .killed = false});
       continue;
     }
-    out->targets.push_back(Damage(target, skill.damage, tick));
+    out->targets.push_back(Damage(target, skill.damage, tick, rules, store));
   }
   event.num_targets = static_cast<uint32_t>(count);
   if (count > 0 && attacker.is_player()) attacker.player().last_target = query_.ids[0];
@@ -103,19 +97,20 @@ Outcome Zone::ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out)
   return Outcome::kAccepted;
 }
 
-HitTarget Zone::Damage(Entity& target, int32_t damage, uint64_t tick) {
+HitTarget Combat::Damage(Entity& target, int32_t damage, uint64_t tick, const Rules& rules,
+                         EntityStore& store) {
   const int32_t removed = std::min(target.hp, damage);  // honest: never more than it had
   target.hp -= removed;
   target.changed |= kChangedHp;
   const bool killed = target.hp == 0;
   if (killed) {
-    SetAlive(target, false);
+    store.SetAlive(target, false);
     target.velocity = {};
     if (target.is_player()) {
       target.player().move_direction = {};
-      target.respawn_tick = tick + world_->player.respawn_ticks;
+      target.respawn_tick = tick + rules.world.player.respawn_ticks;
     } else {
-      target.respawn_tick = tick + config_.spawns[target.monster().spawn_group].respawn_ticks;
+      target.respawn_tick = tick + rules.zone.spawns[target.monster().spawn_group].respawn_ticks;
     }
   }
   return HitTarget{.target = target.id, .damage = removed, .killed = killed};

@@ -25,14 +25,14 @@ void Zone::StepToward(Entity& e, Vec2 goal, float speed, float stop_distance) {
   }
   const float step = std::min(speed, dist - stop_distance);
   // Anywhere in the zone: a monster that crosses into another cell migrates there.
-  Place(e, Clamp(e.position + to * (step / dist)));
-  Face(e, std::atan2(to.y, to.x));
+  store_.Place(e, Clamp(e.position + to * (step / dist)), tick_);
+  store_.Face(e, std::atan2(to.y, to.x));
 }
 
 void Zone::ThinkMonsters(uint64_t tick) {
   const float per_tick = 1.0f / static_cast<float>(world_->tick_rate);
-  for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
-    Entity& m = entities_[slot];
+  for (uint32_t slot = 0; slot < store_.size(); ++slot) {
+    Entity& m = store_.at(slot);
     if (!m.is_monster() || m.is_ghost() || !m.alive) continue;
     MonsterPart& mp = m.monster();
     const MonsterTemplate& t = *mp.type;
@@ -42,8 +42,9 @@ void Zone::ThinkMonsters(uint64_t tick) {
     if (mp.ai == MonsterState::kIdle && tick >= mp.next_think && t.aggro_radius > 0) {
       mp.next_think = tick + kThinkInterval;
       // Players across a cell border too (their ghosts): the hits go to their cell.
-      tree_.QueryNearest(m.position, 1, t.aggro_radius,
-                         {.mask = kMaskPlayerAlive | (kMaskPlayerAlive << kGhostShift)}, &query_);
+      store_.tree().QueryNearest(m.position, 1, t.aggro_radius,
+                                 {.mask = kMaskPlayerAlive | (kMaskPlayerAlive << kGhostShift)},
+                                 &query_);
       if (!query_.ids.empty()) {
         mp.ai = MonsterState::kChase;
         mp.target = query_.ids[0];
@@ -69,8 +70,8 @@ void Zone::ThinkMonsters(uint64_t tick) {
         const float facing = std::atan2(to.y, to.x);
         if (skill != nullptr && Length(to) <= reach * 0.9f) {
           m.velocity = {};
-          Face(m, facing);
-          if (tick >= m.ready_tick[0]) attacks_.push_back(MonsterAttack(slot, facing, *target));
+          store_.Face(m, facing);
+          if (tick >= m.ready_tick[0]) combat_.Queue(Combat::MonsterAttack(slot, facing, *target));
         } else {
           StepToward(m, target->position, run, reach * 0.8f);
         }
@@ -80,7 +81,8 @@ void Zone::ThinkMonsters(uint64_t tick) {
     if (mp.ai == MonsterState::kReturn) {
       const Vec2 before = m.position;
       StepToward(m, mp.home, run, 0.0f);
-      if (m.position == before) Place(m, mp.home);  // a step too small for float: arrive
+      if (m.position == before)
+        store_.Place(m, mp.home, tick_);  // a step too small for float: arrive
       if (DistanceSq(m.position, mp.home) <= kHomeTolerance * kHomeTolerance) {
         mp.ai = MonsterState::kIdle;
         mp.next_think = tick + kThinkInterval;

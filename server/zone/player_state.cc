@@ -72,7 +72,7 @@ Status Zone::RestorePlayer(EntityId id, const PlayerSnapshot& saved, uint64_t no
 }
 
 Status Zone::ContinueInputs(EntityId id, uint32_t last_input_seq) {
-  Entity* e = FindMutable(id);
+  Entity* e = store_.Find(id);
   if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }

@@ -1,6 +1,8 @@
-// Zone: construction, entity bookkeeping, inputs, player movement, portals and the tick order.
-// Monster AI is in monster_ai.cc, combat in combat.cc, chat in world_chat.cc, and each
-// player's view (the interest policy and what it reads) in ZoneViews (zone_views.h).
+// Zone: construction, spawning, players coming and going, inputs, player movement, portals and
+// the tick order. The entities and their quadtree are an EntityStore (entity_store.h), combat
+// is Combat (combat.h), monster AI is in monster_ai.cc, chat in world_chat.cc, the border's
+// entity side in zone_border.cc, and each player's view (the interest policy and what it
+// reads) in ZoneViews (zone_views.h).
 #include "zone/zone.h"
 
 #include <algorithm>
@@ -18,9 +20,6 @@ void NoteInputSeq(PlayerPart& p, uint32_t seq) {
   if (!p.input_seq_seen || SeqNewer(seq, p.last_input_seq)) p.last_input_seq = seq;
   p.input_seq_seen = true;
 }
-
-// One 65536th of a turn: the finest facing the protocol carries.
-constexpr float kFacingResolution = 2 * kPi / 65536;
 
 // Directions and targets beyond this are not mistakes a client makes by accident.
 constexpr float kMaxInputMagnitude = 1e9f;
@@ -51,76 +50,10 @@ Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, ui
       config_(config),
       border_(world, config, config.cells.split() ? cell : kWholeZone),
       rng_(seed),
-      tree_(TreeConfigFor(config)),
+      store_(TreeConfigFor(config)),
       views_(config.interest, world.overload.near_floor, world.wire_cost) {}
 
 // ---- bookkeeping ----
-
-const Entity* Zone::Find(EntityId id) const { return FindEntity(entities_, slot_of_, id); }
-
-Entity* Zone::FindMutable(EntityId id) {
-  return const_cast<Entity*>(std::as_const(*this).Find(id));
-}
-
-uint32_t Zone::MaskOf(const Entity& e) const {
-  uint32_t mask = 0;
-  if (e.is_player()) {
-    mask = e.alive ? kMaskPlayerAlive : kMaskPlayerDead;
-  } else {
-    mask = e.alive ? kMaskMonsterAlive : kMaskMonsterDead;
-  }
-  return e.is_ghost() ? mask << kGhostShift : mask;
-}
-
-uint32_t Zone::Insert(Entity e) {
-  const uint32_t index = EntityIndex(e.id);
-  if (index >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(index) + 1, -1);
-  const auto slot = static_cast<uint32_t>(entities_.size());
-  slot_of_[index] = static_cast<int32_t>(slot);
-  views_.MarkChurned(slot);
-  // The position was clamped into the zone by the caller, so the quadtree accepts it.
-  (void)tree_.Insert(e.id, e.position, e.radius, MaskOf(e));
-  if (e.is_real_player()) {
-    ++player_count_;
-    views_.AddViewer(e.id);
-  }
-  if (e.is_ghost()) ++ghost_count_;
-  entities_.push_back(std::move(e));
-  return slot;
-}
-
-void Zone::EraseSlot(uint32_t slot) {
-  Entity& e = entities_[slot];
-  (void)tree_.Remove(e.id);
-  if (e.is_real_player()) {
-    --player_count_;
-    views_.RemoveViewer(e.id);
-  }
-  if (e.is_ghost()) --ghost_count_;
-  slot_of_[EntityIndex(e.id)] = -1;
-  views_.MarkChurned(slot);
-  views_.MarkChurned(entities_.size() - 1);
-  if (slot + 1 != entities_.size()) {
-    e = std::move(entities_.back());
-    slot_of_[EntityIndex(e.id)] = static_cast<int32_t>(slot);
-  }
-  entities_.pop_back();
-}
-
-void Zone::PlayersIn(const Circle& circle, std::vector<EntityId>* out) {
-  spatial::QueryFilter filter;
-  filter.mask = kMaskPlayerAlive | kMaskPlayerDead;
-  tree_.QueryCircle(circle, filter, spatial::QueryOrder::kById, &chat_query_);
-  out->assign(chat_query_.ids.begin(), chat_query_.ids.end());
-}
-
-void Zone::AllPlayers(std::vector<EntityId>* out) const {
-  out->clear();
-  for (const Entity& e : entities_) {
-    if (e.is_real_player()) out->push_back(e.id);
-  }
-  std::sort(out->begin(), out->end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
-}
 
 Vec2 Zone::Clamp(Vec2 p) const {
   const Aabb& b = config_.bounds;
@@ -149,31 +82,6 @@ bool Zone::Spawns(const SpawnGroup& group) const {
   return CellAt(config_.bounds, config_.cells, centre) == border_.cell();
 }
 
-void Zone::Place(Entity& e, Vec2 position) {
-  if (position == e.position) return;
-  e.velocity = position - e.position;
-  e.position = position;
-  e.last_move_tick = static_cast<uint32_t>(tick_);
-  e.changed |= kChangedPosition;
-  (void)tree_.Move(e.id, position);
-}
-
-void Zone::Face(Entity& e, float facing) {
-  const float f = NormalizeAngle(facing);
-  // A turn finer than kFacingResolution is no turn: a monster walking straight at its goal
-  // recomputes its heading every step, and float noise must not cost an update per step.
-  if (std::abs(NormalizeAngle(f - e.facing)) < kFacingResolution) return;
-  e.facing = f;
-  e.changed |= kChangedFacing;
-}
-
-void Zone::SetAlive(Entity& e, bool alive) {
-  if (e.alive == alive) return;
-  e.alive = alive;
-  e.changed |= kChangedAlive;
-  (void)tree_.SetMask(e.id, MaskOf(e));
-}
-
 // ---- spawning and players ----
 
 void Zone::SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group) {
@@ -193,7 +101,7 @@ void Zone::SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group) {
                        .next_think = EntityIndex(id) % 10,  // stagger the aggro scans over ticks
                        .spawn_group = group,
                        .type = &t};
-  Insert(std::move(m));
+  store_.Insert(std::move(m), views_);
 }
 
 Status Zone::AddPlayer(EntityId id, Vec2 position) { return AdoptPlayer(NewPlayer(id), position); }
@@ -219,8 +127,7 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
     return {StatusCode::kInvalidArgument, "not a player"};
   }
   if (!IsFinite(position)) return {StatusCode::kInvalidArgument, "position is not finite"};
-  const uint32_t index = EntityIndex(player.id);
-  if (index < slot_of_.size() && slot_of_[index] >= 0) {
+  if (store_.SlotOf(player.id) >= 0) {
     return {StatusCode::kAlreadyExists, "entity index already in this zone"};
   }
   player.position = PlayerPlace(position);
@@ -231,7 +138,7 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
   const auto coming = static_cast<uint32_t>(tick_ + 1);
   player.changed_at.fill(coming);  // whoever knew it gets its fields whole...
   player.last_move_tick = coming;  // ...and its position absolute, never as a delta
-  Insert(std::move(player));
+  store_.Insert(std::move(player), views_);
   return Status::Ok();
 }
 
@@ -240,12 +147,12 @@ Status Zone::RemovePlayer(EntityId id) {
   if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
-  EraseSlot(static_cast<uint32_t>(slot_of_[EntityIndex(id)]));
+  store_.Erase(static_cast<uint32_t>(store_.SlotOf(id)), views_);
   return Status::Ok();
 }
 
 Status Zone::ForgetKnown(EntityId player) {
-  Entity* e = FindMutable(player);
+  Entity* e = store_.Find(player);
   if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
@@ -254,7 +161,7 @@ Status Zone::ForgetKnown(EntityId player) {
 }
 
 Status Zone::SetViewRadius(EntityId player, float radius) {
-  Entity* e = FindMutable(player);
+  Entity* e = store_.Find(player);
   if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }
@@ -280,7 +187,7 @@ void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t
                     size_t workers, ZoneTickOutput* out) {
   out->Reset(tick, config_.id);
   tick_ = tick;
-  for (Entity& e : entities_) {
+  for (Entity& e : store_.all()) {
     e.changed = 0;
     e.prev_position = e.position;
     e.prev_move_tick = e.last_move_tick;
@@ -292,17 +199,17 @@ void Zone::Simulate(uint64_t tick, std::span<const PlayerInput> inputs, uint32_t
   ThinkMonsters(tick);
   ApplyRemoteHits(tick, out);
   ApplyHitsOnImmigrants(tick, out);
-  ResolveAttacks(tick, out);
+  combat_.ResolveAll(tick, CombatRules(), store_, border_, out);
   // A player killed this tick after stepping into a portal stays here (and respawns here).
   std::erase_if(portal_slots_, [this](uint32_t slot) {
-    if (entities_[slot].alive) return false;
+    if (store_.at(slot).alive) return false;
     portal_of_[slot] = nullptr;
     return true;
   });
-  views_.Prepare({.entities = entities_,
-                  .slot_of = slot_of_,
+  views_.Prepare({.entities = store_.all(),
+                  .slot_of = store_.slots(),
                   .portal_of = portal_of_,
-                  .tree = &tree_,
+                  .tree = &store_.tree(),
                   .config = &config_,
                   .tick = tick_},
                  overload_level, workers, out);
@@ -317,10 +224,10 @@ void Zone::FinishTick(ZoneTickOutput* out) {
 }
 
 void Zone::Respawn(uint64_t tick) {
-  for (Entity& e : entities_) {
+  for (Entity& e : store_.all()) {
     if (e.alive || e.is_ghost() || tick < e.respawn_tick) continue;
     if (e.is_player()) {
-      Place(e, PlayerPlace(config_.player_spawn));  // the zone's spawn point
+      store_.Place(e, PlayerPlace(config_.player_spawn), tick_);  // the zone's spawn point
     } else {
       MonsterPart& m = e.monster();
       // Its group's area, in whichever cell (it migrates there at the end of the tick), but
@@ -330,17 +237,17 @@ void Zone::Respawn(uint64_t tick) {
       m.wander_goal = m.home;
       m.ai = MonsterState::kIdle;
       m.target = kInvalidEntity;
-      Place(e, m.home);
+      store_.Place(e, m.home, tick_);
     }
     e.hp = e.max_hp;
     e.changed |= kChangedHp;
     e.velocity = {};
-    SetAlive(e, true);
+    store_.SetAlive(e, true);
   }
 }
 
 void Zone::ApplyInputs(std::span<const PlayerInput> inputs, ZoneTickOutput* out) {
-  attacks_.clear();
+  combat_.Clear();
   for (const PlayerInput& in : inputs) {
     std::visit([this, out](const auto& input) { Apply(input, out); }, in);
   }
@@ -348,7 +255,7 @@ void Zone::ApplyInputs(std::span<const PlayerInput> inputs, ZoneTickOutput* out)
 
 Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneTickOutput* out) {
   const auto reject = [out](Reject why) { ++out->rejected[static_cast<size_t>(why)]; };
-  Entity* p = FindMutable(id);
+  Entity* p = store_.Find(id);
   if (p == nullptr || !p->is_real_player()) {
     reject(Reject::kUnknownEntity);
     return nullptr;
@@ -367,7 +274,7 @@ Entity* Zone::Actor(EntityId id, InputKind kind, uint32_t seq, bool valid, ZoneT
 }
 
 Status Zone::Acknowledge(EntityId id, uint32_t seq) {
-  Entity* p = FindMutable(id);
+  Entity* p = store_.Find(id);
   if (p == nullptr || !p->is_real_player()) return {StatusCode::kNotFound, "no such player"};
   NoteInputSeq(p->player(), seq);
   return Status::Ok();
@@ -393,13 +300,13 @@ void Zone::Apply(const SkillInput& in, ZoneTickOutput* out) {
     return;
   }
   NoteInputSeq(p->player(), in.seq);
-  const auto slot = static_cast<uint32_t>(slot_of_[EntityIndex(in.entity)]);
-  attacks_.push_back(Attack{.slot = slot,
-                            .skill_index = index,
-                            .facing = in.facing,
-                            .target = in.target,
-                            .from_player = true,
-                            .seq = in.seq});
+  const auto slot = static_cast<uint32_t>(store_.SlotOf(in.entity));
+  combat_.Queue({.slot = slot,
+                 .skill_index = index,
+                 .facing = in.facing,
+                 .target = in.target,
+                 .from_player = true,
+                 .seq = in.seq});
 }
 
 // Chat is the World's (it crosses zones): World::Tick never routes it here.
@@ -407,9 +314,9 @@ void Zone::Apply(const ChatInput& /*in*/, ZoneTickOutput* /*out*/) {}
 
 void Zone::MovePlayers() {
   portal_slots_.clear();
-  portal_of_.assign(entities_.size(), nullptr);
-  for (uint32_t slot = 0; slot < entities_.size(); ++slot) {
-    Entity& p = entities_[slot];
+  portal_of_.assign(store_.size(), nullptr);
+  for (uint32_t slot = 0; slot < store_.size(); ++slot) {
+    Entity& p = store_.at(slot);
     if (!p.is_real_player() || !p.alive) continue;
     const Vec2 direction = p.player().move_direction;
     if (direction == Vec2{}) {
@@ -419,8 +326,8 @@ void Zone::MovePlayers() {
     // At most speed per tick, never outside the zone (nor its cell, unless players cross): the
     // server decides where a player is.
     const Vec2 to = p.position + direction * p.speed;
-    Place(p, border_.players_cross() ? Clamp(to) : Confine(to));
-    Face(p, std::atan2(direction.y, direction.x));
+    store_.Place(p, border_.players_cross() ? Clamp(to) : Confine(to), tick_);
+    store_.Face(p, std::atan2(direction.y, direction.x));
     if ((p.changed & kChangedPosition) == 0) continue;
     for (const Portal& portal : config_.portals) {
       if (portal.area.Contains(p.position)) {
@@ -439,9 +346,9 @@ void Zone::LeaveForPortals(ZoneTickOutput* out) {
   for (uint32_t slot : portal_slots_) {
     const Portal& portal = *portal_of_[slot];
     out->transfers.push_back(
-        Transfer{entities_[slot].id, portal.target_zone, portal.target_position});
-    Entity leaving = std::move(entities_[slot]);  // EraseSlot reads only id and kind
-    EraseSlot(slot);
+        Transfer{store_.at(slot).id, portal.target_zone, portal.target_position});
+    Entity leaving = std::move(store_.at(slot));  // Erase reads only id and kind
+    store_.Erase(slot, views_);
     departures_.push_back(std::move(leaving));
   }
 }

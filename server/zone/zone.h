@@ -24,9 +24,9 @@
 //   B4. one batch per neighbour: the real entities near it, the hits on its entities, the says
 //       it may hear, the migrants for it (ZoneTickOutput::border).
 //
-// Entities live in a dense array; `slot_of_` maps an EntityId's index to its slot. Monsters
-// are created once, at construction, and keep their id through death and respawn. Players are
-// added and removed between ticks.
+// Entities live in an EntityStore (zone/entity_store.h: a dense array of slots and the quadtree,
+// kept in step). Monsters are created once, at construction, and keep their id through death
+// and respawn. Players are added and removed between ticks.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +41,9 @@
 #include "interest/interest.h"
 #include "spatial/quadtree.h"
 #include "zone/cell_border.h"
+#include "zone/combat.h"
 #include "zone/entity.h"
+#include "zone/entity_store.h"
 #include "zone/world_config.h"
 #include "zone/zone_types.h"
 #include "zone/zone_views.h"
@@ -133,15 +135,18 @@ class Zone final : private CellBorder::Entities {
   void SayAcross(EntityId speaker, std::string_view text);
   // The neighbours' says applied this tick (their speakers are ghosts here), until the next.
   [[nodiscard]] const std::vector<BorderSay>& heard() const { return border_.heard(); }
-  [[nodiscard]] size_t ghost_count() const { return ghost_count_; }
-  [[nodiscard]] const Entity* Find(EntityId id) const;
+  // The entities and their quadtree (EntityStore), read.
+  [[nodiscard]] size_t ghost_count() const { return store_.ghost_count(); }
+  [[nodiscard]] const Entity* Find(EntityId id) const { return store_.Find(id); }
   // Players (alive or dead) whose hitbox overlaps `circle`, ascending id (chat `say`).
-  void PlayersIn(const Circle& circle, std::vector<EntityId>* out);
+  void PlayersIn(const Circle& circle, std::vector<EntityId>* out) {
+    store_.PlayersIn(circle, out);
+  }
   // Every player simulated in the zone (ghosts aside), ascending id (chat `zone`).
-  void AllPlayers(std::vector<EntityId>* out) const;
-  [[nodiscard]] const std::vector<Entity>& entities() const { return entities_; }
-  [[nodiscard]] size_t player_count() const { return player_count_; }  // real players
-  [[nodiscard]] const spatial::Quadtree& tree() const { return tree_; }
+  void AllPlayers(std::vector<EntityId>* out) const { store_.AllPlayers(out); }
+  [[nodiscard]] const std::vector<Entity>& entities() const { return store_.entities(); }
+  [[nodiscard]] size_t player_count() const { return store_.player_count(); }  // real players
+  [[nodiscard]] const spatial::Quadtree& tree() const { return store_.tree(); }
   // The quadtree settings a zone uses for its bounds (the loader validates them).
   static spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& config);
   // Forgets what the player knows: the next tick lists everything in view as entered (a resync
@@ -159,29 +164,9 @@ class Zone final : private CellBorder::Entities {
   Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell);
   [[nodiscard]] Entity NewPlayer(EntityId id) const;  // a fresh player from the template
 
-  struct Attack {
-    uint32_t slot;  // attacker
-    uint32_t skill_index;
-    float facing;
-    Vec2 target;
-    bool from_player;
-    uint32_t seq = 0;  // the player's input (for its InputResult)
-  };
-  static Attack MonsterAttack(uint32_t slot, float facing, const Entity& target) {
-    return {.slot = slot,
-            .skill_index = 0,
-            .facing = facing,
-            .target = target.position,
-            .from_player = false,
-            .seq = 0};
-  }
-
   template <typename AllocateId>
   void SpawnMonsters(AllocateId allocate_id);
   void SpawnMonster(EntityId id, const MonsterTemplate& t, uint32_t group);
-  Entity* FindMutable(EntityId id);
-  uint32_t Insert(Entity e);
-  void EraseSlot(uint32_t slot);
   Vec2 Clamp(Vec2 p) const;    // into the zone's bounds
   Vec2 Confine(Vec2 p) const;  // into the cell's area: where a real entity may be
   // Where a player put at `p` (a login's saved position, a respawn, an arrival) is placed:
@@ -190,11 +175,6 @@ class Zone final : private CellBorder::Entities {
   Vec2 PlayerPlace(Vec2 p);
   Vec2 RandomPointIn(const Aabb& area);                      // clamped into the zone
   [[nodiscard]] bool Spawns(const SpawnGroup& group) const;  // this cell spawns the group
-  // Moves an entity (quadtree included) and records what changed.
-  void Place(Entity& e, Vec2 position);
-  void Face(Entity& e, float facing);
-  void SetAlive(Entity& e, bool alive);
-  uint32_t MaskOf(const Entity& e) const;
 
   // Tick steps.
   void Respawn(uint64_t tick);
@@ -209,13 +189,8 @@ class Zone final : private CellBorder::Entities {
   void MovePlayers();
   void ThinkMonsters(uint64_t tick);
   void StepToward(Entity& e, Vec2 goal, float speed, float stop_distance);
-  void ResolveAttacks(uint64_t tick, ZoneTickOutput* out);
-  // Reorders query_.ids by distance from `origin` to each hitbox's surface (ties by id).
-  void NearestSurfaceFirst(Vec2 origin);
-  Outcome ResolveAttack(uint64_t tick, const Attack& a, ZoneTickOutput* out);
   void LeaveForPortals(ZoneTickOutput* out);
-  // `damage` to a real `target` (never more than it has): deaths and respawn timers.
-  HitTarget Damage(Entity& target, int32_t damage, uint64_t tick);
+  [[nodiscard]] Combat::Rules CombatRules() const { return {.world = *world_, .zone = config_}; }
 
   // The cell border's entity side (zone_border.cc): CellBorder decides, these apply it to the
   // entities. Ghosts: a neighbour's batch adds, updates (Haunt) and sweeps them; migration:
@@ -237,22 +212,17 @@ class Zone final : private CellBorder::Entities {
   const WorldConfig* world_;
   ZoneConfig config_;
   CellBorder border_;  // a whole zone's has no neighbours
-  size_t ghost_count_ = 0;
   Rng rng_;
-  spatial::Quadtree tree_;
-  std::vector<Entity> entities_;
-  std::vector<int32_t> slot_of_;  // by EntityIndex; -1 when not here
-  size_t player_count_ = 0;
+  EntityStore store_;  // the entities and their quadtree
 
   // Per-tick scratch, reused (no allocation once warm).
-  std::vector<Attack> attacks_;
+  Combat combat_;  // this tick's attacks (players' and monsters'), resolved in step 5
   std::vector<uint32_t> portal_slots_;    // players who stepped into a portal this tick
   std::vector<const Portal*> portal_of_;  // by slot, the portal taken (nullptr: none)
   std::vector<Entity> departures_;
   std::vector<RemoteHit> remote_hits_;  // the neighbours' hits to apply this tick
   spatial::QueryResults query_;
-  spatial::QueryResults chat_query_;
-  uint64_t tick_ = 0;  // the tick being simulated (Place records it as the move tick)
+  uint64_t tick_ = 0;  // the tick being simulated (a move records it as the move tick)
 
   // Each player's view of the tick: the interest policy and what it reads.
   ZoneViews views_;

@@ -30,9 +30,8 @@ uint32_t TicksUntil(uint64_t at, uint64_t now) {
 }  // namespace
 
 bool Zone::RealHere(EntityId id) const {
-  const uint32_t index = EntityIndex(id);
-  if (index >= slot_of_.size() || slot_of_[index] < 0) return false;
-  return !entities_[static_cast<size_t>(slot_of_[index])].is_ghost();
+  const int32_t slot = store_.SlotOf(id);
+  return slot >= 0 && !store_.at(static_cast<uint32_t>(slot)).is_ghost();
 }
 
 void Zone::SayAcross(EntityId speaker, std::string_view text) {
@@ -43,26 +42,25 @@ void Zone::SayAcross(EntityId speaker, std::string_view text) {
 // ---- ghosts ----
 
 void Zone::Haunt(const GhostState& g, uint32_t from_cell) {
-  const uint32_t index = EntityIndex(g.id);
-  if (index < slot_of_.size() && slot_of_[index] >= 0) {
-    const auto slot = static_cast<uint32_t>(slot_of_[index]);
-    Entity& e = entities_[slot];
+  if (const int32_t found = store_.SlotOf(g.id); found >= 0) {
+    const auto slot = static_cast<uint32_t>(found);
+    Entity& e = store_.at(slot);
     // A real entity here never shares an index with another cell's (IdsOfCell); an older
     // generation of the ghost, or one that changed kind or size, is replaced.
     if (!e.is_ghost()) return;
     if (e.id != g.id || e.kind() != g.kind || e.template_id != g.template_id ||
         e.radius != g.radius) {
-      EraseSlot(slot);
+      store_.Erase(slot, views_);
     } else {
       e.ghost_of = from_cell;
       e.ghost_seen = tick_;
-      Place(e, g.position);
+      store_.Place(e, g.position, tick_);
       e.velocity = g.velocity;
-      Face(e, g.facing);
+      store_.Face(e, g.facing);
       if (e.hp != g.hp || e.max_hp != g.max_hp) e.changed |= kChangedHp;
       e.hp = g.hp;
       e.max_hp = g.max_hp;
-      SetAlive(e, g.alive);
+      store_.SetAlive(e, g.alive);
       return;
     }
   }
@@ -89,16 +87,16 @@ void Zone::Haunt(const GhostState& g, uint32_t from_cell) {
   // New to this zone this tick: whoever sees it gets it whole, its position as a jump.
   e.changed_at.fill(static_cast<uint32_t>(tick_));
   e.last_move_tick = e.prev_move_tick = static_cast<uint32_t>(tick_);
-  Insert(std::move(e));
+  store_.Insert(std::move(e), views_);
 }
 
 void Zone::ApplyGhosts(ZoneTickOutput* out) {
   if (!border_.Arrive(tick_, *this, &out->silent_cells)) return;
   // Highest slot first, so erasing (swap with the last) never moves a slot still to visit.
-  for (size_t slot = entities_.size(); slot-- > 0;) {
-    const Entity& e = entities_[slot];
+  for (auto slot = static_cast<uint32_t>(store_.size()); slot-- > 0;) {
+    const Entity& e = store_.at(slot);
     if (e.is_ghost() && !border_.Keeps(e.ghost_of, e.ghost_seen)) {
-      EraseSlot(static_cast<uint32_t>(slot));
+      store_.Erase(slot, views_);
     }
   }
 }
@@ -109,7 +107,7 @@ void Zone::ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out) {
   remote_hits_.clear();
   border_.TakeHits(&remote_hits_);
   for (const RemoteHit& hit : remote_hits_) {
-    Entity* target = FindMutable(hit.target);
+    Entity* target = store_.Find(hit.target);
     const Entity* attacker = Find(hit.attacker);
     // Gone, dead or no longer here since the swing (or its attacker's ghost already gone):
     // the hit is lost, as a swing at an entity that just died is.
@@ -117,7 +115,7 @@ void Zone::ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out) {
       continue;
     }
     const auto first = static_cast<uint32_t>(out->targets.size());
-    out->targets.push_back(Damage(*target, hit.damage, tick));
+    out->targets.push_back(Combat::Damage(*target, hit.damage, tick, CombatRules(), store_));
     out->events.push_back(HitEvent{.attacker = hit.attacker,
                                    .skill = hit.skill,
                                    .origin = attacker->position,
@@ -131,11 +129,11 @@ void Zone::ApplyHitsOnImmigrants(uint64_t tick, ZoneTickOutput* out) {
   remote_hits_.clear();
   border_.TakeHitsOnImmigrants(&remote_hits_);
   for (const RemoteHit& hit : remote_hits_) {
-    Entity* target = FindMutable(hit.target);
+    Entity* target = store_.Find(hit.target);
     const Entity* attacker = Find(hit.attacker);
     if (target == nullptr || !target->alive || attacker == nullptr) continue;
     // Its viewers here saw the hit when it was dealt; a kill is told now (the owner's event).
-    const HitTarget dealt = Damage(*target, hit.damage, tick);
+    const HitTarget dealt = Combat::Damage(*target, hit.damage, tick, CombatRules(), store_);
     if (!dealt.killed) continue;
     out->events.push_back(HitEvent{.attacker = hit.attacker,
                                    .skill = hit.skill,
@@ -186,7 +184,7 @@ Migrant Zone::MigrantOf(const Entity& e) const {
 void Zone::Emigrate() {
   if (border_.cell() == kWholeZone) return;
   const float margin = config_.cells.migration_margin;
-  for (Entity& e : entities_) {
+  for (Entity& e : store_.all()) {
     if (!border_.Migrates(e) || RectDistanceSq(e.position, border_.area()) <= margin * margin) {
       continue;
     }
@@ -194,32 +192,23 @@ void Zone::Emigrate() {
     // Only to a neighbour that is heard (within the ghost timeout): one not running yet, gone,
     // or cut off would lose it. Meanwhile the border holds it.
     if (!border_.Hears(to)) {
-      Place(e, Confine(e.position));
+      store_.Place(e, Confine(e.position), tick_);
       continue;
     }
     border_.Emigrate(to, MigrantOf(e));
-    if (e.is_player()) {  // no longer simulated here: no inputs, no views
-      --player_count_;
-      views_.RemoveViewer(e.id);
-    }
+    if (e.is_player()) views_.RemoveViewer(e.id);  // no longer simulated here: no inputs, no views
     // Kept as a ghost of its new cell, which lists it from its next batch on: until then
     // (ghost_seen in the future) no sweep drops it.
-    e.ghost_of = to;
-    e.ghost_seen = tick_ + 1;
-    ++ghost_count_;
-    (void)tree_.SetMask(e.id, MaskOf(e));
+    store_.MakeGhost(e, to, tick_ + 1);
   }
 }
 
 bool Zone::Immigrate(const Migrant& m, uint32_t from_cell) {
   if (RealHere(m.body.id)) return false;  // two neighbours sent it: the first one taken stands
   Haunt(m.body, from_cell);               // the ghost held, brought up to date (or a new one)
-  Entity& e = entities_[static_cast<size_t>(slot_of_[EntityIndex(m.body.id)])];
-  e.ghost_of = kWholeZone;
-  e.ghost_seen = 0;
-  --ghost_count_;
+  Entity& e = store_.at(static_cast<uint32_t>(store_.SlotOf(m.body.id)));
+  store_.MakeReal(e);  // the same category as the ghost's: a player or a monster, dead or alive
   BecomeReal(e, m);
-  (void)tree_.SetMask(e.id, MaskOf(e));
   return true;
 }
 
@@ -238,7 +227,6 @@ void Zone::BecomeReal(Entity& e, const Migrant& m) {
                         .input_seq_seen = m.player.input_seq_seen,
                         .view_radius = m.player.view_radius,
                         .last_target = m.player.last_target};
-    ++player_count_;
     views_.AddViewer(e.id);
     std::vector<EntityId> ids = m.player.known;  // once each, never itself
     std::sort(ids.begin(), ids.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
@@ -248,7 +236,7 @@ void Zone::BecomeReal(Entity& e, const Migrant& m) {
     for (const EntityId id : ids) {
       if (id == e.id) continue;
       const Entity* k = Find(id);
-      known.emplace_back(id, k != nullptr ? static_cast<uint32_t>(slot_of_[EntityIndex(id)]) : 0);
+      known.emplace_back(id, k != nullptr ? static_cast<uint32_t>(store_.SlotOf(id)) : 0);
     }
     views_.Adopt(e.id, known);
     return;
@@ -270,7 +258,7 @@ void Zone::BecomeReal(Entity& e, const Migrant& m) {
 void Zone::ExportBorder(ZoneTickOutput* out) {
   border_.Export(&out->border);
   if (out->border.empty()) return;  // a whole zone
-  for (const Entity& e : entities_) border_.Show(e, &out->border);
+  for (const Entity& e : store_.entities()) border_.Show(e, &out->border);
 }
 
 }  // namespace zs::zone
