@@ -86,7 +86,7 @@ void ClientRelay::Take(size_t z, std::span<const Arriving> arriving, double now)
   // Its first frame here is of the coming tick; the client's last was last_frame_tick.
   const auto offset = [this](const MigrantClient& c) { return c.last_frame_tick - world_.tick(); };
   for (const Arriving& a : arriving) {
-    const EntityId entity = a.entity;
+    const EntityId entity = a.client.entity;
     const MigrantClient& client = a.client;
     const std::optional<uint32_t> home = CellOfNode(z, client.home);
     if (home == here) {  // ours again

@@ -51,9 +51,8 @@ class ClientRelay {
 
   // A player migrant of a batch just taken (World::TakeGhosts), as the runner read it.
   struct Arriving {
-    EntityId entity = kInvalidEntity;
-    std::string name;  // the migrant's: this world may hold no ghost of it yet to name it
-    MigrantClient client;
+    std::string name;      // the migrant's: this world may hold no ghost of it yet to name it
+    MigrantClient client;  // client.entity: the migrant
     uint32_t last_input_seq = 0;
   };
 

@@ -406,10 +406,11 @@ void ZoneRunner::TakeBorder() {
     players.clear();
     for (zone::Migrant& m : batch.migrants) {
       if (m.body.kind == zone::EntityKind::kPlayer) {
-        const MigrantClient* client = ClientOf(in.clients, m.body.id);
-        players.push_back({.entity = m.body.id,
-                           .name = m.body.name,
-                           .client = client != nullptr ? *client : MigrantClient{},
+        MigrantClient client;  // none listed: the keeper lets it go (ClientRelay::Take)
+        client.entity = m.body.id;
+        if (const MigrantClient* listed = ClientOf(in.clients, m.body.id)) client = *listed;
+        players.push_back({.name = m.body.name,
+                           .client = std::move(client),
                            .last_input_seq = m.player.last_input_seq});
       }
     }

@@ -109,7 +109,7 @@ class ClientRelayTest : public ::testing::Test {
   static ClientRelay::Arriving Migrant(uint32_t raw_id, std::string name, std::string home,
                                        uint64_t session) {
     ClientRelay::Arriving a;
-    a.entity = static_cast<EntityId>(raw_id);
+    a.client.entity = static_cast<EntityId>(raw_id);
     a.name = std::move(name);
     a.client.home = std::move(home);
     a.client.session = session;
