@@ -127,7 +127,7 @@ void CaptureZone(const zone::World& world, size_t zone, ViewerSnapshot* out) {
   out->entities.resize(states.size());
   for (size_t i = 0; i < states.size(); ++i) {
     const zone::EntityState& e = states[i];
-    const zone::Entity* entity = z.Find(e.id);
+    const zone::Entity* entity = z.store().Find(e.id);
     out->entities[i] = {.id = ToRaw(e.id),
                         .x = e.position.x,
                         .y = e.position.y,
@@ -138,7 +138,7 @@ void CaptureZone(const zone::World& world, size_t zone, ViewerSnapshot* out) {
                         .alive = e.alive,
                         .ghost = entity != nullptr && entity->is_ghost()};
   }
-  z.tree().ExportNodes(&out->nodes);
+  z.store().tree().ExportNodes(&out->nodes);
 }
 
 void CaptureSelection(const zone::World& world, size_t zone, uint32_t player,
@@ -146,9 +146,9 @@ void CaptureSelection(const zone::World& world, size_t zone, uint32_t player,
   const zone::Zone& z = world.zone(zone);
   out->entity = player;
   out->known.clear();
-  const zone::Entity* e = z.Find(static_cast<EntityId>(player));
+  const zone::Entity* e = z.store().Find(static_cast<EntityId>(player));
   if (e == nullptr || !e->is_player()) return;
-  out->view_radius = z.ViewRadiusOf(*e);
+  out->view_radius = zone::ViewRadiusOf(*e, z.config());
   std::vector<interest::KnownEntity> known;
   z.interest().Known(e->id, &known);
   out->known.reserve(known.size());

@@ -235,7 +235,7 @@ ZoneConfig LoadZone(const YamlNode& n, uint32_t tick_rate, const WorldConfig& w)
   z.id = static_cast<uint32_t>(n["id"].Int(1, 1000000));
   z.name = n["name"].String();
   z.bounds = n["bounds"].Rect();
-  if (Status s = spatial::Quadtree::ValidateConfig(Zone::TreeConfigFor(z)); !s.ok()) {
+  if (Status s = spatial::Quadtree::ValidateConfig(TreeConfigFor(z)); !s.ok()) {
     n["bounds"].Fail(std::string(s.message()));
   }
   z.view_radius = n["view_radius"].Float(1, 100000);

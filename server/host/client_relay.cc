@@ -50,7 +50,7 @@ void ClientRelay::SendAway(const zone::GhostBatch& batch, std::vector<MigrantCli
   clients->clear();
   const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
   if (!z) return;
-  const uint32_t here = world_.zone(*z).cell();
+  const uint32_t here = world_.zone(*z).border().cell();
   for (const zone::Migrant& m : batch.migrants) {
     if (m.body.kind != zone::EntityKind::kPlayer) continue;
     PlayerDirectory::Player* p = players_.ByEntity(m.body.id);
@@ -82,7 +82,7 @@ void ClientRelay::SendAway(const zone::GhostBatch& batch, std::vector<MigrantCli
 
 void ClientRelay::Take(size_t z, std::span<const Arriving> arriving, double now) {
   const uint32_t zone_id = world_.zone(z).config().id;
-  const uint32_t here = world_.zone(z).cell();
+  const uint32_t here = world_.zone(z).border().cell();
   // Its first frame here is of the coming tick; the client's last was last_frame_tick.
   const auto offset = [this](const MigrantClient& c) { return c.last_frame_tick - world_.tick(); };
   for (const Arriving& a : arriving) {

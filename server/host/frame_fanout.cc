@@ -47,7 +47,7 @@ void FrameFanout::SendZoneChange(const zone::World& world, const zone::ZoneTickO
     if (t.player != player) continue;
     const std::optional<size_t> dest = world.ZoneIndexById(t.target_zone);
     if (!dest) continue;
-    const zone::Entity* arrived = world.zone(*dest).Find(player);
+    const zone::Entity* arrived = world.zone(*dest).store().Find(player);
     sink.DeliverFrame(wire::ZoneChangedFrame(world.zone(*dest).config(),
                                              arrived ? arrived->position : t.target_position),
                       FrameKind::kControl);

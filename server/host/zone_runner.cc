@@ -58,7 +58,7 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
       relay_(world_, players_, keeper_, metrics->cells().relay) {
   players_.SetRoster(siblings.local, siblings.index);
   for (size_t z = 0; z < zone_count_; ++z) {
-    for (const zone::Entity& e : world_.zone(z).entities()) {
+    for (const zone::Entity& e : world_.zone(z).store().entities()) {
       monsters_ += e.is_monster() ? 1 : 0;
     }
   }
@@ -438,13 +438,13 @@ void ZoneRunner::SendBorder() {
   int64_t real = 0;
   for (size_t z = 0; z < zone_count_; ++z) {
     const zone::Zone& zone = world_.zone(z);
-    held += static_cast<int64_t>(zone.ghost_count());
-    real += static_cast<int64_t>(zone.player_count());
+    held += static_cast<int64_t>(zone.store().ghost_count());
+    real += static_cast<int64_t>(zone.store().player_count());
     const zone::ZoneTickOutput& out = world_.output(z);
     for (const uint32_t cell : out.silent_cells) {
       counters.silent_neighbours.Add(1);
       spdlog::warn("zone {} ({}), cell {}: cell {} sent nothing for {} ticks: its ghosts dropped",
-                   zone.config().id, zone.config().name, zone.cell(), cell,
+                   zone.config().id, zone.config().name, zone.border().cell(), cell,
                    zone.config().cells.ghost_timeout_ticks);
     }
     if (border_ == nullptr) continue;

@@ -8,6 +8,12 @@
 
 namespace zs::zone {
 
+spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& config) {
+  spatial::QuadtreeConfig c;
+  c.bounds = config.bounds;
+  return c;
+}
+
 namespace {
 
 // One 65536th of a turn: the finest facing the protocol carries.
@@ -69,7 +75,7 @@ void EntityStore::Erase(uint32_t slot, ZoneViews& views) {
   entities_.pop_back();
 }
 
-void EntityStore::PlayersIn(const Circle& circle, std::vector<EntityId>* out) {
+void EntityStore::PlayersIn(const Circle& circle, std::vector<EntityId>* out) const {
   spatial::QueryFilter filter;
   filter.mask = kMaskPlayerAlive | kMaskPlayerDead;
   tree_.QueryCircle(circle, filter, spatial::QueryOrder::kById, &query_);

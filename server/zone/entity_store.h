@@ -23,9 +23,13 @@
 #include "core/vec2.h"
 #include "spatial/quadtree.h"
 #include "zone/entity.h"
+#include "zone/world_config.h"
 #include "zone/zone_views.h"
 
 namespace zs::zone {
+
+// The quadtree settings a zone uses for its bounds (the loader validates them).
+[[nodiscard]] spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& config);
 
 class EntityStore {
  public:
@@ -48,7 +52,7 @@ class EntityStore {
   [[nodiscard]] size_t player_count() const { return player_count_; }  // real players
   [[nodiscard]] size_t ghost_count() const { return ghost_count_; }
   // Players (alive or dead, real or ghosts) whose hitbox overlaps `circle`, ascending id.
-  void PlayersIn(const Circle& circle, std::vector<EntityId>* out);
+  void PlayersIn(const Circle& circle, std::vector<EntityId>* out) const;
   // Every real player, ascending id.
   void AllPlayers(std::vector<EntityId>* out) const;
   // The quadtree category of `e`: player or monster, alive or dead, real or a ghost.
@@ -76,7 +80,7 @@ class EntityStore {
   std::vector<int32_t> slot_of_;  // by EntityIndex; -1 when not here
   size_t player_count_ = 0;
   size_t ghost_count_ = 0;
-  spatial::QueryResults query_;  // PlayersIn's
+  mutable spatial::QueryResults query_;  // PlayersIn's scratch (no allocation once warm)
 };
 
 }  // namespace zs::zone

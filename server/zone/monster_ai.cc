@@ -52,7 +52,7 @@ void Zone::ThinkMonsters(uint64_t tick) {
     }
 
     if (mp.ai == MonsterState::kChase) {
-      const Entity* target = Find(mp.target);
+      const Entity* target = store_.Find(mp.target);
       if (target == nullptr || !target->alive ||
           DistanceSq(m.position, mp.home) > t.leash_radius * t.leash_radius) {
         mp.ai = MonsterState::kReturn;  // lost, dead, or dragged too far from home

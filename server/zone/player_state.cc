@@ -39,7 +39,7 @@ PlayerSnapshot SnapshotOf(const Entity& player, uint32_t zone_id, uint64_t now, 
 }
 
 Status Zone::SnapshotPlayer(EntityId id, uint64_t now, PlayerSnapshot* out) const {
-  const Entity* e = Find(id);
+  const Entity* e = store_.Find(id);
   if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }

@@ -69,7 +69,7 @@ std::optional<size_t> World::ZoneIndexOf(EntityId player) const {
   const uint32_t index = EntityIndex(player);
   if (index >= zone_of_.size() || zone_of_[index] < 0) return std::nullopt;
   const auto z = static_cast<size_t>(zone_of_[index]);
-  if (zones_[z].Find(player) == nullptr) return std::nullopt;  // stale id
+  if (zones_[z].store().Find(player) == nullptr) return std::nullopt;  // stale id
   return z;
 }
 
@@ -182,7 +182,7 @@ bool World::Holds(EntityId id) const {
   const uint32_t index = EntityIndex(id);
   if (ZoneIndexOf(id) || away_.contains(index)) return true;
   return std::any_of(zones_.begin(), zones_.end(),
-                     [id](const Zone& z) { return z.Find(id) != nullptr; });
+                     [id](const Zone& z) { return z.store().Find(id) != nullptr; });
 }
 
 void World::ReleaseDue() {

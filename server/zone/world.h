@@ -190,7 +190,7 @@ class World {
   void DeliverWhisper(size_t z, const ChatInput& c);
   void DeliverRelayed(std::span<const RelayedWhisper> relayed);
   void DeliverSay(size_t z, const ChatInput& c);
-  void DeliverHeard(size_t z);  // the neighbouring cells' says (Zone::heard)
+  void DeliverHeard(size_t z);  // the neighbouring cells' says (CellBorder::heard)
   void DeliverTo(size_t z, uint32_t line, EntityId recipient);
   void AddResults(std::span<const InputResult> results);
   void ShareNames();

@@ -25,17 +25,17 @@ void World::DeliverSay(size_t z, const ChatInput& c) {
   const auto line = static_cast<uint32_t>(out.chat_lines.size());
   out.chat_lines.push_back(ChatLine{.from = c.entity, .channel = c.channel, .text = c.text});
   if (c.channel == ChatChannel::kSay) {
-    const Entity* speaker = zones_[z].Find(c.entity);
-    zones_[z].PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
+    const Entity* speaker = zones_[z].store().Find(c.entity);
+    zones_[z].store().PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
     zones_[z].SayAcross(c.entity, c.text);  // and the players across a cell border
   } else {
-    zones_[z].AllPlayers(&near_);
+    zones_[z].store().AllPlayers(&near_);
     if (zones_[z].config().cells.split() && out.zone_chat.lines.size() < kMaxZoneLines) {
       // and every other cell's (in a tick with more lines than a ZoneChat holds, the rest are
       // heard in this cell only)
       ZoneChat& chat = out.zone_chat;
       chat.zone = zones_[z].config().id;
-      chat.from_cell = zones_[z].cell();
+      chat.from_cell = zones_[z].border().cell();
       chat.tick = tick_;
       chat.lines.push_back(
           {.speaker = c.entity, .name = NameOf(c.entity), .text = std::string(c.text)});
@@ -65,21 +65,21 @@ void World::DeliverChat(std::span<const PlayerInput> inputs) {
 }
 
 void World::DeliverHeard(size_t z) {
-  for (const BorderSay& say : zones_[z].heard()) {
-    const Entity* speaker = zones_[z].Find(say.speaker);  // its ghost, applied this tick
+  for (const BorderSay& say : zones_[z].border().heard()) {
+    const Entity* speaker = zones_[z].store().Find(say.speaker);  // its ghost, applied this tick
     if (speaker == nullptr) continue;
     ZoneTickOutput& out = outputs_[z];
     const auto line = static_cast<uint32_t>(out.chat_lines.size());
     out.chat_lines.push_back(
         ChatLine{.from = say.speaker, .channel = ChatChannel::kSay, .text = say.text});
-    zones_[z].PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
+    zones_[z].store().PlayersIn({speaker->position, zones_[z].config().chat_radius}, &near_);
     for (const EntityId to : near_) DeliverTo(z, line, to);
   }
 }
 
 GhostVerdict World::TakeZoneChat(ZoneChat chat) {
   const std::optional<size_t> z = ZoneIndexById(chat.zone);
-  if (!z || !zones_[*z].config().cells.split() || chat.from_cell == zones_[*z].cell() ||
+  if (!z || !zones_[*z].config().cells.split() || chat.from_cell == zones_[*z].border().cell() ||
       chat.from_cell >= zones_[*z].config().cells.count()) {
     return GhostVerdict::kNotANeighbour;
   }
@@ -97,7 +97,7 @@ void World::DeliverZoneChat() {
     const std::optional<size_t> z = ZoneIndexById(chat.zone);
     if (!z) continue;
     ZoneTickOutput& out = outputs_[*z];
-    zones_[*z].AllPlayers(&near_);
+    zones_[*z].store().AllPlayers(&near_);
     for (const ZoneLine& l : chat.lines) {
       const auto line = static_cast<uint32_t>(out.chat_lines.size());
       out.chat_lines.push_back(ChatLine{

@@ -39,12 +39,6 @@ bool Reasonable(Vec2 v) {
 
 }  // namespace
 
-spatial::QuadtreeConfig Zone::TreeConfigFor(const ZoneConfig& zone) {
-  spatial::QuadtreeConfig c;
-  c.bounds = zone.bounds;
-  return c;
-}
-
 Zone::Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell)
     : world_(&world),
       config_(config),
@@ -143,7 +137,7 @@ Status Zone::AdoptPlayer(Entity player, Vec2 position) {
 }
 
 Status Zone::RemovePlayer(EntityId id) {
-  const Entity* e = Find(id);
+  const Entity* e = store_.Find(id);
   if (e == nullptr || !e->is_real_player()) {
     return {StatusCode::kNotFound, "no such player in this zone"};
   }

@@ -117,10 +117,12 @@ class Zone final : private CellBorder::Entities {
   [[nodiscard]] const interest::InterestPolicy& interest() const { return views_.policy(); }
 
   [[nodiscard]] const ZoneConfig& config() const { return config_; }
-  // The cell simulated here (kWholeZone: the zone is not split, or runs whole) and its rectangle
-  // (the zone's bounds when whole): real entities stay inside it.
-  [[nodiscard]] uint32_t cell() const { return border_.cell(); }
-  [[nodiscard]] const Aabb& area() const { return border_.area(); }
+  // The entities and their quadtree, read (EntityStore: Find, entities, tree, the counts of
+  // real players and ghosts, the players in a circle for chat).
+  [[nodiscard]] const EntityStore& store() const { return store_; }
+  // This cell's border with its neighbours, read (CellBorder: the cell simulated here, or
+  // kWholeZone, and its area, where real entities stay; the neighbours' says heard this tick).
+  [[nodiscard]] const CellBorder& border() const { return border_; }
   // Players cross cell borders (migrate) like monsters; off, the border holds them (a host that
   // cannot relay a client's connection to another node keeps it off).
   void SetPlayersCross(bool on) { border_.SetPlayersCross(on); }
@@ -133,32 +135,11 @@ class Zone final : private CellBorder::Entities {
   // hear it (within chat_radius of the speaker, and the speaker within ghost_distance of them):
   // it goes with this tick's batches (the World calls this as it delivers chat).
   void SayAcross(EntityId speaker, std::string_view text);
-  // The neighbours' says applied this tick (their speakers are ghosts here), until the next.
-  [[nodiscard]] const std::vector<BorderSay>& heard() const { return border_.heard(); }
-  // The entities and their quadtree (EntityStore), read.
-  [[nodiscard]] size_t ghost_count() const { return store_.ghost_count(); }
-  [[nodiscard]] const Entity* Find(EntityId id) const { return store_.Find(id); }
-  // Players (alive or dead) whose hitbox overlaps `circle`, ascending id (chat `say`).
-  void PlayersIn(const Circle& circle, std::vector<EntityId>* out) {
-    store_.PlayersIn(circle, out);
-  }
-  // Every player simulated in the zone (ghosts aside), ascending id (chat `zone`).
-  void AllPlayers(std::vector<EntityId>* out) const { store_.AllPlayers(out); }
-  [[nodiscard]] const std::vector<Entity>& entities() const { return store_.entities(); }
-  [[nodiscard]] size_t player_count() const { return store_.player_count(); }  // real players
-  [[nodiscard]] const spatial::Quadtree& tree() const { return store_.tree(); }
-  // The quadtree settings a zone uses for its bounds (the loader validates them).
-  static spatial::QuadtreeConfig TreeConfigFor(const ZoneConfig& config);
   // Forgets what the player knows: the next tick lists everything in view as entered (a resync
   // after the client's state was lost, e.g. dropped frames).
   Status ForgetKnown(EntityId player);
-  // Per-player view radius override (0 restores the zone default).
+  // Per-player view radius override (0 restores the zone default; zone::ViewRadiusOf reads it).
   Status SetViewRadius(EntityId player, float radius);
-  // The radius `player` sees within: its override, else the zone's. The one place "0 means
-  // the zone's default" is resolved.
-  [[nodiscard]] float ViewRadiusOf(const Entity& player) const {
-    return zone::ViewRadiusOf(player, config_);
-  }
 
  private:
   Zone(const WorldConfig& world, const ZoneConfig& config, uint64_t seed, uint32_t cell);

@@ -35,7 +35,7 @@ bool Zone::RealHere(EntityId id) const {
 }
 
 void Zone::SayAcross(EntityId speaker, std::string_view text) {
-  const Entity* e = Find(speaker);
+  const Entity* e = store_.Find(speaker);
   if (e != nullptr && e->is_real_player()) border_.SayAcross(speaker, e->position, text);
 }
 
@@ -108,7 +108,7 @@ void Zone::ApplyRemoteHits(uint64_t tick, ZoneTickOutput* out) {
   border_.TakeHits(&remote_hits_);
   for (const RemoteHit& hit : remote_hits_) {
     Entity* target = store_.Find(hit.target);
-    const Entity* attacker = Find(hit.attacker);
+    const Entity* attacker = store_.Find(hit.attacker);
     // Gone, dead or no longer here since the swing (or its attacker's ghost already gone):
     // the hit is lost, as a swing at an entity that just died is.
     if (target == nullptr || target->is_ghost() || !target->alive || attacker == nullptr) {
@@ -130,7 +130,7 @@ void Zone::ApplyHitsOnImmigrants(uint64_t tick, ZoneTickOutput* out) {
   border_.TakeHitsOnImmigrants(&remote_hits_);
   for (const RemoteHit& hit : remote_hits_) {
     Entity* target = store_.Find(hit.target);
-    const Entity* attacker = Find(hit.attacker);
+    const Entity* attacker = store_.Find(hit.attacker);
     if (target == nullptr || !target->alive || attacker == nullptr) continue;
     // Its viewers here saw the hit when it was dealt; a kill is told now (the owner's event).
     const HitTarget dealt = Combat::Damage(*target, hit.damage, tick, CombatRules(), store_);
@@ -235,7 +235,7 @@ void Zone::BecomeReal(Entity& e, const Migrant& m) {
     known.reserve(ids.size());
     for (const EntityId id : ids) {
       if (id == e.id) continue;
-      const Entity* k = Find(id);
+      const Entity* k = store_.Find(id);
       known.emplace_back(id, k != nullptr ? static_cast<uint32_t>(store_.SlotOf(id)) : 0);
     }
     views_.Adopt(e.id, known);

@@ -107,7 +107,7 @@ void CheckConfig(const WorldConfig& w) {
   for (const MonsterTemplate& m : w.monsters) Require(w.FindSkill(m.skill) != nullptr);
   uint64_t monsters = 0;
   for (const ZoneConfig& z : w.zones) {
-    Require(spatial::Quadtree::ValidateConfig(Zone::TreeConfigFor(z)).ok());
+    Require(spatial::Quadtree::ValidateConfig(TreeConfigFor(z)).ok());
     Require(z.bounds.Contains(z.player_spawn));
     for (const SpawnGroup& g : z.spawns) {
       Require(w.FindMonster(g.monster) != nullptr && g.count >= 1);

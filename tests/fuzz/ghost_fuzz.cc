@@ -51,18 +51,18 @@ void Run(std::string_view bytes) {
   west.SetPlayersCross(true);  // player migrants too
   EntityId player = kInvalidEntity;
   Require(west.RestorePlayer({.zone = 1, .position = {49, 20}, .hp = 100}, &player, "Wes").ok());
-  const size_t reals = west.zone(0).entities().size();
+  const size_t reals = west.zone(0).store().entities().size();
   const size_t migrants = batch.migrants.size();
   const GhostVerdict verdict = west.TakeGhosts(batch);
   for (int t = 0; t < 2; ++t) west.Tick(std::span<const MoveInput>{}, {});
   const Zone& zone = west.zone(0);
-  if (verdict != GhostVerdict::kTaken) Require(zone.ghost_count() == 0);
+  if (verdict != GhostVerdict::kTaken) Require(zone.store().ghost_count() == 0);
   const float margin = zone.config().cells.migration_margin;
   size_t real = 0;
-  for (const Entity& e : zone.entities()) {
+  for (const Entity& e : zone.store().entities()) {
     if (!e.is_ghost()) {
       ++real;
-      Require(RectDistanceSq(e.position, zone.area()) <= margin * margin);
+      Require(RectDistanceSq(e.position, zone.border().area()) <= margin * margin);
       continue;
     }
     Require(e.ghost_of == 1);
@@ -70,8 +70,8 @@ void Run(std::string_view bytes) {
     Require(e.hp >= 0 && e.hp <= e.max_hp);
   }
   Require(real >= reals && real <= reals + (verdict == GhostVerdict::kTaken ? migrants : 0));
-  Require(zone.player_count() >= 1 && zone.player_count() <= 1 + migrants);
-  Require(zone.Find(player) != nullptr && !zone.Find(player)->is_ghost());
+  Require(zone.store().player_count() >= 1 && zone.store().player_count() <= 1 + migrants);
+  Require(zone.store().Find(player) != nullptr && !zone.store().Find(player)->is_ghost());
 }
 
 }  // namespace

@@ -304,7 +304,7 @@ TEST_F(ClientRelayTest, APlayerWhoseClientLeavesInTheTickItsMigrantArrivesIsNotL
   keeper_.Logout(key);  // her leaving, in the same tick
   world_.Tick({}, {});  // makes her real
   keeper_.DismissArrived();
-  EXPECT_EQ(world_.zone(0).player_count(), 0u) << "saved and removed once real";
+  EXPECT_EQ(world_.zone(0).store().player_count(), 0u) << "saved and removed once real";
   EXPECT_EQ(players_.BySession(key), nullptr);
 }
 

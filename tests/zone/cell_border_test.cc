@@ -88,7 +88,7 @@ TEST(Cells, ABatchIsCheckedWholeAndARefusedOneChangesNothing) {
     EXPECT_EQ(west.TakeGhosts(b), c.verdict) << c.what;
   }
   west.Tick(std::span<const MoveInput>{}, {});
-  EXPECT_EQ(west.zone(0).ghost_count(), 0u) << "nothing of a refused batch was applied";
+  EXPECT_EQ(west.zone(0).store().ghost_count(), 0u) << "nothing of a refused batch was applied";
 
   EXPECT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
   EXPECT_EQ(west.TakeGhosts(good), GhostVerdict::kStale) << "a replay";
@@ -100,7 +100,7 @@ TEST(Cells, ABatchIsCheckedWholeAndARefusedOneChangesNothing) {
   restarted.tick = 1;
   EXPECT_EQ(west.TakeGhosts(restarted), GhostVerdict::kTaken) << "the sender's next run";
   west.Tick(std::span<const MoveInput>{}, {});
-  EXPECT_EQ(west.zone(0).ghost_count(), 3u);
+  EXPECT_EQ(west.zone(0).store().ghost_count(), 3u);
 
   World whole(SplitWorld());  // the split zone run whole, as one process would
   EXPECT_EQ(whole.TakeGhosts(good), GhostVerdict::kNotANeighbour);
@@ -111,7 +111,7 @@ TEST(Cells, AHitIsCheckedWithItsBatch) {
   config.zones[0].spawns = {{.monster = testing::kDummy, .count = 1, .area = {{48, 20}, {48, 20}}}};
   Split split(config);
   const EntityId eve = Join(*split.cells[1], {51, 20}, "Eve");
-  const EntityId dummy = split.cells[0]->zone().entities()[0].id;
+  const EntityId dummy = split.cells[0]->zone().store().entities()[0].id;
   split.cells[1]->world.Tick(std::span<const MoveInput>{}, {});
   GhostBatch good = split.cells[1]->world.output(0).border.at(0);
   good.hits = {{.attacker = eve, .target = dummy, .skill = testing::kSword, .damage = 12}};
@@ -139,11 +139,11 @@ TEST(Cells, AHitIsCheckedWithItsBatch) {
   EXPECT_EQ(verdict([](GhostBatch* b, EntityId) { b->hits[0].skill = 99; }),
             GhostVerdict::kBadValue);
   west.Tick(std::span<const MoveInput>{}, {});
-  EXPECT_EQ(west.zone(0).Find(dummy)->hp, west.zone(0).Find(dummy)->max_hp)
+  EXPECT_EQ(west.zone(0).store().Find(dummy)->hp, west.zone(0).store().Find(dummy)->max_hp)
       << "no refused hit was applied";
   EXPECT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
   west.Tick(std::span<const MoveInput>{}, {});
-  EXPECT_EQ(west.zone(0).Find(dummy)->hp, west.zone(0).Find(dummy)->max_hp - 12);
+  EXPECT_EQ(west.zone(0).store().Find(dummy)->hp, west.zone(0).store().Find(dummy)->max_hp - 12);
   EXPECT_EQ(HitsOn(west.output(0), eve, dummy).size(), 1u) << "told to the west's viewers";
 }
 
@@ -157,7 +157,7 @@ TEST(Cells, AMigrantIsCheckedWithItsBatch) {
   split.cells[1]->world.Tick(std::span<const MoveInput>{}, {});
   GhostBatch good = split.cells[1]->world.output(0).border.at(0);
   const Entity* wolf = nullptr;
-  for (const Entity& e : split.cells[1]->zone().entities()) {
+  for (const Entity& e : split.cells[1]->zone().store().entities()) {
     if (e.template_id == testing::kWolf) wolf = &e;
   }
   ASSERT_NE(wolf, nullptr);
@@ -220,10 +220,11 @@ TEST(Cells, AMigrantIsCheckedWithItsBatch) {
     EXPECT_EQ(west.TakeGhosts(b), c.verdict) << c.what;
   }
   west.Tick(std::span<const MoveInput>{}, {});
-  EXPECT_EQ(west.zone(0).Find(wolf->id), nullptr) << "nothing of a refused migrant was applied";
+  EXPECT_EQ(west.zone(0).store().Find(wolf->id), nullptr)
+      << "nothing of a refused migrant was applied";
   ASSERT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
   west.Tick(std::span<const MoveInput>{}, {});
-  const Entity* taken = west.zone(0).Find(wolf->id);
+  const Entity* taken = west.zone(0).store().Find(wolf->id);
   ASSERT_NE(taken, nullptr);
   EXPECT_FALSE(taken->is_ghost());
   EXPECT_EQ(taken->hp, 18);
@@ -243,7 +244,7 @@ TEST(Cells, APlayerMigrantIsCheckedWithItsBatch) {
   const EntityId eve = Join(*split.cells[1], {51, 20}, "Eve");
   split.Tick();
   split.Tick();  // the west holds her ghost
-  ASSERT_TRUE(split.cells[0]->zone().Find(eve) != nullptr);
+  ASSERT_TRUE(split.cells[0]->zone().store().Find(eve) != nullptr);
   split.cells[1]->world.Tick(std::span<const MoveInput>{}, {});
   GhostBatch good = split.cells[1]->world.output(0).border.at(0);
   std::erase_if(good.ghosts, [&](const GhostState& g) { return g.id == eve; });
@@ -295,11 +296,11 @@ TEST(Cells, APlayerMigrantIsCheckedWithItsBatch) {
   ASSERT_EQ(west.TakeGhosts(good), GhostVerdict::kTaken);
   const MoveInput on{.entity = eve, .seq = 42, .direction = {-1, 0}};
   west.Tick({&on, 1}, {});
-  const Entity* taken = west.zone(0).Find(eve);
+  const Entity* taken = west.zone(0).store().Find(eve);
   ASSERT_NE(taken, nullptr);
   EXPECT_FALSE(taken->is_ghost());
   EXPECT_EQ(taken->hp, 90);
-  EXPECT_EQ(west.zone(0).player_count(), 1u);
+  EXPECT_EQ(west.zone(0).store().player_count(), 1u);
   EXPECT_EQ(west.output(0).views.size(), 1u) << "her view is built here now";
   EXPECT_EQ(west.output(0).views[0].last_input_seq, 42u) << "her input of this tick applied";
   EXPECT_EQ(west.NameOf(eve), "Eve");

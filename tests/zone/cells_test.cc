@@ -88,18 +88,19 @@ TEST(Cells, EachCellSpawnsTheGroupsCentredInItAndKeepsItsEntitiesIn) {
   Split split(SplitWorld());
   const Zone& west = split.cells[0]->zone();
   const Zone& east = split.cells[1]->zone();
-  EXPECT_EQ(west.area().max.x, 50.0f);
-  EXPECT_EQ(east.area().min.x, 50.0f);
-  ASSERT_EQ(west.entities().size(), 3u);
-  ASSERT_EQ(east.entities().size(), 2u);
-  for (const Entity& e : west.entities()) EXPECT_EQ(EntityIndex(e.id) % 2, 0u);
-  for (const Entity& e : east.entities()) EXPECT_EQ(EntityIndex(e.id) % 2, 1u);
+  EXPECT_EQ(west.border().area().max.x, 50.0f);
+  EXPECT_EQ(east.border().area().min.x, 50.0f);
+  ASSERT_EQ(west.store().entities().size(), 3u);
+  ASSERT_EQ(east.store().entities().size(), 2u);
+  for (const Entity& e : west.store().entities()) EXPECT_EQ(EntityIndex(e.id) % 2, 0u);
+  for (const Entity& e : east.store().entities()) EXPECT_EQ(EntityIndex(e.id) % 2, 1u);
 
   const EntityId p = Join(*split.cells[0], {45, 20}, "Wes");
   const MoveInput east_ward{.entity = p, .seq = 1, .direction = {1, 0}};
   for (int t = 0; t < 60; ++t) split.Tick({&east_ward, 1});
-  EXPECT_EQ(west.Find(p)->position.x, 50.0f) << "until migration lands, the border holds it";
-  EXPECT_FALSE(west.Find(p)->is_ghost());
+  EXPECT_EQ(west.store().Find(p)->position.x, 50.0f)
+      << "until migration lands, the border holds it";
+  EXPECT_FALSE(west.store().Find(p)->is_ghost());
 }
 
 TEST(Cells, APlayerSeesTheOtherSideAsGhostsWithTheirOwnIdsAndNames) {
@@ -111,7 +112,7 @@ TEST(Cells, APlayerSeesTheOtherSideAsGhostsWithTheirOwnIdsAndNames) {
   split.Tick();  // ...and the neighbour shows it
   EXPECT_TRUE(split.known.Knows(wes, eve));
   EXPECT_TRUE(split.known.Knows(eve, wes));
-  const Entity* ghost = split.cells[0]->zone().Find(eve);
+  const Entity* ghost = split.cells[0]->zone().store().Find(eve);
   ASSERT_NE(ghost, nullptr);
   EXPECT_TRUE(ghost->is_ghost());
   EXPECT_EQ(ghost->ghost_of, 1u);
@@ -120,11 +121,12 @@ TEST(Cells, APlayerSeesTheOtherSideAsGhostsWithTheirOwnIdsAndNames) {
   const ZoneTickOutput& o = split.cells[0]->world.output(0);
   ASSERT_NE(o.names, nullptr);
   EXPECT_EQ((*o.names)[EntityIndex(eve)], "Eve") << "...but its name is shown";
-  EXPECT_EQ(split.cells[0]->zone().player_count(), 1u) << "ghosts are not counted as players";
+  EXPECT_EQ(split.cells[0]->zone().store().player_count(), 1u)
+      << "ghosts are not counted as players";
   EXPECT_EQ(split.cells[0]->world.output(0).views.size(), 1u) << "nor given a view";
   // The other side's monsters near the border too: the dummies at x 55..60 are within reach.
   size_t monster_ghosts = 0;
-  for (const Entity& e : split.cells[0]->zone().entities()) {
+  for (const Entity& e : split.cells[0]->zone().store().entities()) {
     monster_ghosts += e.is_ghost() && e.is_monster() ? 1 : 0;
   }
   EXPECT_EQ(monster_ghosts, 2u);
@@ -142,19 +144,19 @@ TEST(Cells, AGhostFollowsItsOwnerOneTickBehindAndLeavesWhenItWalksAway) {
   const Zone& east = split.cells[1]->zone();
   bool left = false;
   for (int t = 0; t < 400 && !left; ++t) {
-    const Vec2 before = east.Find(eve)->position;
+    const Vec2 before = east.store().Find(eve)->position;
     split.Tick({&away, 1});
-    const Entity* ghost = west.Find(eve);
+    const Entity* ghost = west.store().Find(eve);
     if (ghost != nullptr) {
       EXPECT_EQ(ghost->position, before) << "one tick behind its owner";
     }
     left = !split.known.Knows(wes, eve);
   }
   ASSERT_TRUE(left) << "it left the view as it walked beyond the view radius";
-  for (int t = 0; t < 200 && west.Find(eve) != nullptr; ++t) split.Tick({&away, 1});
-  EXPECT_EQ(west.Find(eve), nullptr) << "beyond ghost_distance it is no ghost any more";
-  EXPECT_GT(east.Find(eve)->position.x - 50.0f, west.config().cells.ghost_distance);
-  EXPECT_EQ(west.ghost_count(), 2u) << "the dummies near the border stay";
+  for (int t = 0; t < 200 && west.store().Find(eve) != nullptr; ++t) split.Tick({&away, 1});
+  EXPECT_EQ(west.store().Find(eve), nullptr) << "beyond ghost_distance it is no ghost any more";
+  EXPECT_GT(east.store().Find(eve)->position.x - 50.0f, west.config().cells.ghost_distance);
+  EXPECT_EQ(west.store().ghost_count(), 2u) << "the dummies near the border stay";
 }
 
 TEST(Cells, GhostsAreNeverSimulatedAndASilentCellsGhostsGo) {
@@ -167,9 +169,9 @@ TEST(Cells, GhostsAreNeverSimulatedAndASilentCellsGhostsGo) {
   split.Tick();
   split.Tick();
   const Zone& west = split.cells[0]->zone();
-  ASSERT_EQ(west.ghost_count(), 2u) << "the wolf and Eve";
+  ASSERT_EQ(west.store().ghost_count(), 2u) << "the wolf and Eve";
   Entity wolf;
-  for (const Entity& e : west.entities()) {
+  for (const Entity& e : west.store().entities()) {
     if (e.is_monster()) wolf = e;
   }
   ASSERT_TRUE(wolf.is_ghost());
@@ -178,24 +180,24 @@ TEST(Cells, GhostsAreNeverSimulatedAndASilentCellsGhostsGo) {
   // ticks): the west ticks on and its ghost stands where it was last told.
   for (uint32_t t = 0; t <= kTimeoutTicks; ++t) {
     split.Tick({}, /*mute=*/{1});
-    const Entity* ghost = west.Find(wolf.id);
+    const Entity* ghost = west.store().Find(wolf.id);
     ASSERT_NE(ghost, nullptr) << "kept until the timeout, tick " << t;
     EXPECT_EQ(ghost->position, wolf.position) << "never moved here";
     EXPECT_EQ(ghost->hp, wolf.hp);
     EXPECT_TRUE(split.cells[0]->world.output(0).silent_cells.empty());
   }
-  EXPECT_NE(split.cells[1]->zone().Find(wolf.id)->position, wolf.position)
+  EXPECT_NE(split.cells[1]->zone().store().Find(wolf.id)->position, wolf.position)
       << "meanwhile the real wolf chased Eve";
   split.Tick({}, /*mute=*/{1});
-  EXPECT_EQ(west.Find(wolf.id), nullptr) << "gone once the east was silent for the timeout";
-  EXPECT_EQ(west.ghost_count(), 0u);
+  EXPECT_EQ(west.store().Find(wolf.id), nullptr) << "gone once the east was silent for the timeout";
+  EXPECT_EQ(west.store().ghost_count(), 0u);
   EXPECT_EQ(split.cells[0]->world.output(0).silent_cells, std::vector<uint32_t>{1});
   EXPECT_FALSE(split.known.Knows(wes, wolf.id)) << "and the player saw it leave";
   split.Tick({}, /*mute=*/{1});
   EXPECT_TRUE(split.cells[0]->world.output(0).silent_cells.empty()) << "said once";
   split.Tick();  // the east speaks again
   split.Tick();
-  EXPECT_NE(west.Find(wolf.id), nullptr) << "and its ghosts come back";
+  EXPECT_NE(west.store().Find(wolf.id), nullptr) << "and its ghosts come back";
   EXPECT_TRUE(split.known.Knows(wes, wolf.id));
 }
 
@@ -225,14 +227,14 @@ TEST(Cells, ASwingAcrossTheBorderIsAppliedByTheTargetsOwnerAndKillsOnce) {
   split.Tick();
   split.Tick();
   const Zone& east = split.cells[1]->zone();
-  const EntityId dummy = east.entities()[0].id;
-  ASSERT_TRUE(east.entities()[0].is_monster());
-  ASSERT_NE(split.cells[0]->zone().Find(dummy), nullptr) << "a ghost at the west";
+  const EntityId dummy = east.store().entities()[0].id;
+  ASSERT_TRUE(east.store().entities()[0].is_monster());
+  ASSERT_NE(split.cells[0]->zone().store().Find(dummy), nullptr) << "a ghost at the west";
 
-  const int32_t max_hp = east.Find(dummy)->max_hp;  // 50: a sword deals 12
+  const int32_t max_hp = east.store().Find(dummy)->max_hp;  // 50: a sword deals 12
   int west_hits = 0, east_hits = 0, kills = 0, ticks = 0;
   int32_t dealt = 0;
-  for (uint32_t seq = 1; east.Find(dummy)->alive && ticks < 200; ++ticks) {
+  for (uint32_t seq = 1; east.store().Find(dummy)->alive && ticks < 200; ++ticks) {
     const SkillInput swing{
         .entity = wes, .seq = seq++, .skill = testing::kSword, .facing = 0, .target = {}};
     split.Tick({}, {}, {&swing, 1});
@@ -246,13 +248,14 @@ TEST(Cells, ASwingAcrossTheBorderIsAppliedByTheTargetsOwnerAndKillsOnce) {
       kills += h.killed ? 1 : 0;
     }
   }
-  EXPECT_FALSE(east.Find(dummy)->alive) << "killed by swings from the other side";
+  EXPECT_FALSE(east.store().Find(dummy)->alive) << "killed by swings from the other side";
   EXPECT_EQ(kills, 1);
   EXPECT_EQ(dealt, max_hp) << "never more than it had";
   EXPECT_EQ(east_hits, west_hits) << "each swing that landed was applied once by the owner";
   EXPECT_EQ(east_hits, (max_hp + 11) / 12);
   split.Tick();
-  EXPECT_FALSE(split.cells[0]->zone().Find(dummy)->alive) << "the ghost shows it a tick later";
+  EXPECT_FALSE(split.cells[0]->zone().store().Find(dummy)->alive)
+      << "the ghost shows it a tick later";
 }
 
 TEST(Cells, AMonsterAggroesOnAPlayerAcrossTheBorderAndBitesIt) {
@@ -260,15 +263,15 @@ TEST(Cells, AMonsterAggroesOnAPlayerAcrossTheBorderAndBitesIt) {
   config.zones[0].spawns = {{.monster = testing::kWolf, .count = 1, .area = {{53, 20}, {53, 20}}}};
   Split split(config);
   const EntityId wes = Join(*split.cells[0], {49.2f, 20}, "Wes");
-  const EntityId wolf = split.cells[1]->zone().entities()[0].id;
+  const EntityId wolf = split.cells[1]->zone().store().entities()[0].id;
   int bites = 0;
   for (int t = 0; t < 200 && bites == 0; ++t) {
     split.Tick();
     bites += static_cast<int>(HitsOn(split.cells[0]->world.output(0), wolf, wes).size());
   }
   EXPECT_GT(bites, 0) << "the wolf chased Wes to the border and its bite landed at the west";
-  EXPECT_LT(split.cells[0]->zone().Find(wes)->hp, 100);
-  const Entity* w = split.cells[1]->zone().Find(wolf);
+  EXPECT_LT(split.cells[0]->zone().store().Find(wes)->hp, 100);
+  const Entity* w = split.cells[1]->zone().store().Find(wolf);
   EXPECT_EQ(w->monster().ai, MonsterState::kChase);
   EXPECT_EQ(w->monster().target, wes) << "it hunts Wes by Wes's own id";
   EXPECT_GE(w->position.x, 50.0f) << "from its own side of the border";
@@ -418,7 +421,7 @@ struct Seen {
 
 void Record(const Zone& zone, const ZoneTickOutput& o, Seen* seen, bool attacker_side) {
   for (const HitEvent& ev : o.events) {
-    const Entity* attacker = zone.Find(ev.attacker);
+    const Entity* attacker = zone.store().Find(ev.attacker);
     // A split cell tells a hit twice: where its attacker is real (the swing) and, a tick later,
     // where its target is (the damage applied). The oracle compares the swing.
     const bool swing = attacker != nullptr && !attacker->is_ghost();
@@ -428,7 +431,7 @@ void Record(const Zone& zone, const ZoneTickOutput& o, Seen* seen, bool attacker
       seen->hits.emplace(ToRaw(ev.attacker), ev.skill, ToRaw(h.target), h.damage);
     }
   }
-  for (const Entity& e : zone.entities()) {
+  for (const Entity& e : zone.store().entities()) {
     if (!e.is_ghost()) seen->body[ToRaw(e.id)] = {e.position, e.hp};
   }
 }
@@ -513,7 +516,7 @@ TEST(Cells, OneProcessAndTwoCellsTellTheSameStory) {
     ASSERT_EQ(one, two) << p.name << ": the same id in both runs";
     ids.push_back(one);
   }
-  for (const Entity& e : whole.zone(0).entities()) {
+  for (const Entity& e : whole.zone(0).store().entities()) {
     ASSERT_EQ(RealCopies(split, e.id), 1) << "every id the same in both runs";
   }
 
@@ -534,7 +537,7 @@ TEST(Cells, OneProcessAndTwoCellsTellTheSameStory) {
     // Who is real where as this tick starts (a migrant in flight lands at its new cell).
     std::map<uint32_t, uint32_t> owner;
     for (uint32_t c = 0; c < 2; ++c) {
-      for (const Entity& e : split.cells[c]->zone().entities()) {
+      for (const Entity& e : split.cells[c]->zone().store().entities()) {
         if (!e.is_ghost()) owner[ToRaw(e.id)] = c;
       }
       for (const GhostBatch& b : split.cells[c]->world.output(0).border) {
@@ -564,7 +567,7 @@ TEST(Cells, OneProcessAndTwoCellsTellTheSameStory) {
           Differ(known_one.of[v], before.count(v) > 0 ? before.at(v) : std::set<uint32_t>{});
       for (const uint32_t e : Differ(known_one.of[v], known_two.of[v])) {
         const auto real_in = [&](uint32_t cell) {
-          const Entity* x = split.cells[cell]->zone().Find(static_cast<EntityId>(e));
+          const Entity* x = split.cells[cell]->zone().store().Find(static_cast<EntityId>(e));
           return x != nullptr && !x->is_ghost();
         };
         const bool other_side =

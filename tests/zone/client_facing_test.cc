@@ -25,7 +25,7 @@ using testing::TestWorld;
 
 std::vector<EntityId> MonstersOf(const World& w, size_t zone = 0) {
   std::vector<EntityId> out;
-  for (const Entity& e : w.zone(zone).entities()) {
+  for (const Entity& e : w.zone(zone).store().entities()) {
     if (e.is_monster()) out.push_back(e.id);
   }
   std::sort(out.begin(), out.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
@@ -79,7 +79,7 @@ TEST(HonestResults, EverySkillGetsAResultAndRefusedMovesToo) {
   EntityId a, b;
   ASSERT_TRUE(pvp.AddPlayer(std::nullopt, &a).ok());
   ASSERT_TRUE(pvp.AddPlayer(std::nullopt, &b).ok());
-  for (int t = 0; pvp.zone(0).Find(b)->alive && t < 200; ++t) {
+  for (int t = 0; pvp.zone(0).store().Find(b)->alive && t < 200; ++t) {
     const SkillInput whirl{a, 1, kWhirl, 0, {}};
     pvp.Tick({}, {&whirl, 1});
   }
@@ -129,7 +129,7 @@ TEST(Ids, NoEntityIsEverIdZero) {
   c.zones[0].spawns = {SpawnAt(kDummy, {10, 10}, 20, 1)};
   World w(c);
   std::set<uint32_t> seen;
-  for (const Entity& e : w.zone(0).entities()) seen.insert(ToRaw(e.id));
+  for (const Entity& e : w.zone(0).store().entities()) seen.insert(ToRaw(e.id));
   for (int i = 0; i < 50; ++i) {  // players come and go: indices and generations are reused
     EntityId p;
     ASSERT_TRUE(w.AddPlayer(std::nullopt, &p).ok());
@@ -182,10 +182,10 @@ TEST(Chat, SayReachesExactlyThePlayersWithinTheRadiusBruteForce) {
   ASSERT_EQ(out.chat_lines.size(), says.size());
   const std::vector<std::set<uint32_t>> got = Recipients(out);
   for (size_t k = 0; k < says.size(); ++k) {
-    const Entity& speaker = *w.zone(0).Find(says[k].entity);
+    const Entity& speaker = *w.zone(0).store().Find(says[k].entity);
     std::set<uint32_t> want;  // brute force: every player whose hitbox touches the radius
     for (const EntityId p : players) {
-      const Entity& e = *w.zone(0).Find(p);
+      const Entity& e = *w.zone(0).store().Find(p);
       if (Length(e.position - speaker.position) <= c.zones[0].chat_radius + e.radius) {
         want.insert(ToRaw(p));
       }

@@ -70,7 +70,7 @@ inline RunResult RunWorld(const RunOptions& opt) {
       const auto seq = static_cast<uint32_t>(tick);
       const auto z = w.ZoneIndexOf(players[i]);
       if (!z) continue;
-      const Entity& me = *w.zone(*z).Find(players[i]);
+      const Entity& me = *w.zone(*z).store().Find(players[i]);
       if (i < opt.travellers) {
         const Vec2 portal = w.zone(*z).config().id == 2 ? Vec2{4, 512} : Vec2{252, 128};
         if (me.alive) moves.push_back({players[i], seq, portal - me.position});
@@ -78,7 +78,7 @@ inline RunResult RunWorld(const RunOptions& opt) {
       }
       // Hunt: head for the nearest living monster and swing at it when close, with some noise.
       const Entity* prey = nullptr;
-      for (const Entity& e : w.zone(*z).entities()) {
+      for (const Entity& e : w.zone(*z).store().entities()) {
         if (e.is_monster() && e.alive &&
             (prey == nullptr ||
              DistanceSq(e.position, me.position) < DistanceSq(prey->position, me.position))) {

@@ -36,7 +36,7 @@ class EntityStoreTest : public ::testing::Test {
 
   const WorldConfig world_ = testing::TestWorld();
   ZoneViews views_{world_.zones[0].interest, world_.overload.near_floor, world_.wire_cost};
-  EntityStore store_{Zone::TreeConfigFor(world_.zones[0])};
+  EntityStore store_{TreeConfigFor(world_.zones[0])};
 };
 
 TEST_F(EntityStoreTest, AnEraseMovesTheLastSlotIntoTheGapAndTheTreeFollows) {

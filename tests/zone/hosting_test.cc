@@ -49,7 +49,7 @@ TEST(Hosting, APlayerWalkingIntoAZoneHostedElsewhereDepartsAndCanBeTakenBack) {
   EXPECT_EQ(d.to_zone, 2u);
   EXPECT_EQ(d.arrival, (Vec2{10, 10}));
   EXPECT_FALSE(w.ZoneIndexOf(p).has_value()) << "in no zone while it departs";
-  EXPECT_EQ(w.zone(0).player_count(), 0u);
+  EXPECT_EQ(w.zone(0).store().player_count(), 0u);
   PlayerSnapshot s;
   ASSERT_TRUE(w.SnapshotPlayer(p, &s).ok()) << "its state is kept";
   EXPECT_EQ(s.zone, 2u);
@@ -59,7 +59,7 @@ TEST(Hosting, APlayerWalkingIntoAZoneHostedElsewhereDepartsAndCanBeTakenBack) {
   w.Tick({}, {});
   EXPECT_TRUE(w.departures().empty()) << "listed once, in the tick it left";
   ASSERT_TRUE(w.TakeBack(p).ok());
-  const Entity* e = w.zone(0).Find(p);
+  const Entity* e = w.zone(0).store().Find(p);
   ASSERT_NE(e, nullptr);
   EXPECT_LT(e->position.x, 95.0f) << "beside the portal, not in it";
   EXPECT_GT(e->position.x, 94.0f);
@@ -92,7 +92,7 @@ TEST(Hosting, AWatcherSeesAPlayerTakenBackBetweenTicksWhereItStands) {
   // is taken back at once, and walks into it again (three times).
   int taken_back = 0;
   for (int t = 0; t < 600 && taken_back < 3; ++t) {
-    const Entity* me = w.zone(0).Find(watcher);
+    const Entity* me = w.zone(0).store().Find(watcher);
     ASSERT_NE(me, nullptr);
     const auto seq = static_cast<uint32_t>(t + 1);
     const std::vector<MoveInput> moves = {
@@ -170,7 +170,7 @@ TEST(Hosting, AHandedOverPlayerKeepsItsIdStateAndInputSequenceInTheOtherWorld) {
   PlayerSnapshot after;
   ASSERT_TRUE(b.SnapshotPlayer(p, &after).ok());
   EXPECT_EQ(after, before);
-  const Entity* e = b.zone(0).Find(p);
+  const Entity* e = b.zone(0).store().Find(p);
   ASSERT_NE(e, nullptr);
   EXPECT_TRUE(e->player().input_seq_seen);
   EXPECT_EQ(e->player().last_input_seq, 1u)

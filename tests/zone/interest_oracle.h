@@ -85,7 +85,7 @@ inline std::vector<uint32_t> RelevantTo(const Zone& zone, const ZoneTickOutput& 
   }
   const EntityId last = viewer.player().last_target;
   if (last != kInvalidEntity && last != viewer.id) r.insert(ToRaw(last));
-  for (const Entity& e : zone.entities()) {
+  for (const Entity& e : zone.store().entities()) {
     if (e.is_monster() && e.monster().ai == MonsterState::kChase &&
         e.monster().target == viewer.id) {
       r.insert(ToRaw(e.id));
@@ -160,14 +160,14 @@ inline ::testing::AssertionResult CheckView(const Zone& zone, const ZoneTickOutp
     if (!known.empty()) return AssertionFailure() << "departed viewer still knows";
     return ::testing::AssertionSuccess();
   }
-  const Entity* player = zone.Find(v.player);
+  const Entity* player = zone.store().Find(v.player);
   if (player == nullptr) return AssertionFailure() << "viewer not in its zone";
   ++st->views;
   const uint32_t period = MidPeriod(ic);
   const bool full =
       before.empty() || (static_cast<uint32_t>(o.tick) + EntityIndex(v.player)) % period == 0;
   st->full_passes += full ? 1 : 0;
-  const float enter_r = zone.ViewRadiusOf(*player);
+  const float enter_r = ViewRadiusOf(*player, zone.config());
   const float leave_r = enter_r + zone.config().view_hysteresis;
   const float enter_sq = enter_r * enter_r;
   const uint32_t enter_rank = b.near_max + b.mid_max;

@@ -78,7 +78,7 @@ class Crowd {
     for (size_t i = 0; i < players_.size(); ++i) {
       const EntityId p = players_[i];
       const Zone& zone = world_.zone(*world_.ZoneIndexOf(p));
-      const Entity& me = *zone.Find(p);
+      const Entity& me = *zone.store().Find(p);
       if (!me.alive) continue;
       const bool in_first = zone.config().id == 1;
       if (i < 2 && t >= 60 * i) {  // a traveller: to the portal of whichever zone it is in
@@ -327,7 +327,7 @@ TEST(Interest, NoKnownEntityStarves) {
     std::vector<MoveInput> moves;
     std::vector<SkillInput> skills;
     for (const EntityId p : players) {
-      const Entity& me = *w.zone(0).Find(p);
+      const Entity& me = *w.zone(0).store().Find(p);
       const bool far = DistanceSq(me.position, {50, 50}) > 15.0f * 15.0f;
       if (far || rng.Below(10) == 0) {  // always on the move, never far from the crowd
         const Vec2 dir = far ? Vec2{50, 50} - me.position : FromAngle(rng.Range(-kPi, kPi));
@@ -480,7 +480,7 @@ Churn MillingCrowd(float rank_floor, float near_band = 0) {
   for (uint32_t tick = 0; tick < 400; ++tick) {
     moves.clear();
     for (size_t i = 1; i < players.size(); ++i) {  // players[0] is the viewer: it stands
-      const Vec2 at = w.zone(0).Find(players[i])->position;
+      const Vec2 at = w.zone(0).store().Find(players[i])->position;
       const Vec2 dir =
           DistanceSq(at, home) > 1.5f * 1.5f ? home - at : FromAngle(rng.Range(-kPi, kPi));
       moves.push_back({players[i], tick + 1, dir});

@@ -33,7 +33,7 @@ TEST(Cells, AMonsterMigratesAcrossTheBorderWithItsStateAndBack) {
   Split split(config);
   const EntityId wes = Join(*split.cells[0], {46, 20}, "Wes");
   const EntityId eve = Join(*split.cells[1], {51, 32}, "Eve");  // beyond its aggro radius
-  const EntityId wolf = split.cells[1]->zone().entities()[0].id;
+  const EntityId wolf = split.cells[1]->zone().store().entities()[0].id;
   const Zone& west = split.cells[0]->zone();
   const Zone& east = split.cells[1]->zone();
   Sightings seen{.of = wolf, .entered = {}, .left = {}};
@@ -43,16 +43,18 @@ TEST(Cells, AMonsterMigratesAcrossTheBorderWithItsStateAndBack) {
     EXPECT_EQ(RealCopies(split, wolf), 1) << "real in exactly one cell at every tick";
   };
   int ticks = 0;
-  while ((west.Find(wolf) == nullptr || west.Find(wolf)->is_ghost()) && ticks++ < 200) tick();
+  while ((west.store().Find(wolf) == nullptr || west.store().Find(wolf)->is_ghost()) &&
+         ticks++ < 200)
+    tick();
   ASSERT_LT(ticks, 200) << "the wolf never came to the west";
-  const Entity* w = west.Find(wolf);
+  const Entity* w = west.store().Find(wolf);
   ASSERT_NE(w, nullptr);
   EXPECT_LT(w->position.x, 50.0f - config.zones[0].cells.migration_margin);
   EXPECT_EQ(w->id, wolf) << "the same id";
   EXPECT_EQ(w->monster().ai, MonsterState::kChase);
   EXPECT_EQ(w->monster().target, wes);
   EXPECT_EQ(w->monster().home, (Vec2{53, 20})) << "its home stays in the east";
-  EXPECT_EQ(east.Find(wolf)->ghost_of, 0u) << "the east shows it as the west's ghost";
+  EXPECT_EQ(east.store().Find(wolf)->ghost_of, 0u) << "the east shows it as the west's ghost";
 
   int bites = 0;
   for (int t = 0; t < 100 && bites == 0; ++t) {
@@ -60,20 +62,22 @@ TEST(Cells, AMonsterMigratesAcrossTheBorderWithItsStateAndBack) {
     bites += static_cast<int>(HitsOn(split.cells[0]->world.output(0), wolf, wes).size());
   }
   EXPECT_GT(bites, 0) << "it bites Wes as a real monster of the west now";
-  const uint64_t ready = west.Find(wolf)->ready_tick[0];
+  const uint64_t ready = west.store().Find(wolf)->ready_tick[0];
   EXPECT_GT(ready, split.cells[0]->world.tick()) << "its bite is cooling down";
 
   // Wes runs west, beyond the wolf's leash: it gives up, goes home and migrates back.
   const MoveInput flee{.entity = wes, .seq = 1, .direction = {-1, 0}};
   ticks = 0;
-  while ((east.Find(wolf) == nullptr || east.Find(wolf)->is_ghost()) && ticks++ < 400) {
+  while ((east.store().Find(wolf) == nullptr || east.store().Find(wolf)->is_ghost()) &&
+         ticks++ < 400) {
     tick({&flee, 1});
   }
   ASSERT_LT(ticks, 400) << "the wolf never went home";
-  for (int t = 0; t < 100 && east.Find(wolf)->monster().ai != MonsterState::kIdle; ++t) tick();
-  EXPECT_FALSE(east.Find(wolf)->is_ghost());
-  EXPECT_EQ(east.Find(wolf)->monster().ai, MonsterState::kIdle) << "home again";
-  EXPECT_LE(Length(east.Find(wolf)->position - Vec2{53, 20}), 0.5f);
+  for (int t = 0; t < 100 && east.store().Find(wolf)->monster().ai != MonsterState::kIdle; ++t)
+    tick();
+  EXPECT_FALSE(east.store().Find(wolf)->is_ghost());
+  EXPECT_EQ(east.store().Find(wolf)->monster().ai, MonsterState::kIdle) << "home again";
+  EXPECT_LE(Length(east.store().Find(wolf)->position - Vec2{53, 20}), 0.5f);
   EXPECT_EQ(seen.entered[ToRaw(eve)], 1) << "Eve saw it enter once, and never leave";
   EXPECT_EQ(seen.left[ToRaw(eve)], 0);
   EXPECT_EQ(seen.entered[ToRaw(wes)], 1) << "Wes too, until it went out of his sight";
@@ -93,7 +97,7 @@ TEST(Cells, SwingsAtAMigratingMonsterAreAppliedOnce) {
     Split split(config);
     split.staggered = run >= 10;
     const EntityId wes = Join(*split.cells[0], {46, 20}, "Wes");
-    const EntityId wolf = split.cells[1]->zone().entities()[0].id;
+    const EntityId wolf = split.cells[1]->zone().store().entities()[0].id;
     int kills = 0, landed = 0;
     uint32_t seq = 1;
     for (uint32_t t = 0; t < 300 && kills == 0; ++t) {
@@ -102,8 +106,8 @@ TEST(Cells, SwingsAtAMigratingMonsterAreAppliedOnce) {
         swings.push_back(
             {.entity = wes, .seq = seq++, .skill = testing::kSword, .facing = 0, .target = {}});
       }
-      const bool was_ghost = split.cells[0]->zone().Find(wolf) != nullptr &&
-                             split.cells[0]->zone().Find(wolf)->is_ghost();
+      const bool was_ghost = split.cells[0]->zone().store().Find(wolf) != nullptr &&
+                             split.cells[0]->zone().store().Find(wolf)->is_ghost();
       split.Tick({}, {}, swings);
       const std::vector<HitTarget> west = HitsOn(split.cells[0]->world.output(0), wes, wolf);
       const std::vector<HitTarget> east = HitsOn(split.cells[1]->world.output(0), wes, wolf);
@@ -176,14 +180,14 @@ TEST(Cells, APlayerWalksAcrossTheBorderAndHisViewGoesOn) {
     }
   };
   walk(1, 60, true);  // 0.25 m a tick: 15 m east, across the border at x = 50
-  const Entity* east_wes = split.cells[1]->zone().Find(wes);
+  const Entity* east_wes = split.cells[1]->zone().store().Find(wes);
   ASSERT_TRUE(east_wes != nullptr && !east_wes->is_ghost()) << "real in the east now";
   EXPECT_GT(east_wes->ready_tick[1], 0u) << "his whirl's cooldown came with him";
-  EXPECT_EQ(split.cells[1]->zone().player_count(), 2u);
-  EXPECT_EQ(split.cells[0]->zone().player_count(), 0u);
-  EXPECT_TRUE(split.cells[0]->zone().Find(wes)->is_ghost()) << "a ghost in the west";
+  EXPECT_EQ(split.cells[1]->zone().store().player_count(), 2u);
+  EXPECT_EQ(split.cells[0]->zone().store().player_count(), 0u);
+  EXPECT_TRUE(split.cells[0]->zone().store().Find(wes)->is_ghost()) << "a ghost in the west";
   walk(-1, 60, false);
-  EXPECT_FALSE(split.cells[0]->zone().Find(wes)->is_ghost()) << "and back";
+  EXPECT_FALSE(split.cells[0]->zone().store().Find(wes)->is_ghost()) << "and back";
   EXPECT_EQ(crossings, 2);
   for (const auto& [id, n] : entered) EXPECT_EQ(n, 1) << "entity " << id << " entered once";
   EXPECT_EQ(left.count(ToRaw(eve)), 0u) << "Eve was never told to leave";
@@ -208,12 +212,12 @@ TEST(Cells, TheIdOfAPlayerWhoLeftWhileAwayIsFreedAtHisHomeOnceNothingHoldsIt) {
   const MoveInput stop{.entity = wes, .seq = ++seq, .direction = {0, 0}};
   split.Tick({&stop, 1});
   ASSERT_EQ(RealCopies(split, wes), 1);
-  ASSERT_FALSE(split.cells[1]->zone().Find(wes)->is_ghost()) << "real in the east";
+  ASSERT_FALSE(split.cells[1]->zone().store().Find(wes)->is_ghost()) << "real in the east";
   split.cells[0]->world.ReleaseWhenGone(wes);  // his client left the west
 
   // The east has not let him go yet: his ghost in the west keeps his id taken.
   for (uint64_t t = 0; t < World::kReleaseAfterTicks + 20; ++t) split.Tick();
-  ASSERT_NE(split.cells[0]->zone().Find(wes), nullptr) << "his ghost";
+  ASSERT_NE(split.cells[0]->zone().store().Find(wes), nullptr) << "his ghost";
   EXPECT_EQ(split.cells[0]->ids.live(), live) << "held by his ghost: not freed";
   EXPECT_EQ(split.cells[0]->world.releasing(), 1u);
 
@@ -221,7 +225,7 @@ TEST(Cells, TheIdOfAPlayerWhoLeftWhileAwayIsFreedAtHisHomeOnceNothingHoldsIt) {
   ASSERT_TRUE(split.cells[1]->world.RemovePlayer(wes).ok());  // the east saves him, lets him go
   EXPECT_EQ(split.cells[1]->ids.live(), east_live) << "not the east's to free";
   for (int t = 0; t < 3; ++t) split.Tick();
-  EXPECT_EQ(split.cells[0]->zone().Find(wes), nullptr) << "his ghost went with him";
+  EXPECT_EQ(split.cells[0]->zone().store().Find(wes), nullptr) << "his ghost went with him";
   EXPECT_EQ(split.cells[0]->ids.live(), live) << "not before kReleaseAfterTicks more";
   for (uint64_t t = 0; t < World::kReleaseAfterTicks; ++t) split.Tick();
   EXPECT_EQ(split.cells[0]->ids.live(), live - 1) << "freed at his home";

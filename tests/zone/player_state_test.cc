@@ -77,9 +77,9 @@ TEST(PlayerState, ADeadPlayerStaysDeadUntilTheRestOfItsTimerRuns) {
   EntityId q;
   ASSERT_TRUE(b.RestorePlayer(dead, &q, "Ghost").ok());
   for (int t = 0; t < 9; ++t) b.Tick({}, {});
-  EXPECT_FALSE(b.zone(0).Find(q)->alive);
+  EXPECT_FALSE(b.zone(0).store().Find(q)->alive);
   b.Tick({}, {});  // the 10th tick: 500 ms at 20 ticks per second
-  const Entity* e = b.zone(0).Find(q);
+  const Entity* e = b.zone(0).store().Find(q);
   EXPECT_TRUE(e->alive);
   EXPECT_EQ(e->hp, e->max_hp);
   EXPECT_EQ(e->position, (Vec2{50, 50})) << "respawned at the zone's spawn point";

@@ -86,7 +86,7 @@ struct Split {
     // handed over after the last): decided before any cell ticks.
     const auto owner = [&](EntityId id) {
       for (size_t c = 0; c < cells.size(); ++c) {
-        const Entity* e = cells[c]->zone().Find(id);
+        const Entity* e = cells[c]->zone().store().Find(id);
         if (e != nullptr && !e->is_ghost()) return c;
         for (const GhostBatch& b : cells[c]->world.output(0).border) {
           for (const Migrant& m : b.migrants) {
@@ -141,7 +141,7 @@ inline std::vector<HitTarget> HitsOn(const ZoneTickOutput& o, EntityId attacker,
 inline int RealCopies(const Split& split, EntityId id) {
   int n = 0;
   for (const auto& c : split.cells) {
-    const Entity* e = c->zone().Find(id);
+    const Entity* e = c->zone().store().Find(id);
     n += e != nullptr && !e->is_ghost() ? 1 : 0;
     for (const GhostBatch& b : c->world.output(0).border) {
       for (const Migrant& m : b.migrants) n += m.body.id == id ? 1 : 0;

@@ -39,11 +39,11 @@ struct Fixture {
     EXPECT_TRUE(world->AddPlayer(std::nullopt, &id).ok());
     return id;
   }
-  const Entity& Get(EntityId id) const { return *world->zone(0).Find(id); }
+  const Entity& Get(EntityId id) const { return *world->zone(0).store().Find(id); }
   // The monsters of zone 1 in spawn order (their ids ascend).
   std::vector<EntityId> Monsters() const {
     std::vector<EntityId> out;
-    for (const Entity& e : world->zone(0).entities()) {
+    for (const Entity& e : world->zone(0).store().entities()) {
       if (e.is_monster()) out.push_back(e.id);
     }
     std::sort(out.begin(), out.end(), [](EntityId a, EntityId b) { return ToRaw(a) < ToRaw(b); });
@@ -140,16 +140,16 @@ TEST(Movement, DeadPlayersDoNotMove) {
   EntityId a, b;
   ASSERT_TRUE(w.AddPlayer(std::nullopt, &a).ok());
   ASSERT_TRUE(w.AddPlayer(std::nullopt, &b).ok());  // same spot: a can hit b
-  for (uint64_t t = 0; w.zone(0).Find(b)->alive; ++t) {
+  for (uint64_t t = 0; w.zone(0).store().Find(b)->alive; ++t) {
     const SkillInput s{a, 1, kWhirl, 0, {}};
     w.Tick({}, {&s, 1});
     ASSERT_LT(t, 200u);
   }
-  const Vec2 at = w.zone(0).Find(b)->position;
+  const Vec2 at = w.zone(0).store().Find(b)->position;
   const MoveInput m{b, 5, {1, 0}};
   w.Tick({&m, 1}, {});
   EXPECT_EQ(w.output(0).rejected[static_cast<size_t>(Reject::kDead)], 1u);
-  EXPECT_EQ(w.zone(0).Find(b)->position, at);
+  EXPECT_EQ(w.zone(0).store().Find(b)->position, at);
 }
 
 // ---- combat geometry ----
@@ -232,7 +232,9 @@ TEST(Combat, AGroundTargetAtTheZoneEdgeLandsInsideTheZone) {
 // so a client replaying its unacknowledged inputs drops everything up to it. Chat has its own.
 TEST(Authority, EveryJudgedMoveOrSkillIsAcknowledged) {
   Fixture f;
-  const auto ack = [&f] { return f.world->zone(0).Find(f.player)->player().last_input_seq; };
+  const auto ack = [&f] {
+    return f.world->zone(0).store().Find(f.player)->player().last_input_seq;
+  };
   f.Skill(f.player, kSword, 0.0f, {}, 1);
   EXPECT_EQ(ack(), 1u) << "accepted";
   f.Skill(f.player, kSword, 0.0f, {}, 2);
@@ -256,21 +258,21 @@ TEST(Authority, EveryJudgedMoveOrSkillIsAcknowledged) {
   EntityId ghost = kInvalidEntity;
   ASSERT_TRUE(f.world->RestorePlayer(dead, &ghost, "Ghost").ok());
   f.Move(ghost, {1, 0}, 5);
-  EXPECT_EQ(f.world->zone(0).Find(ghost)->player().last_input_seq, 5u) << "dead";
+  EXPECT_EQ(f.world->zone(0).store().Find(ghost)->player().last_input_seq, 5u) << "dead";
 }
 
 TEST(Authority, InputSequenceNumbersWrapAround) {
   Fixture f;
   f.Move(f.player, {1, 0}, 0xFFFFFFFEu);
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 0xFFFFFFFEu);
+  EXPECT_EQ(f.world->zone(0).store().Find(f.player)->player().last_input_seq, 0xFFFFFFFEu);
   f.Move(f.player, {1, 0}, 0xFFFFFFFFu);
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 0xFFFFFFFFu);
+  EXPECT_EQ(f.world->zone(0).store().Find(f.player)->player().last_input_seq, 0xFFFFFFFFu);
   f.Move(f.player, {1, 0}, 0);  // after 2^32-1 comes 0: newer, acknowledged
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 0u);
+  EXPECT_EQ(f.world->zone(0).store().Find(f.player)->player().last_input_seq, 0u);
   f.Move(f.player, {1, 0}, 5);
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 5u);
+  EXPECT_EQ(f.world->zone(0).store().Find(f.player)->player().last_input_seq, 5u);
   f.Move(f.player, {1, 0}, 0xFFFFFFF0u);  // a late input from before the wrap: not newer
-  EXPECT_EQ(f.world->zone(0).Find(f.player)->player().last_input_seq, 5u);
+  EXPECT_EQ(f.world->zone(0).store().Find(f.player)->player().last_input_seq, 5u);
 }
 
 TEST(Combat, NoPvpUnlessTheZoneAllowsIt) {
@@ -366,8 +368,8 @@ TEST(Portals, PlayerChangesZoneAndViewsFollow) {
   bool saw_change = false;
   for (const PlayerView& v : left_zone.views) saw_change |= v.player == p && v.zone_changed;
   EXPECT_TRUE(saw_change);
-  EXPECT_EQ(w.zone(0).Find(p), nullptr);  // never in two zones
-  EXPECT_EQ(w.zone(1).Find(p)->position, (Vec2{10, 10}));
+  EXPECT_EQ(w.zone(0).store().Find(p), nullptr);  // never in two zones
+  EXPECT_EQ(w.zone(1).store().Find(p)->position, (Vec2{10, 10}));
   w.Tick({}, {});
   // The watcher already in zone 2 sees p enter, and p sees the watcher.
   const ZoneTickOutput& o = w.output(1);
@@ -382,7 +384,7 @@ TEST(Portals, PlayerChangesZoneAndViewsFollow) {
   };
   EXPECT_TRUE(entered(watcher, p));
   EXPECT_TRUE(entered(p, watcher));
-  EXPECT_EQ(w.zone(1).Find(p)->hp, 100);
+  EXPECT_EQ(w.zone(1).store().Find(p)->hp, 100);
 }
 
 }  // namespace
