@@ -491,7 +491,7 @@ int main(int argc, char** argv) {
           {.batches = [&runners](zs::host::BorderBatch b) { runners.TakeGhosts(std::move(b)); },
            .chat = [&runners](zs::zone::ZoneChat chat) { runners.TakeZoneChat(std::move(chat)); },
            .relayed =
-               [&runners](uint32_t zone, uint64_t session,
+               [&runners](uint32_t zone, zs::host::SessionKey session,
                           std::optional<zs::host::ClientInput> in) {
                  runners.Relayed(zone, session, std::move(in));
                }});

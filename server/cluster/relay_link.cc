@@ -23,7 +23,7 @@ class HomeSink final : public host::SessionSink {
       : link_(link), homes_(std::move(homes)), home_(home), protocol_version_(protocol_version) {}
   ~HomeSink() override {
     if (const auto homes = homes_.lock()) {  // else the link is gone (shutdown): nothing to do
-      homes->Forget(home_.zone, host::RelayedSession(home_.home_cell, home_.session));
+      homes->Forget(home_.zone, host::SessionKey::Relayed(home_.home_cell, home_.session));
     }
   }
   HomeSink(const HomeSink&) = delete;
@@ -107,34 +107,36 @@ void RelayLink::SendOn(const host::RelayAddress& to, const host::ClientInput* in
 
 std::shared_ptr<host::SessionSink> RelayLink::SinkAtHome(const host::RelayAddress& to,
                                                          uint32_t protocol_version) {
-  homes_->Add(to.zone, host::RelayedSession(to.home_cell, to.session));
+  homes_->Add(to.zone, host::SessionKey::Relayed(to.home_cell, to.session));
   return std::make_shared<HomeSink>(this, homes_, to, protocol_version);
 }
 
-void RelayLink::HomeRegistry::Add(uint32_t zone, uint64_t key) {
+void RelayLink::HomeRegistry::Add(uint32_t zone, host::SessionKey key) {
   const std::lock_guard lock(mu_);
   ++entries_[{.zone = zone, .key = key}].sinks;
 }
 
-void RelayLink::HomeRegistry::Forget(uint32_t zone, uint64_t key) {
+void RelayLink::HomeRegistry::Forget(uint32_t zone, host::SessionKey key) {
   const std::lock_guard lock(mu_);
   const auto it = entries_.find({.zone = zone, .key = key});
   if (it != entries_.end() && --it->second.sinks == 0) entries_.erase(it);
 }
 
-void RelayLink::HomeRegistry::Notice(uint32_t zone, uint64_t key) {
+void RelayLink::HomeRegistry::Notice(uint32_t zone, host::SessionKey key) {
   const std::lock_guard lock(mu_);
   const auto it = entries_.find({.zone = zone, .key = key});
   if (it != entries_.end()) ++it->second.notices;
 }
 
-uint64_t RelayLink::HomeRegistry::Notices(uint32_t zone, uint64_t key) const {
+uint64_t RelayLink::HomeRegistry::Notices(uint32_t zone, host::SessionKey key) const {
   const std::lock_guard lock(mu_);
   const auto it = entries_.find({.zone = zone, .key = key});
   return it == entries_.end() ? 0 : it->second.notices;
 }
 
-uint64_t RelayLink::HomeNotices(uint32_t zone, uint64_t key) { return homes_->Notices(zone, key); }
+uint64_t RelayLink::HomeNotices(uint32_t zone, host::SessionKey key) {
+  return homes_->Notices(zone, key);
+}
 
 void RelayLink::Hold(std::span<const uint64_t> sessions) {
   // By owner cell: one notice (or a few, kMaxHeldSessions each) per owner.
@@ -163,7 +165,7 @@ void RelayLink::Hold(std::span<const uint64_t> sessions) {
 
 void RelayLink::Noticed(const RelayMessage& m) {
   for (const uint64_t session : m.sessions) {
-    homes_->Notice(m.to.zone, host::RelayedSession(m.from_cell, session));
+    homes_->Notice(m.to.zone, host::SessionKey::Relayed(m.from_cell, session));
   }
 }
 
@@ -203,8 +205,9 @@ void RelayLink::Receive(std::string_view bytes) {
     Noticed(m);
     return;
   }
-  const uint64_t session =
-      m.to.home_cell == *here ? m.to.session : host::RelayedSession(m.to.home_cell, m.to.session);
+  const host::SessionKey session = m.to.home_cell == *here
+                                       ? host::SessionKey::Local(m.to.session)
+                                       : host::SessionKey::Relayed(m.to.home_cell, m.to.session);
   if (m.what == RelayMessage::What::kInput) {
     sink_(m.to.zone, session, std::move(m.input));
   } else {

@@ -8,8 +8,8 @@
 //   session no longer here is answered with a leaving, so its owner lets the player go.
 // - At the owner: SinkAtHome gives a SessionSink that publishes each frame to the home; an
 //   input or leaving received goes to the sink given at construction (the zone runners), under
-//   the session's key there (host::RelayedSession, or the home's own session when the player
-//   came home).
+//   the session's key there (host::SessionKey::Relayed, or SessionKey::Local, the home's own
+//   session, when the player came home).
 // - Liveness both ways: the home notes when each client's last frame was relayed
 //   (LastFrameRelayedAt); the
 //   owner counts the home's held notices of each player (Hold, HomeNotices). Each side's runner
@@ -38,6 +38,7 @@
 #include "cluster/relay_codec.h"
 #include "host/metrics.h"
 #include "host/relay_port.h"
+#include "host/session_key.h"
 #include "zone/world_config.h"
 
 namespace zs::cluster {
@@ -45,8 +46,8 @@ namespace zs::cluster {
 class RelayLink final : public host::RelayPort {
  public:
   // An input (nullopt: the client left) for the player filed under `session` in zone `zone`.
-  using Sink =
-      std::function<void(uint32_t zone, uint64_t session, std::optional<host::ClientInput>)>;
+  using Sink = std::function<void(uint32_t zone, host::SessionKey session,
+                                  std::optional<host::ClientInput>)>;
   RelayLink(NatsBus& bus, const zone::WorldConfig& world, std::string node,
             host::RelayCounters& counters, Sink sink);
 
@@ -61,28 +62,29 @@ class RelayLink final : public host::RelayPort {
   void Back(uint64_t session) override;
   [[nodiscard]] double LastFrameRelayedAt(uint64_t session) override;
   void Hold(std::span<const uint64_t> sessions) override;
-  [[nodiscard]] uint64_t HomeNotices(uint32_t zone, uint64_t key) override;
+  [[nodiscard]] uint64_t HomeNotices(uint32_t zone, host::SessionKey key) override;
 
-  // At the owner: held notices of the homes of players relayed for, by (zone, RelayedSession
-  // key), while a sink for it lives (held notices for any other key are ignored: the registry
-  // never holds more than the players relayed for). Shared with the sinks, which may outlive
-  // the link (a runner's sinks at shutdown): a sink forgets its key only if the registry lives.
+  // At the owner: held notices of the homes of players relayed for, by (zone, relayed
+  // SessionKey), while a sink for it lives (held notices for any other key are ignored: the
+  // registry never holds more than the players relayed for). Shared with the sinks, which may
+  // outlive the link (a runner's sinks at shutdown): a sink forgets its key only if the registry
+  // lives.
   class HomeRegistry {
    public:
-    void Add(uint32_t zone, uint64_t key);
-    void Forget(uint32_t zone, uint64_t key);
-    void Notice(uint32_t zone, uint64_t key);  // for a key not registered: nothing
-    [[nodiscard]] uint64_t Notices(uint32_t zone, uint64_t key) const;
+    void Add(uint32_t zone, host::SessionKey key);
+    void Forget(uint32_t zone, host::SessionKey key);
+    void Notice(uint32_t zone, host::SessionKey key);  // for a key not registered: nothing
+    [[nodiscard]] uint64_t Notices(uint32_t zone, host::SessionKey key) const;
 
    private:
     struct Key {
       uint32_t zone = 0;
-      uint64_t key = 0;
+      host::SessionKey key;
       bool operator==(const Key&) const = default;
     };
     struct KeyHash {
       size_t operator()(const Key& k) const {
-        return std::hash<uint64_t>{}(k.key ^ (uint64_t{k.zone} * 0x9E3779B97F4A7C15ull));
+        return std::hash<host::SessionKey>{}(k.key) ^ (uint64_t{k.zone} * 0x9E3779B97F4A7C15ull);
       }
     };
     struct Entry {

@@ -31,7 +31,8 @@ CharacterKeeper::CharacterKeeper(zone::World* world, PlayerDirectory* players,
       options_(std::move(options)),
       loaded_(std::move(loaded)) {}
 
-void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
+void CharacterKeeper::Login(SessionKey session, std::weak_ptr<SessionSink> sink,
+                            LoginIdentity who) {
   const std::shared_ptr<SessionSink> s = sink.lock();
   if (!s) return;
   if (PlayerDirectory::Player* online = players_->ByName(who.name)) {
@@ -56,7 +57,7 @@ void CharacterKeeper::Login(uint64_t session, std::weak_ptr<SessionSink> sink, L
   Load(session, {.sink = std::move(sink), .who = std::move(who)});
 }
 
-void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, uint64_t session,
+void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, SessionKey session,
                                const std::weak_ptr<SessionSink>& sink) {
   if (const auto old = online.sink.lock()) {
     old->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kLoggedInElsewhere)),
@@ -71,7 +72,7 @@ void CharacterKeeper::TakeOver(PlayerDirectory::Player& online, uint64_t session
   if (now) Welcome(now, p.entity, p.name);
 }
 
-void CharacterKeeper::Load(uint64_t session, PendingLogin login) {
+void CharacterKeeper::Load(SessionKey session, PendingLogin login) {
   // A login still loading for the same name or account is superseded by this newer one.
   const auto supersede = [this](auto& index, const auto& key) {
     const auto it = index.find(key);
@@ -111,7 +112,7 @@ void CharacterKeeper::Load(uint64_t session, PendingLogin login) {
   }
 }
 
-void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
+void CharacterKeeper::OnLoaded(SessionKey session, storage::LoadResult result) {
   const auto it = loading_.find(session);
   if (it == loading_.end()) return;  // superseded by a newer login
   PendingLogin login = std::move(it->second);
@@ -154,7 +155,7 @@ void CharacterKeeper::OnLoaded(uint64_t session, storage::LoadResult result) {
   Enter(session, std::move(login), result);
 }
 
-void CharacterKeeper::Enter(uint64_t session, PendingLogin login,
+void CharacterKeeper::Enter(SessionKey session, PendingLogin login,
                             const storage::LoadResult& result) {
   const std::shared_ptr<SessionSink> s = login.sink.lock();
   if (!s) return;
@@ -194,8 +195,9 @@ void CharacterKeeper::Enter(uint64_t session, PendingLogin login,
   Welcome(s, id, login.who.name);
   if (churn_ == nullptr || churn_->Admit(ChurnLog::Kind::kJoined, "", MonotonicSeconds())) {
     const size_t z = *world_->ZoneIndexOf(id);
-    spdlog::info("session {} joined as '{}' (entity {}, {}) in zone {}", session, login.who.name,
-                 ToRaw(id), fresh ? "new character" : "loaded", world_->zone(z).config().name);
+    spdlog::info("session {} joined as '{}' (entity {}, {}) in zone {}", session.session(),
+                 login.who.name, ToRaw(id), fresh ? "new character" : "loaded",
+                 world_->zone(z).config().name);
   }
 }
 
@@ -236,7 +238,7 @@ storage::CharacterRecord CharacterKeeper::RecordOf(const PlayerDirectory::Player
           .saved_at_ms = static_cast<int64_t>(WallClockMs())};
 }
 
-void CharacterKeeper::ForgetLoading(uint64_t session) {
+void CharacterKeeper::ForgetLoading(SessionKey session) {
   const auto it = loading_.find(session);
   if (it == loading_.end()) return;
   const LoginIdentity& who = it->second.who;
@@ -251,7 +253,7 @@ void CharacterKeeper::ForgetLoading(uint64_t session) {
   loading_.erase(it);
 }
 
-void CharacterKeeper::Logout(uint64_t session) {
+void CharacterKeeper::Logout(SessionKey session) {
   ForgetLoading(session);   // gone before its character was loaded: the load is ignored
   routing_.erase(session);  // gone while its login was being routed: the answer is ignored
   PlayerDirectory::Player* p = players_->BySession(session);
@@ -272,7 +274,7 @@ void CharacterKeeper::Logout(uint64_t session) {
   Unlist(session);
 }
 
-void CharacterKeeper::Unlist(uint64_t session) {
+void CharacterKeeper::Unlist(SessionKey session) {
   const PlayerDirectory::Player* p = players_->BySession(session);
   if (p == nullptr) return;
   const bool client_here = !p->home;  // else its client is counted at its home
@@ -325,7 +327,7 @@ void CharacterKeeper::AfterTick() {
 
 void CharacterKeeper::Checkpoint() {
   batch_.clear();
-  players_->ForEach([this](uint64_t, PlayerDirectory::Player& p) {
+  players_->ForEach([this](SessionKey, PlayerDirectory::Player& p) {
     if (departing_.contains(ToRaw(p.entity))) return;  // the hand-off decides
     zone::PlayerSnapshot now;
     if (!world_->SnapshotPlayer(p.entity, &now).ok() || now == p.saved) return;
@@ -342,7 +344,7 @@ void CharacterKeeper::Checkpoint() {
 void CharacterKeeper::SaveEveryone() {
   if (storage_ == nullptr) return;
   batch_.clear();
-  players_->ForEach([this](uint64_t, PlayerDirectory::Player& p) {
+  players_->ForEach([this](SessionKey, PlayerDirectory::Player& p) {
     if (world_->SnapshotPlayer(p.entity, &p.saved).ok()) batch_.push_back(RecordOf(p, p.saved));
   });
   if (!batch_.empty()) storage_->Save(std::move(batch_));

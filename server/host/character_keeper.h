@@ -43,6 +43,7 @@
 #include "host/metrics.h"
 #include "host/player_directory.h"
 #include "host/player_port.h"
+#include "host/session_key.h"
 #include "host/session_sink.h"
 #include "host/ticket_book.h"
 #include "storage/storage_worker.h"
@@ -53,12 +54,13 @@ namespace zs::host {
 class CharacterKeeper {
  public:
   // `loaded` hands a finished load back to the zone runner (called on the storage thread).
-  using Loaded = std::function<void(uint64_t session, storage::LoadResult result)>;
+  using Loaded = std::function<void(SessionKey session, storage::LoadResult result)>;
   // Which hand-off an answer belongs to: a departing player (by raw entity id) or a login being
   // routed to another server (by session).
   struct HandoffKey {
     bool login = false;
-    uint64_t id = 0;
+    uint64_t id = 0;  // a login's session here (logins come to connections here), else the
+                      // departing player's raw entity id
   };
   // `answered` hands a hand-off's answer back to the zone runner (called on any thread).
   using Answered = std::function<void(HandoffKey key, HandoffAnswer answer)>;
@@ -75,18 +77,18 @@ class CharacterKeeper {
   CharacterKeeper(zone::World* world, PlayerDirectory* players, KeeperCounters counters,
                   ChurnLog* churn, storage::StorageWorker* storage, Options options, Loaded loaded);
 
-  void Login(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
-  void OnLoaded(uint64_t session, storage::LoadResult result);
-  void Logout(uint64_t session);
+  void Login(SessionKey session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
+  void OnLoaded(SessionKey session, storage::LoadResult result);
+  void Logout(SessionKey session);
   // The characters a login took over since the last call (TakeOver), then none: the runner
   // drops their old connections' inputs of this tick.
   [[nodiscard]] std::vector<EntityId> TakeTakenOver() { return std::exchange(taken_over_, {}); }
   // The session's login is under way here (its character loading, or its route being asked).
-  [[nodiscard]] bool Joining(uint64_t session) const {
+  [[nodiscard]] bool Joining(SessionKey session) const {
     return loading_.contains(session) || routing_.contains(session);
   }
   // A client arriving with a redeemed ticket, as `character` (its zone and arrival position).
-  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+  void Arrive(SessionKey session, std::weak_ptr<SessionSink> sink,
               storage::CharacterRecord character);
   // A character handed over by another runner of this process, with its connection.
   void Adopt(LocalArrival arrival);
@@ -112,11 +114,11 @@ class CharacterKeeper {
     LoginIdentity who;
   };
 
-  void TakeOver(PlayerDirectory::Player& online, uint64_t session,
+  void TakeOver(PlayerDirectory::Player& online, SessionKey session,
                 const std::weak_ptr<SessionSink>& sink);
-  void Load(uint64_t session, PendingLogin login);
-  void ForgetLoading(uint64_t session);
-  void Enter(uint64_t session, PendingLogin login, const storage::LoadResult& result);
+  void Load(SessionKey session, PendingLogin login);
+  void ForgetLoading(SessionKey session);
+  void Enter(SessionKey session, PendingLogin login, const storage::LoadResult& result);
   void Welcome(const std::shared_ptr<SessionSink>& sink, EntityId id, const std::string& name);
   // Kicks the connection of an online player, logging the character out (saved).
   void KickOut(PlayerDirectory::Player& player, CloseReason reason);
@@ -128,29 +130,29 @@ class CharacterKeeper {
                                                   const zone::PlayerSnapshot& state) const;
   void Checkpoint();
   // Takes `session` out of the directory; zs_players counts it down when its client was here.
-  void Unlist(uint64_t session);
+  void Unlist(SessionKey session);
   // Hand-off (character_keeper_handoff.cc).
   void OfferDepartures();
   // A departure into a zone another runner of this process ticks: handed over at once.
   void HandToRunner(const zone::World::Departure& d, PlayerDirectory::Player& p);
   void AdoptPlayer(LocalArrival& arrival);
-  void Depart(uint64_t session, EntityId entity, const HandoffAnswer& answer);
+  void Depart(std::optional<SessionKey> session, EntityId entity, const HandoffAnswer& answer);
   struct Departing;
   void ComeBack(const Departing& d, EntityId entity, const HandoffAnswer& answer);
-  void RouteLogin(uint64_t session, PendingLogin login, storage::CharacterRecord character);
-  void FinishRoute(uint64_t session, const HandoffAnswer& answer);
+  void RouteLogin(SessionKey session, PendingLogin login, storage::CharacterRecord character);
+  void FinishRoute(SessionKey session, const HandoffAnswer& answer);
   void SaveExpiredTickets();
   struct Departing {
-    uint64_t session = 0;
-    uint64_t account = 0;  // kept for the save, should the client leave meanwhile
-    bool gone = false;     // the client left while the offer was out
+    std::optional<SessionKey> session;  // none: its player had no client here
+    uint64_t account = 0;               // kept for the save, should the client leave meanwhile
+    bool gone = false;                  // the client left while the offer was out
   };
   std::unordered_map<uint64_t, Departing> departing_;  // by raw entity id
   struct Routing {
     PendingLogin login;
     uint32_t zone = 0;
   };
-  std::unordered_map<uint64_t, Routing> routing_;  // logins being routed, by session
+  std::unordered_map<SessionKey, Routing> routing_;  // logins being routed, by session
   uint64_t ticks_since_expiry_ = 0;
 
   zone::World* world_;
@@ -160,9 +162,9 @@ class CharacterKeeper {
   storage::StorageWorker* storage_;
   Options options_;
   Loaded loaded_;
-  std::unordered_map<uint64_t, PendingLogin> loading_;      // by session
-  std::unordered_map<std::string, uint64_t> loading_name_;  // newest loading session by key
-  std::unordered_map<uint64_t, uint64_t> loading_account_;  // ... by account (not 0)
+  std::unordered_map<SessionKey, PendingLogin> loading_;      // by session
+  std::unordered_map<std::string, SessionKey> loading_name_;  // newest loading session by key
+  std::unordered_map<uint64_t, SessionKey> loading_account_;  // ... by account (not 0)
   uint64_t ticks_since_checkpoint_ = 0;
   uint64_t checkpoints_ = 0;
   std::vector<storage::CharacterRecord> batch_;  // checkpoint scratch

@@ -20,7 +20,8 @@ std::string UnavailableText(const zone::ZoneConfig* zone) {
 void CharacterKeeper::OfferDepartures() {
   for (const zone::World::Departure& d : world_->departures()) {
     PlayerDirectory::Player* p = players_->ByEntity(d.player);
-    const uint64_t session = p != nullptr ? players_->SessionOf(*p) : 0;
+    const std::optional<SessionKey> session =
+        p != nullptr ? std::optional(players_->SessionOf(*p)) : std::nullopt;
     if (p != nullptr && options_.local != nullptr && options_.local->HostsHere(d.to_zone)) {
       HandToRunner(d, *p);
       continue;
@@ -43,7 +44,7 @@ void CharacterKeeper::OfferDepartures() {
 void CharacterKeeper::HandToRunner(const zone::World::Departure& d, PlayerDirectory::Player& p) {
   zone::World::HandedPlayer handed;
   if (!world_->HandOver(d.player, &handed).ok()) return;
-  const uint64_t session = players_->SessionOf(p);
+  const SessionKey session = players_->SessionOf(p);
   const zone::ZoneConfig* zone = world_->FindZone(d.to_zone);
   if (const auto s = p.sink.lock(); s && zone != nullptr) {
     // After this tick's frame (its `left`s), before the first frame of the new zone's runner.
@@ -105,7 +106,7 @@ void CharacterKeeper::AdoptPlayer(LocalArrival& arrival) {
 
 void CharacterKeeper::OnHandoffAnswer(HandoffKey key, const HandoffAnswer& answer) {
   if (key.login) {
-    FinishRoute(key.id, answer);
+    FinishRoute(SessionKey::Local(key.id), answer);  // a login: a connection here
     return;
   }
   const auto it = departing_.find(key.id);
@@ -114,19 +115,20 @@ void CharacterKeeper::OnHandoffAnswer(HandoffKey key, const HandoffAnswer& answe
   departing_.erase(it);
   const auto entity = static_cast<EntityId>(static_cast<uint32_t>(key.id));
   if (answer.outcome == HandoffAnswer::Outcome::kAccepted) {
-    Depart(d.gone ? 0 : d.session, entity, answer);
+    Depart(d.gone ? std::nullopt : d.session, entity, answer);
   } else {
     ComeBack(d, entity, answer);
   }
 }
 
 // Accepted: the other server owns the character now (it saves it); the client follows.
-void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAnswer& answer) {
+void CharacterKeeper::Depart(std::optional<SessionKey> session, EntityId entity,
+                             const HandoffAnswer& answer) {
   zone::PlayerSnapshot state;
   (void)world_->SnapshotPlayer(entity, &state);
   (void)world_->SendOff(entity);
   counters_.handoffs.accepted.Add(1);
-  PlayerDirectory::Player* p = session != 0 ? players_->BySession(session) : nullptr;
+  PlayerDirectory::Player* p = session ? players_->BySession(*session) : nullptr;
   if (p == nullptr) return;  // the client left meanwhile: its ticket will expire over there
   if (const auto s = p->sink.lock()) {
     const zone::ZoneConfig* zone = world_->FindZone(state.zone);
@@ -137,12 +139,12 @@ void CharacterKeeper::Depart(uint64_t session, EntityId entity, const HandoffAns
     s->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneHandoff)),
                  CloseReason::kZoneHandoff);
   }
-  Unlist(session);
+  Unlist(*session);
 }
 
 // Refused or unreachable: the player stands beside the portal again, told why.
 void CharacterKeeper::ComeBack(const Departing& d, EntityId entity, const HandoffAnswer& answer) {
-  const uint64_t session = d.gone ? 0 : d.session;
+  const std::optional<SessionKey> session = d.gone ? std::nullopt : d.session;
   zone::PlayerSnapshot wanted;
   (void)world_->SnapshotPlayer(entity, &wanted);
   const zone::ZoneConfig* target = world_->FindZone(wanted.zone);
@@ -150,7 +152,7 @@ void CharacterKeeper::ComeBack(const Departing& d, EntityId entity, const Handof
   spdlog::warn("hand-off to zone {} failed ({}): the player stays",
                target != nullptr ? target->name : "?", answer.reason);
   if (!world_->TakeBack(entity).ok()) return;
-  PlayerDirectory::Player* p = session != 0 ? players_->BySession(session) : nullptr;
+  PlayerDirectory::Player* p = session ? players_->BySession(*session) : nullptr;
   if (p == nullptr) {  // the client left meanwhile: an ordinary logout now
     zone::PlayerSnapshot state;
     if (storage_ != nullptr && world_->SnapshotPlayer(entity, &state).ok()) {
@@ -170,17 +172,17 @@ void CharacterKeeper::ComeBack(const Departing& d, EntityId entity, const Handof
   }
 }
 
-void CharacterKeeper::RouteLogin(uint64_t session, PendingLogin login,
+void CharacterKeeper::RouteLogin(SessionKey session, PendingLogin login,
                                  storage::CharacterRecord character) {
   const uint32_t zone = character.state.zone;
   routing_[session] = {.login = std::move(login), .zone = zone};
   options_.handoff->Offer(
       {.character = std::move(character)},
-      [answered = options_.answered, key = HandoffKey{.login = true, .id = session}](
+      [answered = options_.answered, key = HandoffKey{.login = true, .id = session.session()}](
           HandoffAnswer a) { answered(key, std::move(a)); });
 }
 
-void CharacterKeeper::FinishRoute(uint64_t session, const HandoffAnswer& answer) {
+void CharacterKeeper::FinishRoute(SessionKey session, const HandoffAnswer& answer) {
   const auto it = routing_.find(session);
   if (it == routing_.end()) return;  // the client left meanwhile
   Routing r = std::move(it->second);
@@ -201,7 +203,7 @@ void CharacterKeeper::FinishRoute(uint64_t session, const HandoffAnswer& answer)
                CloseReason::kZoneHandoff);
 }
 
-void CharacterKeeper::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+void CharacterKeeper::Arrive(SessionKey session, std::weak_ptr<SessionSink> sink,
                              storage::CharacterRecord character) {
   LoginIdentity who{.account = character.account, .name = character.name};
   if (players_->ByName(who.name) != nullptr || players_->ByAccount(who.account) != nullptr) {

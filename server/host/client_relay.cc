@@ -57,7 +57,7 @@ void ClientRelay::SendAway(const zone::GhostBatch& batch, std::vector<MigrantCli
     if (p == nullptr) continue;  // its client left in this tick: the receiver dismisses it
     MigrantClient& client = clients->emplace_back();
     client.entity = m.body.id;
-    const uint64_t session = players_.SessionOf(*p);
+    const SessionKey session = players_.SessionOf(*p);
     client.account = p->account;
     client.last_frame_tick = world_.tick() + p->tick_offset;
     if (const std::shared_ptr<SessionSink> sink = p->sink.lock()) {
@@ -65,7 +65,7 @@ void ClientRelay::SendAway(const zone::GhostBatch& batch, std::vector<MigrantCli
     }
     if (p->home) {  // a client elsewhere: its new owner relays to its home from now on
       client.home = NodeOf(*z, p->home->cell);
-      client.session = HomeSessionOf(session);
+      client.session = session.session();
       departed_[session] = {.owner = {.zone_id = batch.zone, .cell = batch.to_cell},
                             .home_cell = p->home->cell,
                             .tick = world_.tick()};
@@ -74,7 +74,7 @@ void ClientRelay::SendAway(const zone::GhostBatch& batch, std::vector<MigrantCli
       continue;
     }
     client.home = NodeOf(*z, here);
-    client.session = session;
+    client.session = session.session();
     p->owner = zone::CellRef{.zone_id = batch.zone, .cell = batch.to_cell};
     going_.push_back(session);  // relayed once the batch is sent (AfterBatchSent)
   }
@@ -90,7 +90,7 @@ void ClientRelay::Take(size_t z, std::span<const Arriving> arriving, double now)
     const MigrantClient& client = a.client;
     const std::optional<uint32_t> home = CellOfNode(z, client.home);
     if (home == here) {  // ours again
-      PlayerDirectory::Player* p = players_.BySession(client.session);
+      PlayerDirectory::Player* p = players_.BySession(SessionKey::Local(client.session));
       if (p == nullptr || p->entity != entity || !p->owner) {
         keeper_.Dismiss(entity, client.account, a.name);
         continue;
@@ -99,13 +99,13 @@ void ClientRelay::Take(size_t z, std::span<const Arriving> arriving, double now)
       p->tick_offset = offset(client);
       p->newest_seq = a.last_input_seq;  // its inputs went straight to the owner meanwhile
       relay_->Back(client.session);
-      away_since_.erase(client.session);
+      away_since_.erase(SessionKey::Local(client.session));
       continue;
     }
     // Named by its migrant: a player placed in this cell at its login elsewhere had no ghost
     // here, which World::NameOf would name until the coming tick makes it real.
     const std::string& name = a.name;
-    const uint64_t key = home ? RelayedSession(*home, client.session) : 0;
+    const SessionKey key = home ? SessionKey::Relayed(*home, client.session) : SessionKey();
     if (!home || client.session == 0 || client.session > kMaxRelayedSession ||
         players_.BySession(key) != nullptr || players_.ByName(name) != nullptr ||
         players_.ByAccount(client.account) != nullptr) {
@@ -130,14 +130,14 @@ void ClientRelay::Take(size_t z, std::span<const Arriving> arriving, double now)
   }
 }
 
-bool ClientRelay::ToOwner(uint64_t session, const PlayerDirectory::Player* player,
+bool ClientRelay::ToOwner(SessionKey session, const PlayerDirectory::Player* player,
                           const ClientInput* input) {
   if (relay_ == nullptr) return false;
   if (player != nullptr) {
     if (!player->owner) return false;
-    relay_->FromHome(session, input);
+    relay_->FromHome(session.session(), input);
     if (input == nullptr) {
-      relay_->Back(session);
+      relay_->Back(session.session());
       away_since_.erase(session);
     }
     return true;
@@ -147,19 +147,19 @@ bool ClientRelay::ToOwner(uint64_t session, const PlayerDirectory::Player* playe
   relay_->SendOn({.zone = d->second.owner.zone_id,
                   .to_cell = d->second.owner.cell,
                   .home_cell = d->second.home_cell,
-                  .session = HomeSessionOf(session)},
+                  .session = session.session()},
                  input);
   if (input == nullptr) departed_.erase(d);
   return true;
 }
 
 void ClientRelay::WatchAway(double now) {
-  std::vector<uint64_t> silent;
+  std::vector<SessionKey> silent;
   for (const auto& [session, away_since_s] : away_since_) {
-    const double last = std::max(away_since_s, relay_->LastFrameRelayedAt(session));
+    const double last = std::max(away_since_s, relay_->LastFrameRelayedAt(session.session()));
     if (now - last > kSilentOwnerSeconds) silent.push_back(session);
   }
-  for (const uint64_t session : silent) {
+  for (const SessionKey session : silent) {
     PlayerDirectory::Player* p = players_.BySession(session);
     if (p == nullptr) {
       away_since_.erase(session);
@@ -176,13 +176,13 @@ void ClientRelay::WatchAway(double now) {
   }
 }
 
-bool ClientRelay::RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
+bool ClientRelay::RefuseJoinOfAway(SessionKey session, const LoginIdentity& who,
                                    const std::weak_ptr<SessionSink>& sink) {
   if (relay_ == nullptr) return false;
   PlayerDirectory::Player* p = players_.ByName(who.name);
   if (p == nullptr || !p->owner) p = players_.ByAccount(who.account);
   if (p == nullptr || !p->owner) return false;
-  const uint64_t away = players_.SessionOf(*p);
+  const SessionKey away = players_.SessionOf(*p);
   if (const auto old = p->sink.lock()) {
     old->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kLoggedInElsewhere)),
                    CloseReason::kLoggedInElsewhere);
@@ -194,16 +194,16 @@ bool ClientRelay::RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
                                   "your character is being saved by another node: log in again"),
                  CloseReason::kZoneUnavailable);
   }
-  spdlog::info("session {}: login as {} refused while its player, away, is saved", session,
-               who.name);
+  spdlog::info("session {}: login as {} refused while its player, away, is saved",
+               session.session(), who.name);
   return true;
 }
 
 void ClientRelay::AfterBatchSent(double now) {
-  for (const uint64_t session : going_) {
+  for (const SessionKey session : going_) {
     const PlayerDirectory::Player* p = players_.BySession(session);
     if (p == nullptr || !p->owner) continue;
-    relay_->Away(session, p->sink, *p->owner);
+    relay_->Away(session.session(), p->sink, *p->owner);
     away_since_[session] = now;
   }
   going_.clear();
@@ -213,12 +213,12 @@ void ClientRelay::HoldAway(double now) {
   if (now < next_hold_s_ || away_since_.empty()) return;
   next_hold_s_ = now + kHoldPeriodSeconds;
   held_.clear();
-  for (const auto& [session, since] : away_since_) held_.push_back(session);
+  for (const auto& [session, since] : away_since_) held_.push_back(session.session());
   relay_->Hold(held_);
 }
 
 void ClientRelay::WatchHomes(double now) {
-  std::vector<uint64_t> silent;
+  std::vector<SessionKey> silent;
   for (auto it = homes_.begin(); it != homes_.end();) {
     const PlayerDirectory::Player* p = players_.BySession(it->first);
     if (p == nullptr || !p->home) {  // gone (or home: a key is never a local session)
@@ -234,7 +234,7 @@ void ClientRelay::WatchHomes(double now) {
     }
     ++it;
   }
-  for (const uint64_t key : silent) {
+  for (const SessionKey key : silent) {
     const PlayerDirectory::Player* p = players_.BySession(key);
     spdlog::warn(
         "player {} ({}): its home (cell {}) told nothing of its client for {} s: "
@@ -255,7 +255,7 @@ void ClientRelay::SweepGone() {
   std::erase_if(away_since_, [this](const auto& w) {
     const PlayerDirectory::Player* p = players_.BySession(w.first);
     if (p != nullptr && p->owner) return false;
-    relay_->Back(w.first);  // the owner's next frame is answered with a leaving
+    relay_->Back(w.first.session());  // the owner's next frame is answered with a leaving
     return true;
   });
 }

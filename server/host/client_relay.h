@@ -6,7 +6,7 @@
 //   `owner` set: its inputs go there (RelayPort::FromHome), its frames come back through the
 //   relay straight to its connection. When it migrates back, it is ours again.
 // - A player migrating here whose client is at another node is filed under
-//   RelayedSession(home cell, session) with a sink that sends its frames home. It is saved
+//   SessionKey::Relayed(home cell, session) with a sink that sends its frames home. It is saved
 //   here and removed when its client leaves. When it migrates on, it is let go: inputs still in
 //   flight to here are sent on for kDepartedTicks.
 // - Every frame's tick goes on from the last its client was sent (Player::tick_offset).
@@ -35,6 +35,7 @@
 #include "host/metrics.h"
 #include "host/player_directory.h"
 #include "host/relay_port.h"
+#include "host/session_key.h"
 #include "zone/world.h"
 
 namespace zs::host {
@@ -73,16 +74,16 @@ class ClientRelay {
   // relayed (their inputs straight to their owners from now on, not before the batch).
   void AfterBatchSent(double now);
   // The player migrants of a batch taken from another cell of zone index z: a player of a
-  // client here comes back; another's is filed under its RelayedSession key; one whose client
+  // client here comes back; another's is filed under its relayed SessionKey; one whose client
   // is gone is the keeper's to dismiss. REQUIRES: attached.
   void Take(size_t z, std::span<const Arriving> arriving, double now);
   // An input (null: the leaving) of a session whose player is owned elsewhere, or has just
   // been let go to another cell: sent there. False: neither (or detached).
-  bool ToOwner(uint64_t session, const PlayerDirectory::Player* player, const ClientInput* input);
+  bool ToOwner(SessionKey session, const PlayerDirectory::Player* player, const ClientInput* input);
   // A player of `session` that a join would take over is away (owned by another node): its
   // connection is closed and the owner told it left; the join is refused, to be tried again
   // once the owner has saved it. False: no such player (or detached).
-  bool RefuseJoinOfAway(uint64_t session, const LoginIdentity& who,
+  bool RefuseJoinOfAway(SessionKey session, const LoginIdentity& who,
                         const std::weak_ptr<SessionSink>& sink);
   // Every tick, before the world ticks: held notices to the owners, the watches of both
   // sides; once a second (`each_second`), the entries of sessions gone by any path.
@@ -103,8 +104,8 @@ class ClientRelay {
   RelayCounters& counters_;
   RelayPort* relay_ = nullptr;
 
-  // The sinks of players owned here whose clients are elsewhere (by RelayedSession key).
-  std::unordered_map<uint64_t, std::shared_ptr<SessionSink>> sinks_;
+  // The sinks of players owned here whose clients are elsewhere (by relayed key).
+  std::unordered_map<SessionKey, std::shared_ptr<SessionSink>> sinks_;
   // Players let go to another cell lately (by session or key): their inputs in flight are sent
   // on, for kDepartedTicks.
   struct Departed {
@@ -112,19 +113,19 @@ class ClientRelay {
     uint32_t home_cell = 0;
     uint64_t tick = 0;  // when it left
   };
-  std::unordered_map<uint64_t, Departed> departed_;
+  std::unordered_map<SessionKey, Departed> departed_;
   // Our players away, by session: since when (RelayPort::LastFrameRelayedAt tells of the
   // owner's frames since).
-  std::unordered_map<uint64_t, double> away_since_;
+  std::unordered_map<SessionKey, double> away_since_;
   // The held notices of the homes of players relayed for (by key), as last looked at.
   struct HomeWatch {
     uint64_t notices = 0;
     double since_s = 0;  // when the count last moved
   };
-  std::unordered_map<uint64_t, HomeWatch> homes_;
-  std::vector<uint64_t> going_;  // sessions whose players went away in this tick's batches
-  std::vector<uint64_t> held_;   // HoldAway's scratch
-  double next_hold_s_ = 0;       // when HoldAway sends next
+  std::unordered_map<SessionKey, HomeWatch> homes_;
+  std::vector<SessionKey> going_;  // sessions whose players went away in this tick's batches
+  std::vector<uint64_t> held_;     // HoldAway's scratch
+  double next_hold_s_ = 0;         // when HoldAway sends next
 };
 
 }  // namespace zs::host

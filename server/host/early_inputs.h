@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "host/client_input.h"
+#include "host/session_key.h"
 
 namespace zs::host {
 
@@ -23,33 +24,33 @@ class EarlyInputs {
   static constexpr size_t kMaxPerSession = 64;
 
   // Keeps `input` after the session's earlier ones; false (not kept) when it holds the maximum.
-  bool Hold(uint64_t session, ClientInput input) {
+  bool Hold(SessionKey session, ClientInput input) {
     std::vector<ClientInput>& held = held_[session];
     if (held.size() >= kMaxPerSession) return false;
     held.push_back(std::move(input));
     return true;
   }
   // The session's inputs in arrival order (none: empty), forgotten here.
-  std::vector<ClientInput> Take(uint64_t session) {
+  std::vector<ClientInput> Take(SessionKey session) {
     const auto it = held_.find(session);
     if (it == held_.end()) return {};
     std::vector<ClientInput> out = std::move(it->second);
     held_.erase(it);
     return out;
   }
-  void Drop(uint64_t session) { held_.erase(session); }
+  void Drop(SessionKey session) { held_.erase(session); }
 
   [[nodiscard]] bool empty() const { return held_.empty(); }
   // The sessions holding inputs (a copy: the caller may Take or Drop while it walks them).
-  [[nodiscard]] std::vector<uint64_t> Sessions() const {
-    std::vector<uint64_t> out;
+  [[nodiscard]] std::vector<SessionKey> Sessions() const {
+    std::vector<SessionKey> out;
     out.reserve(held_.size());
     for (const auto& [session, held] : held_) out.push_back(session);
     return out;
   }
 
  private:
-  std::unordered_map<uint64_t, std::vector<ClientInput>> held_;
+  std::unordered_map<SessionKey, std::vector<ClientInput>> held_;
 };
 
 }  // namespace zs::host

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "host/player_port.h"
+#include "host/session_key.h"
 #include "host/session_sink.h"
 #include "zone/world.h"
 
@@ -19,7 +20,7 @@ namespace zs::host {
 
 // A character handed from one runner of this process to another, with its connection.
 struct LocalArrival {
-  uint64_t session = 0;
+  SessionKey session;
   std::weak_ptr<SessionSink> sink;
   uint64_t account = 0;
   // Set: a player walking through a portal (its id, name, state and input sequence go on);
@@ -52,8 +53,8 @@ class LocalZones {
   // A login that reached runner `runner` when another runner has its character (or another
   // character of its account) online: true when it was passed on to that runner, which takes
   // the character over (or logs the other one out) as if the login had come there first.
-  virtual bool PassOnLogin(size_t runner, uint64_t session, const std::weak_ptr<SessionSink>& sink,
-                           const LoginIdentity& who) = 0;
+  virtual bool PassOnLogin(size_t runner, SessionKey session,
+                           const std::weak_ptr<SessionSink>& sink, const LoginIdentity& who) = 0;
   // A whisper said in runner `runner` to `chat.to_name`, online in another runner: true when
   // it was passed on there (false: nobody of that name is online in another runner).
   virtual bool PassOnWhisper(size_t runner, SiblingWhisper chat) = 0;

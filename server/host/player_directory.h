@@ -1,5 +1,5 @@
 // PlayerDirectory: which session plays which character. Sessions and the world speak through
-// ids (session id, EntityId), never pointers into each other; this is the one map between them.
+// ids (SessionKey, EntityId), never pointers into each other; this is the one map between them.
 // A character's name is unique among the players online, and so is every name that looks like
 // it (the same names::LookAlikeKey: "observer", "0bserver", "Observer"), and so is an account
 // (other than 0, "no account"): the login path (CharacterKeeper) takes a character over rather
@@ -18,6 +18,7 @@
 
 #include "core/entity_id.h"
 #include "host/local_zones.h"
+#include "host/session_key.h"
 #include "host/session_sink.h"
 #include "names/player_name.h"
 #include "zone/cells.h"
@@ -38,8 +39,8 @@ class PlayerDirectory {
     // Crossing the cells of a split zone (docs/seamless.md "Relay"). Its client's connection
     // is here and the node of this cell owns the player now: its inputs are relayed there.
     std::optional<zone::CellRef> owner = {};
-    // Owned here, its client's connection at the node of this cell (the session is a
-    // RelayedSession key): its frames are relayed there.
+    // Owned here, its client's connection at the node of this cell (its key is
+    // SessionKey::Relayed): its frames are relayed there.
     std::optional<zone::CellRef> home = {};
     // Added to this world's tick in the player's frames (wrapping), so that its client's count
     // goes on by one per frame whichever node ticked the last one.
@@ -57,14 +58,14 @@ class PlayerDirectory {
   }
 
   // REQUIRES: neither the session, the entity, the name nor the account (unless 0) is listed.
-  void Add(uint64_t session, Player player) {
+  void Add(SessionKey session, Player player) {
     if (roster_ != nullptr) roster_->Listed(runner_, player.name, player.account);
     session_of_[ToRaw(player.entity)] = session;
     by_name_[names::LookAlikeKey(player.name)] = session;
     if (player.account != 0) by_account_[player.account] = session;
     players_[session] = std::move(player);
   }
-  void Remove(uint64_t session) {
+  void Remove(SessionKey session) {
     const auto it = players_.find(session);
     if (it == players_.end()) return;
     if (roster_ != nullptr) roster_->Unlisted(runner_, it->second.name, it->second.account);
@@ -76,7 +77,7 @@ class PlayerDirectory {
   // The character of `from` is now played through `to` (a second login took it over).
   // REQUIRES: `from` is listed, `to` is not.
   // The roster hears nothing: the character stays online here throughout.
-  Player& Rebind(uint64_t from, uint64_t to, std::weak_ptr<SessionSink> sink) {
+  Player& Rebind(SessionKey from, SessionKey to, std::weak_ptr<SessionSink> sink) {
     LocalZones* const roster = std::exchange(roster_, nullptr);
     Player player = std::move(players_.at(from));
     Remove(from);
@@ -93,16 +94,16 @@ class PlayerDirectory {
   [[nodiscard]] Player* ByAccount(uint64_t account) {
     return account == 0 ? nullptr : Find(by_account_, account);
   }
-  [[nodiscard]] Player* BySession(uint64_t session) {
+  [[nodiscard]] Player* BySession(SessionKey session) {
     const auto it = players_.find(session);
     return it == players_.end() ? nullptr : &it->second;
   }
   [[nodiscard]] Player* ByEntity(EntityId entity) { return Find(session_of_, ToRaw(entity)); }
   // The session playing `player` (REQUIRES: a pointer this directory returned).
-  [[nodiscard]] uint64_t SessionOf(const Player& player) const {
+  [[nodiscard]] SessionKey SessionOf(const Player& player) const {
     return session_of_.at(ToRaw(player.entity));
   }
-  template <typename Fn>  // fn(uint64_t session, Player&)
+  template <typename Fn>  // fn(SessionKey session, Player&)
   void ForEach(Fn fn) {
     for (auto& [session, player] : players_) fn(session, player);
   }
@@ -115,10 +116,10 @@ class PlayerDirectory {
     return it == map.end() ? nullptr : BySession(it->second);
   }
 
-  std::unordered_map<uint64_t, Player> players_;       // by session id
-  std::unordered_map<uint32_t, uint64_t> session_of_;  // by raw entity id
-  std::unordered_map<std::string, uint64_t> by_name_;  // session by names::LookAlikeKey
-  std::unordered_map<uint64_t, uint64_t> by_account_;  // session by account (not 0)
+  std::unordered_map<SessionKey, Player> players_;
+  std::unordered_map<uint32_t, SessionKey> session_of_;  // by raw entity id
+  std::unordered_map<std::string, SessionKey> by_name_;  // by names::LookAlikeKey
+  std::unordered_map<uint64_t, SessionKey> by_account_;  // by account (not 0)
   LocalZones* roster_ = nullptr;
   size_t runner_ = 0;
 };

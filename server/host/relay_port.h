@@ -5,8 +5,7 @@
 // (cluster/relay_link.h); the runner knows only this.
 //
 // Sessions: a node's session ids are its own. A player owned here whose client is at another
-// node is filed in the runner's PlayerDirectory under RelayedSession(home cell, session), which
-// no connection of this node ever has.
+// node is filed in the runner's PlayerDirectory under SessionKey::Relayed(home cell, session).
 //
 // Threads: every call from any thread (the runners'); none blocks (publishes are queued).
 #pragma once
@@ -16,21 +15,11 @@
 #include <span>
 
 #include "host/client_input.h"
+#include "host/session_key.h"
 #include "host/session_sink.h"
 #include "zone/cells.h"
 
 namespace zs::host {
-
-// The highest session id a home may relay (net::Server counts them from 1).
-inline constexpr uint64_t kMaxRelayedSession = (uint64_t{1} << 48) - 1;
-
-// The session key under which a player whose client is at the node of `home_cell` is filed
-// at its owner. REQUIRES: session <= kMaxRelayedSession.
-[[nodiscard]] constexpr uint64_t RelayedSession(uint32_t home_cell, uint64_t session) {
-  return ((static_cast<uint64_t>(home_cell) + 1) << 48) | session;
-}
-[[nodiscard]] constexpr bool IsRelayedSession(uint64_t key) { return key > kMaxRelayedSession; }
-[[nodiscard]] constexpr uint64_t HomeSessionOf(uint64_t key) { return key & kMaxRelayedSession; }
 
 // Where a message about one client goes, and about whom.
 struct RelayAddress {
@@ -65,9 +54,9 @@ class RelayPort {
   // To the owner of each of these local sessions' players (each away): the home still holds
   // their clients. The owner watches it: a home that died or is cut off sends none.
   virtual void Hold(std::span<const uint64_t> sessions) = 0;
-  // Notices that the home still holds the client of the player filed here under RelayedSession
-  // key `key` in zone `zone`, counted while a sink SinkAtHome gave for it lives (0: none).
-  [[nodiscard]] virtual uint64_t HomeNotices(uint32_t zone, uint64_t key) = 0;
+  // Notices that the home still holds the client of the player filed here under relayed key
+  // `key` in zone `zone`, counted while a sink SinkAtHome gave for it lives (0: none).
+  [[nodiscard]] virtual uint64_t HomeNotices(uint32_t zone, SessionKey key) = 0;
 };
 
 }  // namespace zs::host

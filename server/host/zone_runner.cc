@@ -52,7 +52,7 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
                      }
                      wake_.notify_one();  // applied now, not at the next tick
                    }},
-              [this](uint64_t session, storage::LoadResult r) {
+              [this](SessionKey session, storage::LoadResult r) {
                 loaded_.PushAlways({session, std::move(r)});
               }),
       relay_(world_, players_, keeper_, metrics->cells().relay) {
@@ -91,12 +91,12 @@ void ZoneRunner::SaveEveryone() {
   keeper_.SaveEveryone();
 }
 
-void ZoneRunner::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
+void ZoneRunner::Join(SessionKey session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
   requests_.PushAlways(
       {.session = session, .what = JoinRequest{.sink = std::move(sink), .who = std::move(who)}});
 }
 
-void ZoneRunner::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+void ZoneRunner::Arrive(SessionKey session, std::weak_ptr<SessionSink> sink,
                         storage::CharacterRecord character) {
   requests_.PushAlways(
       {.session = session,
@@ -104,13 +104,13 @@ void ZoneRunner::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
 }
 
 void ZoneRunner::Adopt(LocalArrival arrival) {
-  const uint64_t session = arrival.session;
+  const SessionKey session = arrival.session;
   requests_.PushAlways({.session = session, .what = std::move(arrival)});
 }
 
-void ZoneRunner::SubmitRelayed(uint64_t session, std::optional<ClientInput> input) {
+void ZoneRunner::SubmitRelayed(SessionKey session, std::optional<ClientInput> input) {
   if (!input) {
-    if (IsRelayedSession(session)) {
+    if (session.relayed()) {
       requests_.PushAlways({.session = session, .what = LeaveRequest{}});
     }
     return;
@@ -125,11 +125,11 @@ void ZoneRunner::TakeWhisper(SiblingWhisper chat) {
   if (!whispers_in_.Push(std::move(chat))) metrics_->RejectInput(InputRefusal::kServerBusy, 1);
 }
 
-void ZoneRunner::Leave(uint64_t session) {
+void ZoneRunner::Leave(SessionKey session) {
   requests_.PushAlways({.session = session, .what = LeaveRequest{}});
 }
 
-void ZoneRunner::Submit(uint64_t session, ClientInput input) {
+void ZoneRunner::Submit(SessionKey session, ClientInput input) {
   if (auto* in = std::get_if<zone::PlayerInput>(&input)) {
     if (auto* chat = std::get_if<zone::ChatInput>(in); chat != nullptr && !chat->text_ok) {
       chat->text.clear();  // a refused text (up to a frame's size) is not kept
@@ -232,7 +232,7 @@ void ZoneRunner::Drain(std::vector<Request>& requests) {
 }
 
 void ZoneRunner::ApplyEarly() {
-  for (const uint64_t session : early_.Sessions()) {
+  for (const SessionKey session : early_.Sessions()) {
     if (PlayerDirectory::Player* player = players_.BySession(session)) {
       for (ClientInput& in : early_.Take(session)) Apply(in, *player);
     } else if (!keeper_.Joining(session)) {

@@ -49,6 +49,7 @@
 #include "host/metrics.h"
 #include "host/player_directory.h"
 #include "host/relay_port.h"
+#include "host/session_key.h"
 #include "host/session_sink.h"
 #include "host/thread_owner.h"
 #include "host/tick_observer.h"
@@ -120,23 +121,23 @@ class ZoneRunner {
   // After Stop: applies the requests still queued (without saving).
   void ApplyQueued() { Drain(); }
 
-  void Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
+  void Join(SessionKey session, std::weak_ptr<SessionSink> sink, LoginIdentity who);
   // A client with a redeemed hand-off ticket, as `character`.
-  void Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
+  void Arrive(SessionKey session, std::weak_ptr<SessionSink> sink,
               storage::CharacterRecord character);
   // A character handed over by another runner of this process (LocalZones::HandTo).
   void Adopt(LocalArrival arrival);
   // A whisper from another runner of this process to a player of this one (by name).
   void TakeWhisper(SiblingWhisper chat);
-  void Leave(uint64_t session);
+  void Leave(SessionKey session);
   // An input of the session's player (dropped, and counted as server_busy, when
   // kMaxPendingRequests are queued already: a tick thread that falls behind must not let
   // inputs pile up without bound; joins, leaves and resyncs always go through).
-  void Submit(uint64_t session, ClientInput input);
+  void Submit(SessionKey session, ClientInput input);
   // An input or (nullopt) the leaving of `session`'s client relayed from another node
   // (ZoneRunners::Relayed): a player owned here whose client is elsewhere, or one of ours that
   // came back (a leaving for one of ours is ignored: its own connection says when it leaves).
-  void SubmitRelayed(uint64_t session, std::optional<ClientInput> input);
+  void SubmitRelayed(SessionKey session, std::optional<ClientInput> input);
 
   [[nodiscard]] uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
   [[nodiscard]] uint32_t tick_rate() const { return tick_rate_; }
@@ -160,11 +161,11 @@ class ZoneRunner {
   };
   struct LeaveRequest {};
   struct Request {
-    uint64_t session = 0;
+    SessionKey session;
     std::variant<ClientInput, JoinRequest, ArriveRequest, LocalArrival, LeaveRequest> what;
     bool relayed = false;  // from another node (RelayPort): may come after a newer input
   };
-  using Loaded = std::pair<uint64_t, storage::LoadResult>;
+  using Loaded = std::pair<SessionKey, storage::LoadResult>;
   using Answer = std::pair<CharacterKeeper::HandoffKey, HandoffAnswer>;
 
   void Run();

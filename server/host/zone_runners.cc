@@ -55,14 +55,14 @@ void ZoneRunners::DetachRelay() {
   for (auto& r : runners_) r->DetachRelay();
 }
 
-void ZoneRunners::Relayed(uint32_t zone, uint64_t session, std::optional<ClientInput> input) {
+void ZoneRunners::Relayed(uint32_t zone, SessionKey session, std::optional<ClientInput> input) {
   ZoneRunner* runner = nullptr;
-  if (IsRelayedSession(session)) {  // a client at another node: the runner of its player's zone
+  if (session.relayed()) {  // a client at another node: the runner of its player's zone
     const auto it = runner_of_zone_.find(zone);
     if (it == runner_of_zone_.end()) return;
     runner = runners_[it->second].get();
   } else {
-    runner = &RunnerOf(session);  // a client here, whose player came back or moved on
+    runner = &RunnerOf(session.session());  // a client here, whose player came back or moved on
   }
   runner->SubmitRelayed(session, std::move(input));
 }
@@ -113,37 +113,37 @@ std::optional<size_t> ZoneRunners::OnlineRunner(const LoginIdentity& who) const 
 
 void ZoneRunners::Join(uint64_t session, std::weak_ptr<SessionSink> sink, LoginIdentity who) {
   if (runners_.size() == 1) {
-    runners_[0]->Join(session, std::move(sink), std::move(who));
+    runners_[0]->Join(SessionKey::Local(session), std::move(sink), std::move(who));
     return;
   }
   std::lock_guard lock(mu_);
   const size_t r = OnlineRunner(who).value_or(0);
   session_runner_[session] = r;
-  runners_[r]->Join(session, std::move(sink), std::move(who));
+  runners_[r]->Join(SessionKey::Local(session), std::move(sink), std::move(who));
 }
 
 void ZoneRunners::Arrive(uint64_t session, std::weak_ptr<SessionSink> sink,
                          storage::CharacterRecord character) {
   if (runners_.size() == 1) {
-    runners_[0]->Arrive(session, std::move(sink), std::move(character));
+    runners_[0]->Arrive(SessionKey::Local(session), std::move(sink), std::move(character));
     return;
   }
   std::lock_guard lock(mu_);
   const auto z = runner_of_zone_.find(character.state.zone);
   const size_t r = z != runner_of_zone_.end() ? z->second : 0;
   session_runner_[session] = r;
-  runners_[r]->Arrive(session, std::move(sink), std::move(character));
+  runners_[r]->Arrive(SessionKey::Local(session), std::move(sink), std::move(character));
 }
 
 void ZoneRunners::Leave(uint64_t session) {
   if (runners_.size() == 1) {
-    runners_[0]->Leave(session);
+    runners_[0]->Leave(SessionKey::Local(session));
     return;
   }
   std::lock_guard lock(mu_);
   const auto it = session_runner_.find(session);
   if (it == session_runner_.end()) return;  // never joined
-  runners_[it->second]->Leave(session);
+  runners_[it->second]->Leave(SessionKey::Local(session));
   session_runner_.erase(it);
 }
 
@@ -152,7 +152,7 @@ void ZoneRunners::Submit(uint64_t session, ClientInput input) {
   // inputs queued before it left are sent on by the runner; the owner drops a move older than
   // one it has: ZoneRunner::Apply.)
   if (relay_ != nullptr && relay_->FromHome(session, &input)) return;
-  RunnerOf(session).Submit(session, std::move(input));
+  RunnerOf(session).Submit(SessionKey::Local(session), std::move(input));
 }
 
 uint64_t ZoneRunners::TickOf(uint64_t session) const { return RunnerOf(session).tick(); }
@@ -165,20 +165,22 @@ void ZoneRunners::HandTo(uint32_t zone_id, LocalArrival arrival) {
   std::lock_guard lock(mu_);
   name_runner_[names::LookAlikeKey(name)] = r;
   if (arrival.account != 0) account_runner_[arrival.account] = r;
-  const uint64_t session = arrival.session;
-  const auto s = session_runner_.find(session);
-  const bool left = s == session_runner_.end();  // its Leave went to the old runner
+  const SessionKey session = arrival.session;
+  // A connection here is listed (unless its Leave went to the old runner); a relayed key never.
+  const auto s =
+      session.relayed() ? session_runner_.end() : session_runner_.find(session.session());
+  const bool left = s == session_runner_.end();
   if (!left) s->second = r;
   runners_[r]->Adopt(std::move(arrival));
   if (left) runners_[r]->Leave(session);  // arrives, is saved, and leaves
 }
 
-bool ZoneRunners::PassOnLogin(size_t runner, uint64_t session,
+bool ZoneRunners::PassOnLogin(size_t runner, SessionKey session,
                               const std::weak_ptr<SessionSink>& sink, const LoginIdentity& who) {
   std::lock_guard lock(mu_);
   const std::optional<size_t> online = OnlineRunner(who);
   if (!online || *online == runner) return false;
-  const auto s = session_runner_.find(session);
+  const auto s = session_runner_.find(session.session());  // a login: a connection here
   if (s == session_runner_.end()) return true;  // the client left meanwhile: nothing to do
   s->second = *online;
   runners_[*online]->Join(session, sink, who);

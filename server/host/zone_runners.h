@@ -27,6 +27,7 @@
 
 #include "host/local_zones.h"
 #include "host/player_port.h"
+#include "host/session_key.h"
 #include "host/shared_ids.h"
 #include "host/tick_observer.h"
 #include "host/zone_runner.h"
@@ -61,8 +62,8 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   // ZoneRunner::DetachRelay, on every runner. REQUIRES: after Stop.
   void DetachRelay();
   // An input (nullopt: the leaving) relayed from another node for `session` (a local session
-  // or a RelayedSession key) in zone `zone` (any thread).
-  void Relayed(uint32_t zone, uint64_t session, std::optional<ClientInput> input);
+  // or a relayed one: SessionKey) in zone `zone` (any thread).
+  void Relayed(uint32_t zone, SessionKey session, std::optional<ClientInput> input);
   void SetObserver(size_t runner, TickObserver* observer);
   void Start();
   void Stop();  // joins every runner's thread; idempotent
@@ -85,7 +86,7 @@ class ZoneRunners final : public PlayerPort, public LocalZones {
   [[nodiscard]] bool HostsHere(uint32_t zone_id) const override;
   [[nodiscard]] uint32_t StartZone() const override { return start_zone_; }
   void HandTo(uint32_t zone_id, LocalArrival arrival) override;
-  bool PassOnLogin(size_t runner, uint64_t session, const std::weak_ptr<SessionSink>& sink,
+  bool PassOnLogin(size_t runner, SessionKey session, const std::weak_ptr<SessionSink>& sink,
                    const LoginIdentity& who) override;
   bool PassOnWhisper(size_t runner, SiblingWhisper chat) override;
   void Listed(size_t runner, const std::string& name, uint64_t account) override;

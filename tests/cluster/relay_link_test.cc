@@ -292,9 +292,9 @@ class RecordingSink final : public host::SessionSink {
 // What a node's runners would get from the relay: (zone, session key, input or leaving).
 struct Relayed {
   std::mutex mu;
-  std::vector<std::tuple<uint32_t, uint64_t, std::optional<host::ClientInput>>> got;
+  std::vector<std::tuple<uint32_t, host::SessionKey, std::optional<host::ClientInput>>> got;
   RelayLink::Sink sink() {
-    return [this](uint32_t zone, uint64_t session, std::optional<host::ClientInput> in) {
+    return [this](uint32_t zone, host::SessionKey session, std::optional<host::ClientInput> in) {
       const std::lock_guard lock(mu);
       got.emplace_back(zone, session, std::move(in));
     };
@@ -344,7 +344,7 @@ TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
     const std::lock_guard lock(at_east_.mu);
     const auto& [zone, session, input] = at_east_.got[0];
     EXPECT_EQ(zone, 1u);
-    EXPECT_EQ(session, host::RelayedSession(0, 7)) << "filed under the west's session 7";
+    EXPECT_EQ(session, host::SessionKey::Relayed(0, 7)) << "filed under the west's session 7";
     ASSERT_TRUE(input.has_value());
     EXPECT_EQ(std::get<zone::MoveInput>(std::get<zone::PlayerInput>(*input)).seq, 5u);
   }
@@ -373,7 +373,7 @@ TEST_F(RelayLinks, CarriesAClientsInputsToItsPlayersOwnerAndTheFramesBack) {
   ASSERT_TRUE(test::WaitFor([&] { return at_east_.size() == 2; }, milliseconds(5000)));
   {
     const std::lock_guard lock(at_east_.mu);
-    EXPECT_EQ(std::get<1>(at_east_.got[1]), host::RelayedSession(0, 7));
+    EXPECT_EQ(std::get<1>(at_east_.got[1]), host::SessionKey::Relayed(0, 7));
     EXPECT_FALSE(std::get<2>(at_east_.got[1]).has_value()) << "a leaving";
   }
   EXPECT_EQ(west_counters_.orphaned.value(), 1u);
@@ -405,8 +405,8 @@ TEST_F(RelayLinks, AnOwnerCountsTheHomesNoticesOfThePlayersItRelaysFor) {
   const auto c8 = std::make_shared<RecordingSink>();
   west_relay_.Away(7, c7, {.zone_id = 1, .cell = 1});
   west_relay_.Away(8, c8, {.zone_id = 1, .cell = 1});
-  const uint64_t key7 = host::RelayedSession(0, 7);
-  const uint64_t key8 = host::RelayedSession(0, 8);
+  const host::SessionKey key7 = host::SessionKey::Relayed(0, 7);
+  const host::SessionKey key8 = host::SessionKey::Relayed(0, 8);
   std::shared_ptr<host::SessionSink> to7 = east_relay_.SinkAtHome(
       {.zone = 1, .to_cell = 0, .home_cell = 0, .session = 7}, wire::kProtocolVersion);
   EXPECT_EQ(east_relay_.HomeNotices(1, key7), 0u);

@@ -71,7 +71,7 @@ class FakeRelayPort final : public RelayPort {
   void Hold(std::span<const uint64_t> sessions) override {
     held.emplace_back(sessions.begin(), sessions.end());
   }
-  uint64_t HomeNotices(uint32_t /*zone*/, uint64_t key) override { return notices[key]; }
+  uint64_t HomeNotices(uint32_t /*zone*/, SessionKey key) override { return notices[key]; }
 
   std::vector<Sent> from_home, sent_on;
   std::vector<RelayAddress> homes;
@@ -79,7 +79,7 @@ class FakeRelayPort final : public RelayPort {
   std::map<uint64_t, zone::CellRef> away;
   std::map<uint64_t, double> last_frame;  // by session: when its owner's last frame came
   std::vector<std::vector<uint64_t>> held;
-  std::map<uint64_t, uint64_t> notices;  // by key: held notices from its home
+  std::map<SessionKey, uint64_t> notices;  // by key: held notices from its home
 };
 
 constexpr uint32_t kWest = 0;
@@ -123,7 +123,8 @@ class ClientRelayTest : public ::testing::Test {
   EntityId WesGoesEast(double now) {
     EntityId id = kInvalidEntity;
     EXPECT_TRUE(world_.AddPlayer(std::nullopt, &id, "Wes").ok());
-    players_.Add(kSession, {.entity = id, .sink = wes_, .name = "Wes", .account = 0});
+    players_.Add(SessionKey::Local(kSession),
+                 {.entity = id, .sink = wes_, .name = "Wes", .account = 0});
     const zone::GhostBatch batch = ToTheEast(id);
     std::vector<MigrantClient> clients;
     relay_.SendAway(batch, &clients);
@@ -138,10 +139,10 @@ class ClientRelayTest : public ::testing::Test {
   }
 
   // Eve, a client of the east's, arriving here as a migrant with her name.
-  uint64_t EveArrives(double now) {
+  SessionKey EveArrives(double now) {
     const ClientRelay::Arriving eve = Migrant(101, "Eve", "east", kEastSession);
     relay_.Take(0, {&eve, 1}, now);
-    return RelayedSession(kEast, kEastSession);
+    return SessionKey::Relayed(kEast, kEastSession);
   }
 
   zone::WorldConfig config_ = zone::testing::SplitInTwo();
@@ -156,7 +157,7 @@ class ClientRelayTest : public ::testing::Test {
                           nullptr,
                           nullptr,
                           {},
-                          [](uint64_t, const storage::LoadResult&) {}};
+                          [](SessionKey, const storage::LoadResult&) {}};
   ClientRelay relay_{world_, players_, keeper_, metrics_.cells().relay};
   FakeRelayPort port_;
   std::shared_ptr<ClosingSink> wes_ = std::make_shared<ClosingSink>();
@@ -164,7 +165,8 @@ class ClientRelayTest : public ::testing::Test {
 
 TEST_F(ClientRelayTest, AClientWhoseOwnerRelaysNothingForThreeSecondsIsClosed) {
   WesGoesEast(100);
-  ASSERT_TRUE(players_.BySession(kSession)->owner) << "away, still listed at his home";
+  ASSERT_TRUE(players_.BySession(SessionKey::Local(kSession))->owner)
+      << "away, still listed at his home";
   ASSERT_TRUE(port_.away.contains(kSession)) << "relayed once the batch went";
   relay_.Watch(102.9, false);
   EXPECT_FALSE(wes_->closed()) << "3 s have not passed since he went";
@@ -175,7 +177,7 @@ TEST_F(ClientRelayTest, AClientWhoseOwnerRelaysNothingForThreeSecondsIsClosed) {
   EXPECT_EQ(wes_->closed(), CloseReason::kZoneUnavailable) << "3.1 s since the last frame";
   ASSERT_EQ(port_.from_home.size(), 1u);
   EXPECT_TRUE(port_.from_home[0].leave) << "the owner, should it live, lets him go";
-  EXPECT_EQ(players_.BySession(kSession), nullptr);
+  EXPECT_EQ(players_.BySession(SessionKey::Local(kSession)), nullptr);
   EXPECT_FALSE(port_.away.contains(kSession));
 }
 
@@ -190,7 +192,7 @@ TEST_F(ClientRelayTest, AHomeTellsTheOwnersOfItsPlayersAwayThatItHoldsThem) {
 
 TEST_F(ClientRelayTest, APlayerRelayedForWhoseHomeFallsSilentIsLetGoAndNoClientIsUncounted) {
   const int64_t clients = metrics_.keeper().players.online.value();
-  const uint64_t key = EveArrives(100);
+  const SessionKey key = EveArrives(100);
   const PlayerDirectory::Player* eve = players_.BySession(key);
   ASSERT_NE(eve, nullptr);
   EXPECT_EQ(eve->name, "Eve") << "named by her migrant";
@@ -215,7 +217,7 @@ TEST_F(ClientRelayTest, APlayerRelayedForWhoseHomeFallsSilentIsLetGoAndNoClientI
 TEST_F(ClientRelayTest, AMigrantWhoseClientLeftIsDismissedNotListed) {
   const ClientRelay::Arriving back = Migrant(40, "Wes", "west", kSession);
   relay_.Take(0, {&back, 1}, 100);  // ours, but no such connection any more
-  EXPECT_EQ(players_.BySession(kSession), nullptr);
+  EXPECT_EQ(players_.BySession(SessionKey::Local(kSession)), nullptr);
   EXPECT_TRUE(port_.homes.empty()) << "no sink for a client that is gone";
 
   const ClientRelay::Arriving stranger = Migrant(41, "Zed", "north", 3);
@@ -228,18 +230,18 @@ TEST_F(ClientRelayTest, ASecondLoginAtTheHomeOfAPlayerAwayIsRefusedAndTheOwnerTo
   WesGoesEast(100);
   const auto second = std::make_shared<ClosingSink>();
   std::weak_ptr<SessionSink> weak = second;
-  EXPECT_TRUE(relay_.RefuseJoinOfAway(9, {.account = 0, .name = "Wes"}, weak));
+  EXPECT_TRUE(relay_.RefuseJoinOfAway(SessionKey::Local(9), {.account = 0, .name = "Wes"}, weak));
   EXPECT_EQ(wes_->closed(), CloseReason::kLoggedInElsewhere);
   EXPECT_EQ(second->closed(), CloseReason::kZoneUnavailable) << "log in again once saved";
   ASSERT_EQ(port_.from_home.size(), 1u);
   EXPECT_TRUE(port_.from_home[0].leave) << "the owner saves him and lets him go";
-  EXPECT_EQ(players_.BySession(kSession), nullptr);
-  EXPECT_FALSE(relay_.RefuseJoinOfAway(10, {.account = 0, .name = "Wes"}, weak))
+  EXPECT_EQ(players_.BySession(SessionKey::Local(kSession)), nullptr);
+  EXPECT_FALSE(relay_.RefuseJoinOfAway(SessionKey::Local(10), {.account = 0, .name = "Wes"}, weak))
       << "nobody away by that name any more: the login goes on";
 }
 
 TEST_F(ClientRelayTest, InputsForAPlayerLetGoToAnotherCellAreSentOnToItsOwner) {
-  const uint64_t key = EveArrives(100);
+  const SessionKey key = EveArrives(100);
   const zone::GhostBatch batch = ToTheEast(static_cast<EntityId>(101));
   std::vector<MigrantClient> clients;
   relay_.SendAway(batch, &clients);  // she walks home
@@ -297,7 +299,7 @@ TEST_F(ClientRelayTest, APlayerWhoseClientLeavesInTheTickItsMigrantArrivesIsNotL
   ClientRelay::Arriving arriving = Migrant(ToRaw(eve), m.body.name, "east", kEastSession);
   ASSERT_EQ(world_.TakeGhosts(*with_eve), zone::GhostVerdict::kTaken);
   relay_.Take(0, {&arriving, 1}, 100);
-  const uint64_t key = RelayedSession(kEast, kEastSession);
+  const SessionKey key = SessionKey::Relayed(kEast, kEastSession);
   ASSERT_NE(players_.BySession(key), nullptr);
   EXPECT_EQ(players_.BySession(key)->name, "Eve") << "named by her migrant, with no ghost here";
 
@@ -311,8 +313,8 @@ TEST_F(ClientRelayTest, APlayerWhoseClientLeavesInTheTickItsMigrantArrivesIsNotL
 TEST_F(ClientRelayTest, DetachedItRelaysNothing) {
   relay_.Attach(nullptr);
   const ClientInput move = zone::MoveInput{.entity = kInvalidEntity, .seq = 1, .direction = {1, 0}};
-  EXPECT_FALSE(relay_.ToOwner(kSession, nullptr, &move));
-  EXPECT_FALSE(relay_.RefuseJoinOfAway(1, {.account = 0, .name = "Wes"}, wes_));
+  EXPECT_FALSE(relay_.ToOwner(SessionKey::Local(kSession), nullptr, &move));
+  EXPECT_FALSE(relay_.RefuseJoinOfAway(SessionKey::Local(1), {.account = 0, .name = "Wes"}, wes_));
   relay_.Watch(1000, true);
   EXPECT_TRUE(port_.held.empty());
 }

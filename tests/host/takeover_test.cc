@@ -85,22 +85,22 @@ class Takeover : public ::testing::Test {
 
 TEST_F(Takeover, AnInputOfTheOldConnectionInTheSameTickIsNotAnsweredToTheNewOne) {
   const auto first = std::make_shared<DecodingSink>();
-  runner_.Join(1, first, {.name = "Aria"});
+  runner_.Join(SessionKey::Local(1), first, {.name = "Aria"});
   runner_.Step();
   ASSERT_TRUE(first->welcomed());
   // The control: the runner answers a skill to the connection that sent it.
-  runner_.Submit(1, Sword(6));
+  runner_.Submit(SessionKey::Local(1), Sword(6));
   runner_.Step();
   runner_.Step();
   ASSERT_EQ(first->SkillResults(6), 1u) << "the sender is told its skill's outcome";
 
   // In one tick: the old connection's skill and a refusal of its input, a login of the same
   // character, then the new connection's own skill.
-  runner_.Submit(1, Sword(7));
-  runner_.Submit(1, RefusedInput{.kind = zone::InputKind::kSkill, .seq = 8});
+  runner_.Submit(SessionKey::Local(1), Sword(7));
+  runner_.Submit(SessionKey::Local(1), RefusedInput{.kind = zone::InputKind::kSkill, .seq = 8});
   const auto second = std::make_shared<DecodingSink>();
-  runner_.Join(2, second, {.name = "Aria"});
-  runner_.Submit(2, Sword(1));
+  runner_.Join(SessionKey::Local(2), second, {.name = "Aria"});
+  runner_.Submit(SessionKey::Local(2), Sword(1));
   for (int i = 0; i < 3; ++i) runner_.Step();
 
   EXPECT_EQ(first->closed(), CloseReason::kLoggedInElsewhere);
