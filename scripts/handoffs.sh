@@ -100,7 +100,7 @@ EOF
     { echo "handoffs: node $1 did not start" >&2; cat "$work/$1.log" >&2; exit 1; }
   sleep 0.1  # the file fully written
   local port admin
-  read -r port admin <"$work/$1.ports"
+  read -r port admin _ <"$work/$1.ports"
   ports+=("$port") admins+=("$admin")
 }
 start_node ping

@@ -172,11 +172,11 @@ scripts/make-secret.sh "$work/zs_auth" >/dev/null
 start_server() {
   ZS_AUTH_MODE=token ZS_AUTH_SECRET_FILE="$work/zs_auth" \
     zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
-    --world "$1" --port 0 --admin-port 0 --storage-path "$work/characters-$RANDOM.db" \
+    --world "$1" --port 0 --admin-port 0 --ws-port 0 --storage-path "$work/characters-$RANDOM.db" \
     --max-connections 20000 --max-connections-per-ip 20000 ${server_args[@]+"${server_args[@]}"}
   server_pid=$ZS_SERVER_PID
   zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
-  read -r port admin_port <"$work/ports"
+  read -r port admin_port _ <"$work/ports"
 }
 
 stop_server() {

@@ -39,11 +39,11 @@ trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 zs_start_server "$work/ports" "$work/server.log" "$build_dir/server/app/zone_server" \
-  --config config/server.yaml --port 0 --admin-port 0 --storage-path "$work/characters.db" \
+  --config config/server.yaml --port 0 --admin-port 0 --ws-port 0 --storage-path "$work/characters.db" \
   --max-connections 20000 --max-connections-per-ip 20000
 server_pid=$ZS_SERVER_PID
 zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
-read -r port admin_port <"$work/ports"
+read -r port admin_port _ <"$work/ports"
 
 # Metric $1's value from the server's /metrics; nothing if the server does not answer.
 metric() { zs_metric "$admin_port" "$1" || true; }

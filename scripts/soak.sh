@@ -46,10 +46,10 @@ trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 zs_start_server "$work/ports" "$work/server.log" "$server_bin" --config config/server.yaml \
-  --port 0 --admin-port 0 --max-connections-per-ip 20000
+  --port 0 --admin-port 0 --ws-port 0 --max-connections-per-ip 20000
 server_pid=$ZS_SERVER_PID
 zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
-read -r port admin_port <"$work/ports"
+read -r port admin_port _ <"$work/ports"
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status"; }
 threads() { awk '/^Threads:/ {print $2}' "/proc/$server_pid/status"; }

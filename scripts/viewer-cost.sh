@@ -38,11 +38,11 @@ sed -e "s#../../skills.yaml#$root/config/skills.yaml#; s#../../monsters.yaml#$ro
 sed -e 's/count: 500/count: 250/' config/worlds/large/plains.yaml >"$work/plains.yaml"
 
 zs_start_server "$work/ports" "$work/server.log" "$build_dir/server/app/zone_server" \
-  --config config/server.yaml --world "$work/world.yaml" --port 0 --admin-port 0 \
+  --config config/server.yaml --world "$work/world.yaml" --port 0 --admin-port 0 --ws-port 0 \
   --max-connections-per-ip 5000
 pids+=("$ZS_SERVER_PID")
 zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
-read -r port admin_port <"$work/ports"
+read -r port admin_port _ <"$work/ports"
 "$build_dir/client_sim/client_sim" --port "$port" --bots 1000 --ramp 500 \
   --duration $(( 2 * seconds + 60 )) --scenario spread --verify-every 10 >"$work/sim.log" 2>&1 &
 pids+=($!)

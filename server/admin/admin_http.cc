@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "admin/admin_token.h"
-#include "admin/websocket_key.h"
+#include "wire/websocket_key.h"
 
 namespace zs::admin {
 
@@ -120,7 +120,7 @@ class AdminExchange : public std::enable_shared_from_this<AdminExchange> {
       return;
     }
     const beast::string_view key = parser_.get()[http::field::sec_websocket_key];
-    if (!IsWebSocketKey(std::string_view(key.data(), key.size()))) {
+    if (!wire::IsWebSocketKey(std::string_view(key.data(), key.size()))) {
       Reply(http::status::bad_request,
             "Sec-WebSocket-Key must be a 16-byte nonce in base64 (RFC 6455)\n");
       return;

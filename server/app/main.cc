@@ -47,9 +47,11 @@
 #include "host/zone_runners.h"
 #include "net/io_loop.h"
 #include "net/server.h"
+#include "net/ws_handshake.h"
 #include "storage/postgres_store.h"
 #include "storage/sqlite_store.h"
 #include "storage/storage_worker.h"
+#include "wire/protocol.h"
 
 #ifndef ZS_VERSION
 #define ZS_VERSION "dev"
@@ -195,7 +197,7 @@ struct Flags {
   std::string config_path = "config/server.yaml";
   std::optional<std::string> listen, admin_listen, world, log_level, port_file, storage_path;
   std::vector<std::string> zones;
-  std::optional<uint16_t> port, admin_port;
+  std::optional<uint16_t> port, admin_port, ws_port;
   std::optional<unsigned> io_threads;
   std::optional<uint32_t> io_batch_us;
   std::optional<unsigned> sim_threads;
@@ -209,6 +211,9 @@ void AddFlags(CLI::App& cli, Flags* f) {
   cli.add_option("-c,--config", f->config_path, "Server config file")->capture_default_str();
   cli.add_option("--listen", f->listen, "Game listen address (overrides listen.address)");
   cli.add_option("-p,--port", f->port, "Game port; 0 picks a free one (overrides listen.port)");
+  cli.add_option("--ws-port", f->ws_port,
+                 "WebSocket door's port (on the listen address); 0 picks a free one; turns the "
+                 "door on (overrides websocket.port and websocket.enabled)");
   cli.add_option("--admin-listen", f->admin_listen,
                  "Admin HTTP address (overrides $ZS_ADMIN_LISTEN, then admin.address)");
   cli.add_option("--admin-port", f->admin_port,
@@ -239,12 +244,17 @@ void AddFlags(CLI::App& cli, Flags* f) {
   cli.add_option("--storage-path", f->storage_path,
                  "SQLite file for characters (overrides storage.path; created on first run)");
   cli.add_option("--port-file", f->port_file,
-                 "Write '<game port> <admin port>' here once listening (for scripts and tests)");
+                 "Write '<game port> <admin port>' (then ' <WebSocket port>' when its door is "
+                 "open) here once listening (for scripts and tests)");
 }
 
 void ApplyFlags(const Flags& f, ServerConfig* config) {
   if (f.listen) config->listen_address = *f.listen;
   if (f.port) config->port = *f.port;
+  if (f.ws_port) {
+    config->websocket.enabled = true;
+    config->websocket.port = *f.ws_port;
+  }
   if (f.admin_listen) config->admin_address = *f.admin_listen;
   if (f.admin_port) config->admin_port = *f.admin_port;
   if (f.world) config->world_path = *f.world;
@@ -473,6 +483,10 @@ int main(int argc, char** argv) {
   });
   try {
     server.Listen(config.listen_address, config.port);
+    if (config.websocket.enabled) {
+      server.ListenWebSocket(config.listen_address, config.websocket.port,
+                             config.websocket.allowed_origins);
+    }
     admin.Listen(config.admin_address, config.admin_port);
   } catch (const std::exception& e) {
     spdlog::error("cannot listen: {}", e.what());
@@ -512,8 +526,16 @@ int main(int argc, char** argv) {
       "zones: {}; {} monsters",
       ZS_VERSION, config.listen_address, server.port(), config.admin_address, admin.port(),
       world_config.tick_rate, zone_names, runners.monster_count());
-  if (flags.port_file)
-    std::ofstream(*flags.port_file) << server.port() << ' ' << admin.port() << '\n';
+  if (config.websocket.enabled) {
+    spdlog::info("WebSocket door on ws://{}:{}/ (subprotocol {})", config.listen_address,
+                 server.ws_port(), zs::net::SubprotocolName(zs::wire::kProtocolVersion));
+  }
+  if (flags.port_file) {
+    std::ofstream out(*flags.port_file);
+    out << server.port() << ' ' << admin.port();
+    if (config.websocket.enabled) out << ' ' << server.ws_port();
+    out << '\n';
+  }
 
   runners.Start();
   boost::asio::steady_timer stats_timer(io);

@@ -19,6 +19,25 @@ namespace zs::config {
 
 namespace {
 
+// websocket: on or off, its port, and the origins allowed besides its own.
+void LoadWebSocket(const config::YamlNode& ws, WebSocketConfig* c) {
+  ws.AllowOnly({"enabled", "port", "allowed_origins"});
+  if (ws.Has("enabled")) c->enabled = ws["enabled"].Bool();
+  if (ws.Has("port")) c->port = static_cast<uint16_t>(ws["port"].Int(0, 65535));
+  if (!ws.Has("allowed_origins")) return;
+  for (const config::YamlNode& o : ws["allowed_origins"].Seq()) {
+    std::string origin = o.String();
+    // An Origin header is "scheme://host[:port]" (or "null"), never a path or a slash at the end.
+    const bool url = origin.starts_with("http://") || origin.starts_with("https://");
+    const size_t host = origin.find("://");
+    if (origin != "*" && origin != "null" &&
+        (!url || origin.find('/', host + 3) != std::string::npos || origin.size() == host + 3)) {
+      o.Fail("must be \"*\", \"null\" or an origin such as https://game.example.com (no path)");
+    }
+    c->allowed_origins.push_back(std::move(origin));
+  }
+}
+
 // admin: the address and port, the connection cap, and the zone viewer's settings.
 void LoadAdmin(const config::YamlNode& admin, const std::string& path, ServerConfig* c) {
   admin.AllowOnly({"address", "port", "max_connections", "token", "max_viewers",
@@ -208,14 +227,15 @@ void LoadLimits(const config::YamlNode& l, net::Limits* out) {
 
 ServerConfig LoadServerConfig(const std::string& path) {
   const config::YamlNode root = config::LoadYamlFile(path);
-  root.AllowOnly({"listen", "admin", "world", "io_threads", "io_batch_microseconds", "sim_threads",
-                  "log_level", "stats_interval_seconds", "tick_rate", "limits", "auth", "storage",
-                  "cluster", "agones"});
+  root.AllowOnly({"listen", "websocket", "admin", "world", "io_threads", "io_batch_microseconds",
+                  "sim_threads", "log_level", "stats_interval_seconds", "tick_rate", "limits",
+                  "auth", "storage", "cluster", "agones"});
   ServerConfig c;
   const config::YamlNode listen = root["listen"];
   listen.AllowOnly({"address", "port"});
   c.listen_address = listen["address"].String();
   c.port = static_cast<uint16_t>(listen["port"].Int(0, 65535));
+  if (root.Has("websocket")) LoadWebSocket(root["websocket"], &c.websocket);
   LoadAdmin(root["admin"], path, &c);
   c.world_path = (std::filesystem::path(path).parent_path() / root["world"].String()).string();
   if (root.Has("io_threads")) c.io_threads = static_cast<unsigned>(root["io_threads"].Int(1, 64));

@@ -83,9 +83,20 @@ struct ClusterConfig {
   double standby_poll_seconds = 0.25;
 };
 
+// The game's WebSocket door (docs/protocol.md "Transports"): the same sessions as the game
+// port, for browsers and engines, on the listen address and a port of its own.
+struct WebSocketConfig {
+  bool enabled = false;  // config/server.yaml turns it on
+  uint16_t port = 7778;
+  // Pages of these origins ("https://game.example.com") may open it besides its own origin;
+  // "*": any page (net/ws_handshake.h).
+  std::vector<std::string> allowed_origins;
+};
+
 struct ServerConfig {
   std::string listen_address = "127.0.0.1";  // loopback: auth mode none is safe only here
   uint16_t port = 7777;
+  WebSocketConfig websocket;
   std::string admin_address = "127.0.0.1";
   uint16_t admin_port = 9100;
   size_t admin_max_connections = 16;  // concurrent admin HTTP connections (oldest idle evicted)

@@ -22,6 +22,8 @@ constexpr std::array<const char*, static_cast<size_t>(CloseReason::kCount)> kNam
     "protocol_version",
     "not_logged_in",
     "flood",
+    "bad_websocket",
+    "websocket_refused",
     "login_timeout",
     "bad_ticket",
     "auth_oversized",

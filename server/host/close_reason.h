@@ -34,6 +34,8 @@ enum class CloseReason : uint8_t {
   kProtocolVersion,  // "protocol_version"
   kNotLoggedIn,      // "not_logged_in": an input before Hello
   kFlood,            // "flood": sustained at twice a rate limit
+  kBadWebSocket,     // "bad_websocket": a WebSocket frame the door refuses (wire/ws_codec.h)
+  kWsRefused,        // "websocket_refused": the WebSocket upgrade was refused (net/ws_upgrade.h)
   // Login refused.
   kLoginTimeout,          // "login_timeout"
   kBadTicket,             // "bad_ticket": unknown, used or expired hand-off ticket

@@ -26,19 +26,33 @@ Server::Server(asio::io_context& io, Limits limits, host::PlayerPort* players,
           .login = login_,
           .traffic = metrics->traffic(),
           .send_queues = metrics->send_queues(),
+          .allowed_origins = {},  // ListenWebSocket sets them
           .on_closed = [this](const Session& s, host::CloseReason reason) { OnClosed(s, reason); }},
-      acceptor_(asio::make_strand(io)),
-      accept_retry_(acceptor_.get_executor()),
-      churn_timer_(acceptor_.get_executor()) {}
+      accept_strand_(asio::make_strand(io)),
+      game_(accept_strand_, Transport::kTcp),
+      ws_(accept_strand_, Transport::kWebSocket),
+      churn_timer_(accept_strand_) {}
+
+void Server::Open(Door& door, const std::string& address, uint16_t port) {
+  const asio::ip::tcp::endpoint ep(asio::ip::make_address(address), port);
+  door.acceptor.open(ep.protocol());
+  door.acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+  door.acceptor.bind(ep);
+  door.acceptor.listen(asio::socket_base::max_listen_connections);
+  door.port = door.acceptor.local_endpoint().port();
+}
+
+void Server::ListenWebSocket(const std::string& address, uint16_t port,
+                             std::vector<std::string> allowed_origins) {
+  allowed_origins_ = std::move(allowed_origins);
+  session_context_.allowed_origins = allowed_origins_;
+  Open(ws_, address, port);
+  Accept(ws_);
+}
 
 void Server::Listen(const std::string& address, uint16_t port) {
-  const asio::ip::tcp::endpoint ep(asio::ip::make_address(address), port);
-  acceptor_.open(ep.protocol());
-  acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
-  acceptor_.bind(ep);
-  acceptor_.listen(asio::socket_base::max_listen_connections);
-  port_ = acceptor_.local_endpoint().port();
-  Accept();
+  Open(game_, address, port);
+  Accept(game_);
   ScheduleChurnSummary();
 }
 
@@ -59,19 +73,20 @@ void Server::ScheduleChurnSummary() {
   });
 }
 
-void Server::Accept() {
-  acceptor_.async_accept(
-      asio::make_strand(io_), [this](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+void Server::Accept(Door& door) {
+  door.acceptor.async_accept(
+      asio::make_strand(io_),
+      [this, &door](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
         if (ec) {
-          if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+          if (ec == asio::error::operation_aborted || !door.acceptor.is_open()) return;
           // Out of file descriptors and the like: back off instead of spinning.
           if (churn_->Admit(host::ChurnLog::Kind::kAcceptFailed, ec.message(),
                             host::MonotonicSeconds())) {
             spdlog::warn("accept failed: {}; retrying in 250 ms", ec.message());
           }
-          accept_retry_.expires_after(std::chrono::milliseconds(250));
-          accept_retry_.async_wait([this](const boost::system::error_code& e) {
-            if (!e && acceptor_.is_open()) Accept();
+          door.retry.expires_after(std::chrono::milliseconds(250));
+          door.retry.async_wait([this, &door](const boost::system::error_code& e) {
+            if (!e && door.acceptor.is_open()) Accept(door);
           });
           return;
         }
@@ -90,7 +105,8 @@ void Server::Accept() {
             refusal = "too many connections from your address";
           } else {
             const uint64_t id = next_id_++;
-            session = std::make_shared<Session>(std::move(s), id, ip, session_context_);
+            session =
+                std::make_shared<Session>(std::move(s), id, ip, session_context_, door.transport);
             sessions_[id] = session;
             ++per_ip_[ip];
           }
@@ -104,26 +120,32 @@ void Server::Accept() {
         } else {
           // `s` was moved above only if a session was made.
           // NOLINTNEXTLINE(bugprone-use-after-move)
-          Refuse(std::move(s), ip, refusal);
+          Refuse(door, std::move(s), ip, refusal);
         }
         bool stopping;
         {
           std::lock_guard lock(mu_);
           stopping = stopping_;
         }
-        if (!stopping) Accept();
+        if (!stopping) Accept(door);
       });
 }
 
-void Server::Refuse(asio::ip::tcp::socket s, const std::string& ip, const std::string& refusal) {
-  // A best-effort error frame, then close. The frame fits any socket buffer: the write
-  // completes at once, so a refused connection holds its descriptor only briefly.
+void Server::Refuse(Door& door, asio::ip::tcp::socket s, const std::string& ip,
+                    const std::string& refusal) {
+  // A best-effort error frame (at the WebSocket door: an HTTP 503 with the reason, before any
+  // request is read), then close. It fits any socket buffer: the write completes at once, so a
+  // refused connection holds its descriptor only briefly.
   metrics_->connections().refused.Add(1);
   metrics_->kicks().Add(host::CloseReason::kRefused);
   LogChurn(host::ChurnLog::Kind::kRefused, refusal, "refused a connection from {}: {}", ip,
            refusal);
-  auto frame =
-      std::make_shared<std::string>(wire::ErrorFrame(wire::ErrorCode::kServerFull, refusal));
+  auto frame = std::make_shared<std::string>(
+      door.transport == Transport::kWebSocket
+          ? "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: " +
+                std::to_string(refusal.size() + 1) + "\r\nConnection: close\r\n\r\n" + refusal +
+                "\n"
+          : wire::ErrorFrame(wire::ErrorCode::kServerFull, refusal));
   auto sock = std::make_shared<asio::ip::tcp::socket>(std::move(s));
   asio::async_write(*sock, asio::buffer(*frame),
                     [sock, frame](const boost::system::error_code&, size_t) {
@@ -167,11 +189,13 @@ void Server::Shutdown(host::CloseReason reason, std::function<void()> done) {
       on_drained_ = std::move(done);
     }
   }
-  asio::post(acceptor_.get_executor(), [this] {  // on the acceptor's strand
+  asio::post(accept_strand_, [this] {  // on the acceptors' strand
     boost::system::error_code ignored;
-    accept_retry_.cancel();
+    for (Door* door : {&game_, &ws_}) {
+      door->retry.cancel();
+      door->acceptor.close(ignored);
+    }
     churn_timer_.cancel();
-    acceptor_.close(ignored);
     if (auto line = churn_->TakeSummary(host::MonotonicSeconds(), /*flush=*/true))
       spdlog::info("{}", *line);
   });

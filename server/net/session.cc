@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 #include "host/clock.h"
+#include "net/ws_handshake.h"
 #include "wire/protocol.h"
 
 namespace zs::net {
@@ -34,6 +35,28 @@ struct SendResult {
   bool failed = false;
 };
 
+// The WebSocket close code of a close (its reason's name goes with it).
+wire::WsCloseCode WsCloseCodeOf(CloseReason reason) {
+  switch (reason) {
+    case CloseReason::kShutdown:
+      return wire::WsCloseCode::kGoingAway;
+    case CloseReason::kBadFrame:
+    case CloseReason::kUnparsable:
+    case CloseReason::kUnknownMessage:
+    case CloseReason::kBadName:
+    case CloseReason::kBadValue:
+    case CloseReason::kSecondHello:
+    case CloseReason::kProtocolVersion:
+    case CloseReason::kNotLoggedIn:
+    case CloseReason::kFlood:
+    case CloseReason::kBadWebSocket:
+    case CloseReason::kSlowReader:
+      return wire::WsCloseCode::kPolicy;
+    default:  // the client's own close, a login refused, a kick: the reason says which
+      return wire::WsCloseCode::kNormal;
+  }
+}
+
 SendResult SendNow(int fd, std::string_view bytes) {
   for (;;) {
     const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -46,8 +69,9 @@ SendResult SendNow(int fd, std::string_view bytes) {
 }  // namespace
 
 Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer,
-                 SessionContext& context)
+                 SessionContext& context, Transport transport)
     : socket_(std::move(socket)),
+      transport_(transport),
       fd_(socket_.native_handle()),
       id_(id),
       peer_(std::move(peer)),
@@ -58,12 +82,15 @@ Session::Session(asio::ip::tcp::socket socket, uint64_t id, std::string peer,
       stall_timer_(socket_.get_executor()),
       close_timer_(socket_.get_executor()),
       decoder_(limits_.max_frame_bytes),
+      ws_decoder_(limits_.max_frame_bytes),
       send_queue_(limits_, context.send_queues),
       batch_(limits_.ticks_per_send, id),
       move_rate_(limits_.move_rate),
       chat_rate_(limits_.chat_rate),
       skill_rate_(limits_.skill_rate),
-      ping_rate_(limits_.ping_rate) {}
+      ping_rate_(limits_.ping_rate) {
+  if (transport_ == Transport::kWebSocket) state_ = State::kUpgrading;
+}
 
 double Session::Now() const { return host::MonotonicSeconds(); }
 
@@ -94,43 +121,144 @@ void Session::Start() {
     }
     self->login_timer_.expires_after(Seconds(self->limits_.login_timeout_s));
     self->login_timer_.async_wait([self](const boost::system::error_code& ec) {
-      if (!ec && self->state_ == State::kAwaitHello) {
+      if (!ec && self->state_ == State::kUpgrading) {
+        self->BeginClose(CloseReason::kLoginTimeout);  // no frame can be sent yet
+      } else if (!ec && self->state_ == State::kAwaitHello) {
         self->Fail(wire::ErrorCode::kNotLoggedIn, "no Hello within the login timeout",
                    CloseReason::kLoginTimeout);
       }
     });
-    self->ReadMore();
+    if (self->transport_ == Transport::kWebSocket) {
+      self->Upgrade();
+    } else {
+      self->ReadMore();
+    }
   });
+}
+
+void Session::Upgrade() {
+  CheckOnStrand("Session::Upgrade");
+  upgrade_ = std::make_unique<WsUpgrade>(socket_, ctx_.allowed_origins);
+  upgrade_->Run(shared_from_this(), [this](WsUpgrade::Outcome outcome) {
+    // Not destroyed from inside its own handler: after it returns.
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->upgrade_.reset(); });
+    OnUpgraded(std::move(outcome));
+  });
+}
+
+void Session::OnUpgraded(WsUpgrade::Outcome outcome) {
+  CheckOnStrand("Session::OnUpgraded");
+  if (state_ != State::kUpgrading) return;  // timed out meanwhile: closing
+  if (const auto* refused = std::get_if<WsUpgrade::Refused>(&outcome)) {
+    spdlog::debug("session {} ({}): WebSocket upgrade refused: {}", id_, peer_, refused->why);
+    BeginClose(CloseReason::kWsRefused);
+    return;
+  }
+  auto& upgraded = std::get<WsUpgrade::Upgraded>(outcome);
+  {
+    const std::lock_guard lock(out_mu_);
+    ws_open_ = true;
+  }
+  ws_version_ = upgraded.version;
+  state_ = State::kAwaitHello;
+  if (upgraded.early.empty() || Consume(upgraded.early)) ReadMore();
 }
 
 void Session::ReadMore() {
   CheckOnStrand("Session::ReadMore");
   if (state_ == State::kClosing || state_ == State::kClosed) return;
-  socket_.async_read_some(asio::buffer(read_buf_),
-                          [self = shared_from_this()](const boost::system::error_code& ec,
-                                                      size_t n) { self->OnRead(ec, n); });
+  ReadSome();
 }
 
 void Session::OnRead(const boost::system::error_code& ec, size_t n) {
   CheckOnStrand("Session::OnRead");
+  read_pending_ = false;
+  if (state_ == State::kClosing && awaiting_close_) {
+    ReadPeerClose(ec, n);
+    return;
+  }
   if (state_ == State::kClosing || state_ == State::kClosed) return;
   if (ec) {
     BeginClose(ec == asio::error::eof ? CloseReason::kClientClosed : CloseReason::kReadError);
     return;
   }
   ctx_.traffic.bytes_in.Add(n);
-  decoder_.Feed(std::string_view(read_buf_.data(), n));
+  if (Consume(std::string_view(read_buf_.data(), n))) ReadMore();
+}
+
+bool Session::Consume(std::string_view bytes) {
+  if (transport_ == Transport::kWebSocket) return ConsumeWebSocket(bytes);
+  decoder_.Feed(bytes);
   for (;;) {
     const wire::FrameDecoder::Result r = decoder_.Next(&frame_);
-    if (r == wire::FrameDecoder::Result::kNeedMore) break;
+    if (r == wire::FrameDecoder::Result::kNeedMore) return true;
     if (r == wire::FrameDecoder::Result::kError) {
       FailFrame(decoder_.error());
-      return;
+      return false;
     }
     ctx_.traffic.messages_in.Add(1);
-    if (!HandleFrame(frame_)) return;
+    if (!HandleFrame(frame_)) return false;
   }
-  ReadMore();
+}
+
+bool Session::ConsumeWebSocket(std::string_view bytes) {
+  CheckOnStrand("Session::ConsumeWebSocket");
+  ws_decoder_.Feed(bytes);
+  for (;;) {
+    switch (ws_decoder_.Next(&frame_)) {
+      case wire::WsDecoder::Result::kNeedMore:
+        return true;
+      case wire::WsDecoder::Result::kError:
+        FailWebSocket(ws_decoder_.error());
+        return false;
+      case wire::WsDecoder::Result::kMessage:
+        ctx_.traffic.messages_in.Add(1);
+        if (!HandleFrame(frame_)) return false;
+        break;
+      case wire::WsDecoder::Result::kPing:
+        if (!AnswerPing(frame_)) return false;
+        break;
+      case wire::WsDecoder::Result::kPong:  // unasked pongs are allowed (RFC 6455 5.5.3)
+        break;
+      case wire::WsDecoder::Result::kClose:  // answered with our close frame, then closed
+        ws_peer_closed_ = true;
+        BeginClose(CloseReason::kClientClosed);
+        return false;
+    }
+  }
+}
+
+bool Session::AnswerPing(std::string_view payload) {
+  const RateLimiter::Verdict v = ping_rate_.Take(Now());
+  if (v == RateLimiter::Verdict::kKick) {
+    Fail(wire::ErrorCode::kRateLimited, "sustained flooding (WebSocket pings)",
+         CloseReason::kFlood);
+    return false;
+  }
+  if (v == RateLimiter::Verdict::kDrop) return true;  // over the rate: not answered
+  std::string pong;
+  wire::AppendWsFrame(wire::kWsPong, payload, &pong);
+  SendFramed(pong);
+  return true;
+}
+
+void Session::FailWebSocket(wire::WsError err) {
+  CheckOnStrand("Session::FailWebSocket");
+  ws_close_code_ = wire::CloseCodeFor(err);
+  if (err == wire::WsError::kTooLarge) {  // as over TCP: BAD_FRAME (or a token Hello's refusal)
+    FailFrame(wire::FrameError::kTooLarge);
+    return;
+  }
+  Fail(wire::ErrorCode::kBadFrame, wire::WsErrorName(err), CloseReason::kBadWebSocket);
+}
+
+void Session::SendFramed(std::string_view bytes) {
+  Followup next = Followup::kNone;
+  {
+    const std::lock_guard lock(out_mu_);
+    if (out_ == Out::kOpen) next = SendOrQueueLocked(bytes, host::FrameKind::kControl, 0, true);
+  }
+  Follow(next);
 }
 
 void Session::FailFrame(wire::FrameError err) {
@@ -170,6 +298,13 @@ bool Session::HandleHello(const wire::ClientIntent& in) {
   CheckOnStrand("Session::HandleHello");
   if (state_ != State::kAwaitHello) {
     Fail(wire::ErrorCode::kAlreadyLoggedIn, "a second Hello", CloseReason::kSecondHello);
+    return false;
+  }
+  if (transport_ == Transport::kWebSocket && in.protocol_version != ws_version_) {
+    Fail(wire::ErrorCode::kProtocolVersion,
+         "the Hello names protocol " + std::to_string(in.protocol_version) +
+             " but the WebSocket's subprotocol is " + SubprotocolName(ws_version_),
+         CloseReason::kProtocolVersion);
     return false;
   }
   LoginGate::Decision decision =
@@ -338,8 +473,15 @@ Session::Followup Session::SendLocked(std::string_view frame, host::FrameKind ki
 }
 
 Session::Followup Session::SendOrQueueLocked(std::string_view frame, host::FrameKind kind,
-                                             uint32_t frames) {
+                                             uint32_t frames, bool framed) {
   if (frame.empty()) return Followup::kNone;
+  if (transport_ == Transport::kWebSocket && !framed) {
+    if (!ws_open_) return Followup::kNone;  // before the upgrade: nothing of the game's goes out
+    ws_out_.clear();
+    // The encoders' own frames: always whole (a failure would be a bug, and sends nothing).
+    if (!wire::AppendWsMessages(frame, &ws_out_)) return Followup::kNone;
+    frame = ws_out_;
+  }
   if (send_queue_.idle()) {
     const SendResult sent = SendNow(fd_, frame);
     if (sent.failed) return Followup::kFailed;
@@ -461,7 +603,7 @@ void Session::OnWritten(const boost::system::error_code& ec, size_t n, uint32_t 
   if (more) {
     WriteMore();
   } else if (state_ == State::kClosing) {
-    Finish();
+    Drained();
   }
 }
 
@@ -477,23 +619,71 @@ void Session::BeginClose(CloseReason reason) {
   login_timer_.cancel();
   idle_timer_.cancel();
   bool flushed = false;
+  Followup next = Followup::kNone;
   {
     const std::lock_guard lock(out_mu_);
     if (closing_for_) reason = *closing_for_;  // CloseWith's, however the strand got here
-    out_ = Out::kClosing;                      // nothing more is sent; the queue is flushed
+    if (ws_open_ && out_ != Out::kClosed) {    // WebSocket: the close frame ends what is sent
+      next = SendOrQueueLocked(wire::WsCloseFrame(ws_close_code_.value_or(WsCloseCodeOf(reason)),
+                                                  host::CloseReasonName(reason)),
+                               host::FrameKind::kControl, 0, true);
+    }
+    out_ = Out::kClosing;  // nothing more is sent; the queue is flushed
     flushed = !send_queue_.writing() && send_queue_.empty();
   }
+  Follow(next);
   close_reason_ = reason;
   ctx_.players.Leave(id_);
   // Flush what is queued (the error or kick), then close. The close timer bounds the wait.
   if (flushed) {
-    Finish();
+    Drained();
   } else {
     close_timer_.expires_after(Seconds(std::min(2.0, limits_.stall_timeout_s)));
     close_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
       if (!ec && self->state_ == State::kClosing) self->Finish();
     });
   }
+}
+
+void Session::Drained() {
+  CheckOnStrand("Session::Drained");
+  // A WebSocket's closing handshake (RFC 6455 7.1.1): after our close frame, the server closes
+  // the TCP connection once the client's close came (else the client's reply meets a reset).
+  // A client that broke the framing is not waited for (RFC 6455 7.1.7).
+  if (ws_version_ == 0 || ws_peer_closed_ || ws_decoder_.failed()) {
+    Finish();
+    return;
+  }
+  awaiting_close_ = true;
+  close_timer_.expires_after(Seconds(std::min(2.0, limits_.stall_timeout_s)));
+  close_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (!ec && self->state_ == State::kClosing) self->Finish();
+  });
+  if (!read_pending_) ReadSome();
+}
+
+void Session::ReadSome() {
+  read_pending_ = true;
+  socket_.async_read_some(asio::buffer(read_buf_),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      size_t n) { self->OnRead(ec, n); });
+}
+
+void Session::ReadPeerClose(const boost::system::error_code& ec, size_t n) {
+  if (ec || ws_decoder_.failed()) {
+    Finish();
+    return;
+  }
+  ws_decoder_.Feed(std::string_view(read_buf_.data(), n));
+  for (;;) {
+    const wire::WsDecoder::Result r = ws_decoder_.Next(&frame_);
+    if (r == wire::WsDecoder::Result::kClose || r == wire::WsDecoder::Result::kError) {
+      Finish();
+      return;
+    }
+    if (r == wire::WsDecoder::Result::kNeedMore) break;  // other frames: no longer read
+  }
+  ReadSome();
 }
 
 void Session::Finish() {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <span>
+#include <string>
 
 #include "host/close_reason.h"
 #include "host/metrics.h"
@@ -21,6 +23,8 @@ struct SessionContext {
   LoginGate& login;           // who a Hello logs in as (thread-safe)
   host::TrafficCounters& traffic;
   host::SendQueueCounters& send_queues;
+  // The pages allowed to open the WebSocket door besides its own origin (net/ws_handshake.h).
+  std::span<const std::string> allowed_origins;
   // Called once per session, on its strand, when its socket is closed.
   std::function<void(const Session&, host::CloseReason)> on_closed;
 };

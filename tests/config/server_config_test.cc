@@ -229,6 +229,30 @@ TEST(ServerConfig, ModeNoneBeyondLoopbackIsRefusedUnlessSaidInsecure) {
 }
 
 // agones: (used only under Agones, agones/agones_sdk.h): 2 s unless set; checked like the rest.
+TEST(ServerConfig, TheWebSocketDoorIsShutUnlessSaidAndItsOriginsAreChecked) {
+  const WebSocketConfig none = LoadServerConfig(ConfigFile().path()).websocket;
+  EXPECT_FALSE(none.enabled);
+  const WebSocketConfig ws =
+      LoadServerConfig(ConfigFile("websocket: {enabled: true, port: 0, allowed_origins: "
+                                  "[\"https://game.example.com\", \"http://localhost:8080\", "
+                                  "\"*\", \"null\"]}\n")
+                           .path())
+          .websocket;
+  EXPECT_TRUE(ws.enabled);
+  EXPECT_EQ(ws.port, 0);
+  EXPECT_EQ(ws.allowed_origins, (std::vector<std::string>{"https://game.example.com",
+                                                          "http://localhost:8080", "*", "null"}));
+  for (const char* bad : {"https://game.example.com/", "https://game.example.com/play",
+                          "game.example.com", "https://", "ftp://x"}) {
+    ExpectRefusedNaming(
+        std::string("websocket: {enabled: true, allowed_origins: [\"") + bad + "\"]}\n",
+        "allowed_origins");
+  }
+  ExpectRefusedNaming("websocket: {enabled: yes please}\n", "enabled");
+  ExpectRefusedNaming("websocket: {port: 70000}\n", "port");
+  ExpectRefusedNaming("websocket: {tls: true}\n", "tls");
+}
+
 TEST(ServerConfig, AgonesBlockIsReadAndChecked) {
   EXPECT_EQ(LoadServerConfig(ConfigFile().path()).agones.health_interval_seconds, 2);
   EXPECT_EQ(LoadServerConfig(ConfigFile("agones: {health_interval_seconds: 0.5}\n").path())

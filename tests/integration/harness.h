@@ -115,8 +115,8 @@ class ServerProcess {
     const double end = NowS() + timeout_s;
     for (;;) {  // looks at least once, also with a timeout of 0
       if (port_ == 0 && fs::exists(port_file)) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // file fully written
-        std::ifstream(port_file) >> port_ >> admin_port_;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));    // file fully written
+        std::ifstream(port_file) >> port_ >> admin_port_ >> ws_port_;  // ws: when its door is open
       }
       if (port_ != 0 || NowS() >= end) return port_ != 0;
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
@@ -143,6 +143,7 @@ class ServerProcess {
   }
   [[nodiscard]] uint16_t port() const { return port_; }
   [[nodiscard]] uint16_t admin_port() const { return admin_port_; }
+  [[nodiscard]] uint16_t ws_port() const { return ws_port_; }  // 0: its door is shut
   [[nodiscard]] pid_t pid() const { return pid_; }
   // The config file it was started with.
   [[nodiscard]] std::string config_path() const { return (dir_ / "server.yaml").string(); }
@@ -201,6 +202,7 @@ class ServerProcess {
   bool exited_ = false;
   uint16_t port_ = 0;
   uint16_t admin_port_ = 0;
+  uint16_t ws_port_ = 0;
 };
 
 // A blocking client that speaks the public protocol.

@@ -13,20 +13,30 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace zs::integration {
 
 namespace beast = boost::beast;
 namespace websocket = boost::beast::websocket;
 
-// A viewer over a real loopback socket. Every call runs the io_context for at most `timeout_s`.
-class ViewerClient {
+// A Beast WebSocket client over a real loopback socket (the zone viewer's, and the game's
+// WebSocket door's). Every call runs the io_context for at most `timeout_s`.
+class WsClient {
  public:
+  // Request headers added to the upgrade (Sec-WebSocket-Protocol, Origin, ...).
+  using Headers = std::vector<std::pair<beast::http::field, std::string>>;
   // Connects and upgrades `target` (e.g. "/viewer/ws?token=x"); ok() says whether it worked,
   // response() has the server's answer either way.
-  ViewerClient(uint16_t port, const std::string& target, double timeout_s = 5) : ws_(io_) {
+  WsClient(uint16_t port, const std::string& target, double timeout_s = 5,
+           const Headers& headers = {})
+      : ws_(io_) {
     ws_.next_layer().connect({boost::asio::ip::make_address("127.0.0.1"), port});
     ws_.read_message_max(1 << 24);
+    ws_.set_option(websocket::stream_base::decorator([headers](websocket::request_type& req) {
+      for (const auto& [field, value] : headers) req.set(field, value);
+    }));
     Run(
         [&](auto done) {
           ws_.async_handshake(response_, "127.0.0.1", target,
@@ -60,6 +70,12 @@ class ViewerClient {
     return std::nullopt;
   }
   [[nodiscard]] bool last_was_text() const { return text_; }
+  // Answers pings itself (Beast does, while a read is pending); this sends one.
+  bool Ping(double timeout_s = 5) {
+    Run([&](auto done) { ws_.async_ping({}, [done](beast::error_code ec) { done(ec); }); },
+        timeout_s);
+    return !ec_;
+  }
   bool Send(const std::string& message, bool text = true, double timeout_s = 5) {
     ws_.text(text);
     Run(
@@ -109,6 +125,8 @@ class ViewerClient {
   bool upgraded_ = false;
   bool text_ = false;
 };
+
+using ViewerClient = WsClient;
 
 // Sends `request` as it is and returns everything the server answers until it closes.
 inline std::string RawHttp(uint16_t port, const std::string& request) {

@@ -80,6 +80,7 @@ class SessionFixture {
                  .login = gate_,
                  .traffic = traffic_,
                  .send_queues = queues_,
+                 .allowed_origins = {},
                  .on_closed = [this](const Session&, host::CloseReason) { closed_.store(true); }},
         client_(client_io_) {
     tcp::acceptor acceptor(io_, {asio::ip::make_address("127.0.0.1"), 0});

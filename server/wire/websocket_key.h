@@ -1,13 +1,13 @@
 // IsWebSocketKey: whether a Sec-WebSocket-Key header is what RFC 6455 (4.1, 4.2.1) requires: a
 // nonce of exactly 16 bytes, base64-encoded (24 characters, the last two "=" padding). Beast's
-// handshake checks only that the header is present and short, so the admin server checks this
-// first and answers anything else with 400.
+// handshake checks only that the header is present and short, so the admin server and the
+// game's WebSocket door check this first and answer anything else with 400.
 // Pure: no state, any thread.
 #pragma once
 
 #include <string_view>
 
-namespace zs::admin {
+namespace zs::wire {
 
 [[nodiscard]] constexpr bool IsWebSocketKey(std::string_view key) noexcept {
   constexpr std::string_view kAlphabet =
@@ -25,4 +25,4 @@ static_assert(!IsWebSocketKey("") && !IsWebSocketKey("Zm9v") && !IsWebSocketKey(
 static_assert(!IsWebSocketKey("dGhlIHNhbXBsZSBub25jZR=="), "bits past the 16th byte");
 static_assert(!IsWebSocketKey("dGhlIHNhbXBsZSBub25j*Q=="));
 
-}  // namespace zs::admin
+}  // namespace zs::wire
