@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz, clang, ASan + UBSan) in build/fuzz and runs one, or
 # all, for a fixed time on a copy of the checked-in seed corpus.
 #
-#   scripts/fuzz.sh TARGET SECONDS   # frame_fuzz, quadtree_fuzz, config_fuzz or ghost_fuzz
+#   scripts/fuzz.sh TARGET SECONDS   # frame_fuzz, quadtree_fuzz, config_fuzz, ghost_fuzz, relay_fuzz or ws_fuzz
 #   scripts/fuzz.sh --all SECONDS    # each target in turn, SECONDS each
 #
 # Prints executions per second and in total for each target. Exits non-zero on a finding (a
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 
-targets=(frame_fuzz quadtree_fuzz config_fuzz ghost_fuzz relay_fuzz)
+targets=(frame_fuzz quadtree_fuzz config_fuzz ghost_fuzz relay_fuzz ws_fuzz)
 usage() {
   echo "usage: scripts/fuzz.sh {$(IFS='|'; echo "${targets[*]}")|--all} SECONDS" >&2
   exit 2
