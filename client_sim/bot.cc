@@ -6,11 +6,13 @@
 #include <boost/asio/write.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <span>
 
 #include "client_sim/wire_scan.h"
+#include "client_sim/ws_client.h"
 #include "wire/frame_codec.h"
 #include "wire/protocol.h"
 #include "zone.pb.h"
@@ -65,7 +67,10 @@ void Bot::Connect() {
   if (stopped_) return;
   ++conn_;  // handlers of the previous connection see a different number and stand down
   socket_ = asio::ip::tcp::socket(loop_);
-  reader_ = FrameReader(1 << 22);
+  reader_ = FrameReader(1 << 22, options_.transport == Transport::kWebSocket
+                                     ? FrameReader::Framing::kWebSocket
+                                     : FrameReader::Framing::kVarint);
+  upgraded_ = false;
   model_.Reset();
   ledger_.Reset();
   in_world_ = false;
@@ -133,7 +138,13 @@ void Bot::OnConnected(const boost::system::error_code& ec) {
                                .expiry = now + kTokenSeconds}));
   }
   if (!ticket_.empty()) hello.mutable_hello()->set_ticket(ticket_);
-  ticket_.clear();  // a ticket is good once
+  ticket_.clear();                                    // a ticket is good once
+  if (options_.transport == Transport::kWebSocket) {  // the upgrade, then the Hello behind it
+    std::array<uint8_t, 16> nonce{};
+    for (uint8_t& b : nonce) b = static_cast<uint8_t>(rng_.Next());
+    ws_key_ = WsKey(nonce);
+    out_ += WsUpgradeRequest(host_, port_, ws_key_, wire::kProtocolVersion);
+  }
   SendFrame(hello.SerializeAsString());
   ReadMore();
 }
@@ -156,6 +167,9 @@ bool Bot::OnRead(size_t n) {
   const uint32_t c = conn_;
   stats_->bytes_in.fetch_add(n);
   reader_.Commit(n);
+  if (options_.transport == Transport::kWebSocket && !upgraded_ && !ReadUpgrade()) {
+    return upgraded_ || socket_.is_open();  // waiting for the rest of the answer, or refused
+  }
   std::string_view body;
   for (;;) {
     const auto r = reader_.Next(&body);
@@ -163,6 +177,10 @@ bool Bot::OnRead(size_t n) {
     if (r == FrameReader::Result::kError) {
       stats_->Violation("bad_frame");
       Disconnect("bad_frame", true);
+      return false;
+    }
+    if (r == FrameReader::Result::kClose) {  // the close frame names why, as a Kick does
+      Disconnect(body.empty() ? "closed_by_server" : std::string(body), true);
       return false;
     }
     if (verify_) {
@@ -454,8 +472,29 @@ void Bot::SchedulePing() {
       });
 }
 
+bool Bot::ReadUpgrade() {
+  const std::string_view pending = reader_.Pending();
+  const size_t end = WsResponseEnd(pending);
+  if (end == std::string_view::npos) return false;
+  const std::string problem =
+      CheckWsUpgrade(pending.substr(0, end), ws_key_, wire::kProtocolVersion);
+  reader_.Consume(end);
+  if (!problem.empty()) {
+    stats_->logins_failed.fetch_add(1);
+    stats_->Error(problem);
+    Disconnect("upgrade_refused", true);
+    return false;
+  }
+  upgraded_ = true;
+  return true;
+}
+
 void Bot::SendFrame(const std::string& body) {
-  wire::AppendFrame(body, &out_);
+  if (options_.transport == Transport::kWebSocket) {
+    AppendMaskedFrame(body, static_cast<uint32_t>(rng_.Next()), &out_);
+  } else {
+    wire::AppendFrame(body, &out_);
+  }
   stats_->messages_out.fetch_add(1);
   if (!writing_ && !corked_) WriteMore();
 }

@@ -42,9 +42,13 @@ namespace zs::sim {
 
 enum class Scenario { kWander, kCrowd, kRaid, kChurn, kZones, kSpread, kBorder };
 
+// How a bot reaches the server: the game port (TCP, varint frames) or the WebSocket door.
+enum class Transport : uint8_t { kTcp, kWebSocket };
+
 struct BotOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 7777;
+  uint16_t port = 7777;  // the game port, or the WebSocket door's with kWebSocket
+  Transport transport = Transport::kTcp;
   Scenario scenario = Scenario::kWander;
   double input_rate = 2;      // direction changes per second
   double swing_rate = 1;      // swings per second (raid: at least 2)
@@ -76,6 +80,8 @@ class Bot : public std::enable_shared_from_this<Bot> {
   void ReadMore();
   // Splits the n bytes just read into frames and handles each; false when the bot disconnected.
   bool OnRead(size_t n);
+  // WebSocket: the server's answer to the upgrade, once it has all come; false when it refused.
+  bool ReadUpgrade();
   void OnFrame(std::string_view body);       // a verifying bot: full protobuf parse
   void OnFrameCheap(std::string_view body);  // the others: wire scan
   void OnMessage(const zone::v1::ServerMessage& m);
@@ -118,6 +124,9 @@ class Bot : public std::enable_shared_from_this<Bot> {
   boost::asio::steady_timer ping_timer_;
   boost::asio::steady_timer life_timer_;
   FrameReader reader_{1 << 22};
+  // WebSocket: the key of this connection's upgrade, until the server's answer is checked.
+  std::string ws_key_;
+  bool upgraded_ = false;
   // Frames queued while a write is in flight or while an Act is composing its inputs, written
   // together: one send() for a move and the swing that goes with it, as a game client sends its
   // frame's inputs in one packet.

@@ -50,6 +50,7 @@ struct Options {
   double ramp = 100;
   double duration = 30;
   std::string scenario = "wander";
+  std::string transport = "tcp";
   std::string report_path;
   uint64_t seed = 1;
   uint64_t max_violations = 0;
@@ -102,7 +103,14 @@ const char* SignalName(int signal) {
 
 void AddOptions(CLI::App* cli, Options* o) {
   cli->add_option("--host", o->bot.host, "Server address")->capture_default_str();
-  cli->add_option("-p,--port", o->bot.port, "Server game port")->capture_default_str();
+  cli->add_option("-p,--port", o->bot.port,
+                  "Server game port (with --transport ws: its WebSocket door's port)")
+      ->capture_default_str();
+  cli->add_option("--transport", o->transport,
+                  "tcp (the game port, varint frames) or ws (the WebSocket door: the upgrade, "
+                  "then one binary message per frame); ws cannot follow hand-offs (zones)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"tcp", "ws"}));
   cli->add_option("--first-bot", o->first_bot,
                   "Bot i logs in as bot<first-bot + i> (several client_sims against one world)")
       ->capture_default_str()
@@ -334,6 +342,12 @@ int main(int argc, char** argv) {
   AddOptions(&cli, &o);
   CLI11_PARSE(cli, argc, argv);
   o.bot.scenario = ScenarioNamed(o.scenario);
+  o.bot.transport = o.transport == "ws" ? zs::sim::Transport::kWebSocket : zs::sim::Transport::kTcp;
+  if (o.bot.transport == zs::sim::Transport::kWebSocket && o.bot.scenario == Scenario::kZones) {
+    // A ZoneChanged names the next server's game port (TCP), not its WebSocket door.
+    std::fprintf(stderr, "client_sim: --transport ws cannot follow hand-offs: not with zones\n");
+    return 2;
+  }
   const std::optional<zs::auth::TokenCodec> tokens = TokenSigner(o.token_secret_file);
   if (tokens) o.bot.tokens = &*tokens;
   InstallStopHandlers();
@@ -380,6 +394,7 @@ int main(int argc, char** argv) {
   PrintSummary(o, stats, r);
   if (!o.report_path.empty()) {
     const zs::sim::RunInfo run{.scenario = o.scenario,
+                               .transport = o.transport,
                                .bots = o.bots,
                                .verify_every = o.bot.verify_every,
                                .verifying_bots = VerifyingBots(o)};

@@ -26,6 +26,7 @@ std::string ReportJson(const RunInfo& run, const Stats& stats, const Results& r)
   };
   Json j;
   j["scenario"] = run.scenario;
+  j["transport"] = run.transport;
   j["bots"] = run.bots;
   j["verify_every"] = run.verify_every;
   j["verifying_bots"] = run.verifying_bots;

@@ -6,8 +6,8 @@
 // two spaces). Strings (error, kick and disconnect reasons, violation kinds, the scenario) are
 // escaped as JSON requires: control characters survive as \uXXXX escapes and invalid UTF-8 is
 // replaced by U+FFFD. A number that is NaN or infinite is written as null. Keys:
-//   scenario, bots, verify_every, verifying_bots, duration_s, stopped_by ("SIGTERM" or "SIGINT"
-//   when a signal ended the run early, else null), logins_ok, logins_failed,
+//   scenario, transport ("tcp" or "ws"), bots, verify_every, verifying_bots, duration_s, stopped_by
+//   ("SIGTERM" or "SIGINT" when a signal ended the run early, else null), logins_ok, logins_failed,
 //   rtt_ms {samples, p50, p90, p99, p999, max} (quantiles null without samples),
 //   tick_interval_ms {mean, jitter_p50, jitter_p99}, answer_ms {samples, p50, p99} (verifying
 //   bots: a skill or chat sent -> its result received), handoffs {followed, failed, latency_ms
@@ -39,6 +39,7 @@ struct CpuUse {
 // How the run was set up.
 struct RunInfo {
   std::string scenario;
+  std::string transport = "tcp";
   uint32_t bots = 0;
   uint32_t verify_every = 1;
   uint32_t verifying_bots = 0;

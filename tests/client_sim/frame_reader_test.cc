@@ -16,6 +16,7 @@
 
 #include "client_sim/random_messages.h"
 #include "wire/frame_codec.h"
+#include "wire/ws_codec.h"
 
 namespace zs::sim {
 namespace {
@@ -30,6 +31,8 @@ const char* Name(Result r) {
       return "need more";
     case Result::kError:
       return "error";
+    case Result::kClose:
+      return "close";
   }
   return "?";
 }
@@ -244,6 +247,51 @@ TEST(FrameReader, LengthAboveTheLimitFailsBeforeTheBody) {
   Put(&huge, "\xff\xff\xff\xff\x7f");  // 2^35 - 1
   EXPECT_EQ(huge.Next(&f), Result::kError);
   EXPECT_TRUE(huge.failed());
+}
+
+// The WebSocket door's frames, as the server writes them (wire/ws_codec.h), in any chunking.
+TEST(FrameReader, ReadsTheWebSocketDoorsFramesAsTheServerWritesThem) {
+  std::string frames;
+  const std::vector<std::string> bodies = {"", "tick", std::string(200, 'm'),
+                                           std::string(70000, 'b')};
+  for (const std::string& b : bodies) wire::AppendFrame(b, &frames);
+  std::string stream;
+  ASSERT_TRUE(wire::AppendWsMessages(frames, &stream));
+  stream += wire::WsCloseFrame(wire::WsCloseCode::kPolicy, "slow_reader");
+  for (const size_t chunk : {size_t{1}, size_t{5}, size_t{4096}, stream.size()}) {
+    FrameReader reader(1 << 20, FrameReader::Framing::kWebSocket);
+    std::vector<std::string> got;
+    std::string close;
+    for (size_t at = 0; at < stream.size(); at += chunk) {
+      Put(&reader, std::string_view(stream).substr(at, chunk));
+      std::string_view f;
+      for (Result r; (r = reader.Next(&f)) != Result::kNeedMore;) {
+        ASSERT_NE(r, Result::kError);
+        if (r == Result::kClose) {
+          close = std::string(f);
+        } else {
+          got.emplace_back(f);
+        }
+      }
+    }
+    EXPECT_EQ(got, bodies) << "chunk " << chunk;
+    EXPECT_EQ(close, "slow_reader");
+    EXPECT_EQ(reader.close_code(), 1008);
+  }
+}
+
+TEST(FrameReader, AWebSocketFrameNoServerSendsFailsForGood) {
+  for (const std::string& bad : {std::string("\x82\x81\0\0\0\0x", 7),               // masked
+                                 std::string("\x81\x01x", 3),                       // text
+                                 std::string("\x02\x01x", 3),                       // not FIN
+                                 std::string("\xC2\x01x", 3),                       // RSV1
+                                 std::string("\x82\x7F\0\0\0\x01\0\0\0\0", 10)}) {  // 2^32
+    FrameReader reader(1 << 20, FrameReader::Framing::kWebSocket);
+    Put(&reader, bad);
+    std::string_view f;
+    EXPECT_EQ(reader.Next(&f), Result::kError);
+    EXPECT_TRUE(reader.failed());
+  }
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ namespace {
 using nlohmann::json;
 
 RunInfo CrowdRun() {
-  return RunInfo{.scenario = "crowd", .bots = 50, .verify_every = 7, .verifying_bots = 8};
+  return RunInfo{
+      .scenario = "crowd", .transport = "tcp", .bots = 50, .verify_every = 7, .verifying_bots = 8};
 }
 
 Results SomeResults() {
@@ -51,6 +52,7 @@ TEST(Report, KeysValuesAndOrder) {
   EXPECT_EQ(text.back(), '\n');
   const json j = json::parse(text);
   EXPECT_EQ(j["scenario"], "crowd");
+  EXPECT_EQ(j["transport"], "tcp");
   EXPECT_EQ(j["bots"], 50);
   EXPECT_EQ(j["verify_every"], 7);
   EXPECT_EQ(j["verifying_bots"], 8);
@@ -71,6 +73,7 @@ TEST(Report, KeysValuesAndOrder) {
   EXPECT_EQ(j["violations_total"], 3);
 
   const std::vector<std::string> keys = {"scenario",
+                                         "transport",
                                          "bots",
                                          "verify_every",
                                          "verifying_bots",

@@ -5,6 +5,7 @@
 // close code and reason, and a bystander on the same door keeps getting every tick meanwhile.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -402,6 +403,37 @@ TEST(WebSocketDoor, EachBadFrameGetsItsCloseAndTheOthersGetEveryTick) {
   EXPECT_EQ(bystander.gaps, 0) << "and none was skipped";
   const std::string metrics = server.HttpGet("/metrics");
   EXPECT_GE(MetricValue(metrics, "zs_kicks_total{reason=\"bad_websocket\"}"), 4);
+}
+
+// client_sim over the door (`--transport ws`, its own RFC 6455 client): 50 bots in `crowd`,
+// every promise checked by every bot, chat included.
+TEST(WebSocketDoor, FiftyClientSimBotsPlayOverItWithZeroViolations) {
+  ServerProcess server("  idle_timeout_seconds: 60\n", kWsYaml);
+  ASSERT_NE(server.ws_port(), 0);
+  const fs::path path =
+      fs::temp_directory_path() / ("zs_ws_sim_" + std::to_string(::getpid()) + ".json");
+  const std::string port = std::to_string(server.ws_port());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::execl(ZS_CLIENT_SIM_BIN, ZS_CLIENT_SIM_BIN, "--transport", "ws", "--port", port.c_str(),
+            "--bots", "50", "--ramp", "100", "--duration", "5", "--scenario", "crowd", "--say-rate",
+            "1", "--report", path.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string report = ReadFile(path.string());
+  fs::remove(path);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << report << server.Log();
+  const nlohmann::json j = nlohmann::json::parse(report, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << report;
+  EXPECT_EQ(j.value("transport", ""), "ws");
+  EXPECT_EQ(j.value("logins_ok", -1), 50) << report;
+  EXPECT_EQ(j.value("violations_total", -1), 0) << report;
+  EXPECT_GT(j.value("ticks_received", 0), 1000) << report;
+  EXPECT_GT(j.value("says_checked", 0), 100) << report;
 }
 
 }  // namespace
