@@ -10,7 +10,7 @@
 #
 #   scripts/loadtest.sh [--steps "250 500 1000"] [--duration 20] [--scenarios "crowd spread"]
 #                       [--verify-every 10] [--spread-settle 45] [--build-dir DIR] [--out FILE]
-#                       [--server-args "--ticks-per-send 2"]
+#                       [--server-args "--ticks-per-send 2"] [--transports "tcp ws"]
 #   scripts/loadtest.sh --quick [--build-dir DIR]   # 100, 250, 500 bots of crowd and wander,
 #                       8 s each (~1.5 minutes), written to build/loadtest/ unless --out is given
 #   scripts/loadtest.sh --plot-only [--out FILE]    # redraw FILE's chart from its table
@@ -27,6 +27,9 @@
 # --build-dir uses binaries already built there instead of building build/release. client_sim's
 # JSON report is read with jq (scripts/install-deps.sh installs it).
 #
+# --transports "tcp ws" runs each step over the game port and then over the WebSocket door
+# (client_sim --transport ws), against the same server, one after the other: the rows of the
+# door are labelled `<scenario>-ws` (side by side with TCP's; default: tcp only).
 # Each step measures over its steady part: from the end of the ramp-up (and settling) to just
 # before client_sim stops, the tick-duration histogram and the CPU time (user + system, from
 # /proc/PID/stat) of the server and of client_sim. Server and bots share this machine's cores: the
@@ -43,6 +46,7 @@ source scripts/lib/metrics.sh
 steps="250 500 1000 2000 5000"
 duration=20
 scenarios="crowd wander spread"
+transports="tcp"
 verify_every=10
 spread_settle=45
 build_dir=""
@@ -51,12 +55,13 @@ out_given=0
 quick=0
 server_args=()  # extra zone_server flags (--server-args), e.g. to compare settings of one build
 plot_only=0
-usage="usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander spread\"] [--verify-every K] [--spread-settle S] [--build-dir DIR] [--out FILE] [--server-args \"ARGS\"] | --quick | --plot-only"
+usage="usage: scripts/loadtest.sh [--steps \"250 500\"] [--duration S] [--scenarios \"crowd wander spread\"] [--transports \"tcp ws\"] [--verify-every K] [--spread-settle S] [--build-dir DIR] [--out FILE] [--server-args \"ARGS\"] | --quick | --plot-only"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --steps) steps="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;
     --scenarios) scenarios="$2"; shift 2 ;;
+    --transports) transports="$2"; shift 2 ;;
     --verify-every) verify_every="$2"; shift 2 ;;
     --spread-settle) spread_settle="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
@@ -94,7 +99,7 @@ plot_table() {
       tick = col("server tick p99 (ms)"); rtt = col("RTT p99 (ms)"); kbs = col("KB/s in per bot")
       if (!tick || !rtt || !kbs) { print "loadtest: table without the charted columns" > "/dev/stderr"; exit }
     }
-    tick && $2 ~ /^ *[a-z]+ *$/ && $3 ~ /^ *[0-9]+ *$/ {
+    tick && $2 ~ /^ *[a-z-]+ *$/ && $3 ~ /^ *[0-9]+ *$/ {
       sc = $2; gsub(/ /, "", sc)
       print $3 + 0, num($tick), num($rtt), num($kbs) >> (dir "/" sc ".dat")
       if (!(sc in seen)) { seen[sc] = 1; order = order (order == "" ? "" : " ") sc }
@@ -176,7 +181,7 @@ start_server() {
     --max-connections 20000 --max-connections-per-ip 20000 ${server_args[@]+"${server_args[@]}"}
   server_pid=$ZS_SERVER_PID
   zs_wait_port_file "$work/ports" || true  # if it never came, the read fails
-  read -r port admin_port _ <"$work/ports"
+  read -r port admin_port ws_port <"$work/ports"
 }
 
 stop_server() {
@@ -267,37 +272,42 @@ for scenario in $scenarios; do
   settle=0
   [[ "$scenario" == spread ]] && settle=$spread_settle
   for bots in $steps; do
-    ramp=$(( bots / 10 > 100 ? bots / 10 : 100 ))
-    ramp_s=$(( (bots + ramp - 1) / ramp ))
-    echo "== $scenario ($world), $bots bots (ramp ${ramp}/s, settle ${settle}s, then ${duration}s)" >&2
-    "$sim_bin" --port "$port" --bots "$bots" --ramp "$ramp" --token-secret-file "$work/zs_auth" \
-      --duration "$(( settle + duration ))" --scenario "$scenario" --threads "$threads" \
-      --verify-every "$verify_every" --max-violations 1000000000 --max-failed-logins 1000000000 \
-      --report "$work/report.json" >"$work/sim.log" 2>&1 &
-    sim_pid=$!
-    sleep $(( ramp_s + settle + 2 ))
-    zone_buckets >"$work/b0"
-    buckets zs_tick_during_flush_seconds >"$work/f0"
-    server0=$(zs_cpu_ticks "$server_pid") sim0=$(zs_cpu_ticks "$sim_pid") t0=$EPOCHREALTIME
-    sleep $(( duration - 4 ))  # client_sim stops at least a second after this
-    zone_buckets >"$work/b1"
-    buckets zs_tick_during_flush_seconds >"$work/f1"
-    flush=$(last_flush)
-    server1=$(zs_cpu_ticks "$server_pid") sim1=$(zs_cpu_ticks "$sim_pid") t1=$EPOCHREALTIME
-    wait "$sim_pid" || true
-    tail -3 "$work/sim.log" >&2
-    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-    read -r server_s server_pct < <(cpu_cols "$server0" "$server1" "$wall")
-    read -r sim_s sim_pct < <(cpu_cols "$sim0" "$sim1" "$wall")
-    p99=$(busiest_p99_ms "$work/b0" "$work/b1")
-    per_zone "$work/b0" "$work/b1" "$wall" >&2
-    p99_flush=$(zs_p99_ms "$work/f0" "$work/f1")
-    IFS=$'\t' read -r logins rtt_p99 kb_in kb_out violations < <(report_cols "$work/report.json")
-    printf '| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$scenario" \
-      "$bots" "$logins" "$p99" "$p99_flush" "$flush" "$(num 1 "$rtt_p99")" "$(num 1 "$kb_in")" \
-      "$(num 2 "$kb_out")" "$server_s" "$server_pct" "$sim_s" "$sim_pct" "$violations" \
-      >>"$work/table"
-    sleep 3  # let the server forget the bots
+    for transport in $transports; do
+      ramp=$(( bots / 10 > 100 ? bots / 10 : 100 ))
+      ramp_s=$(( (bots + ramp - 1) / ramp ))
+      label=$scenario sim_port=$port
+      [[ "$transport" == ws ]] && label="$scenario-ws" sim_port=$ws_port
+      echo "== $label ($world), $bots bots (ramp ${ramp}/s, settle ${settle}s, then ${duration}s)" >&2
+      "$sim_bin" --port "$sim_port" --transport "$transport" --bots "$bots" --ramp "$ramp" \
+        --token-secret-file "$work/zs_auth" \
+        --duration "$(( settle + duration ))" --scenario "$scenario" --threads "$threads" \
+        --verify-every "$verify_every" --max-violations 1000000000 --max-failed-logins 1000000000 \
+        --report "$work/report.json" >"$work/sim.log" 2>&1 &
+      sim_pid=$!
+      sleep $(( ramp_s + settle + 2 ))
+      zone_buckets >"$work/b0"
+      buckets zs_tick_during_flush_seconds >"$work/f0"
+      server0=$(zs_cpu_ticks "$server_pid") sim0=$(zs_cpu_ticks "$sim_pid") t0=$EPOCHREALTIME
+      sleep $(( duration - 4 ))  # client_sim stops at least a second after this
+      zone_buckets >"$work/b1"
+      buckets zs_tick_during_flush_seconds >"$work/f1"
+      flush=$(last_flush)
+      server1=$(zs_cpu_ticks "$server_pid") sim1=$(zs_cpu_ticks "$sim_pid") t1=$EPOCHREALTIME
+      wait "$sim_pid" || true
+      tail -3 "$work/sim.log" >&2
+      wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+      read -r server_s server_pct < <(cpu_cols "$server0" "$server1" "$wall")
+      read -r sim_s sim_pct < <(cpu_cols "$sim0" "$sim1" "$wall")
+      p99=$(busiest_p99_ms "$work/b0" "$work/b1")
+      per_zone "$work/b0" "$work/b1" "$wall" >&2
+      p99_flush=$(zs_p99_ms "$work/f0" "$work/f1")
+      IFS=$'\t' read -r logins rtt_p99 kb_in kb_out violations < <(report_cols "$work/report.json")
+      printf '| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+        "$bots" "$logins" "$p99" "$p99_flush" "$flush" "$(num 1 "$rtt_p99")" "$(num 1 "$kb_in")" \
+        "$(num 2 "$kb_out")" "$server_s" "$server_pct" "$sim_s" "$sim_pct" "$violations" \
+        >>"$work/table"
+      sleep 3  # let the server forget the bots
+    done
   done
 done
 stop_server

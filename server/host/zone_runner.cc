@@ -55,7 +55,8 @@ ZoneRunner::ZoneRunner(zone::WorldConfig config, RunnerMetrics* metrics, size_t 
               [this](SessionKey session, storage::LoadResult r) {
                 loaded_.PushAlways({session, std::move(r)});
               }),
-      relay_(world_, players_, keeper_, metrics->cells().relay) {
+      relay_(world_, players_, keeper_, metrics->cells().relay),
+      border_(world_, relay_, metrics->cells()) {
   players_.SetRoster(siblings.local, siblings.index);
   for (size_t z = 0; z < zone_count_; ++z) {
     for (const zone::Entity& e : world_.zone(z).store().entities()) {
@@ -337,7 +338,9 @@ void ZoneRunner::Step() {
   // The requests before the batches: an input relayed after the batch that brought its player
   // here (they come in that order from one node) is then never taken before that batch.
   std::vector<Request>& requests = requests_.Take();
-  TakeBorder();
+  const double now = MonotonicSeconds();
+  border_.TakeQueued(now);
+  relay_.Watch(now, world_.tick() % tick_rate_ == 0);
   Drain(requests);
   world_.Tick({.inputs = inputs_, .results = results_, .relayed = relayed_}, governor_.level(),
               &pool_);
@@ -354,7 +357,7 @@ void ZoneRunner::Step() {
   }
   const auto t2 = Clock::now();
   for (size_t z = 0; z < zone_count_; ++z) fanout_.Deliver(world_, z, &pool_);
-  SendBorder();
+  border_.SendTick();
   keeper_.AfterTick();
   if (world_.tick() % tick_rate_ == 0) PublishStorageStats();
   if (observer_ != nullptr)
@@ -369,7 +372,7 @@ void ZoneRunner::Step() {
 
 void ZoneRunner::AttachPorts(const Ports& ports) {
   keeper_.AttachHandoff(ports.handoff);
-  border_ = ports.border;
+  border_.Attach(ports.border);
   relay_.Attach(ports.relay);
   world_.SetPlayersCross(ports.relay != nullptr);
 }
@@ -377,96 +380,6 @@ void ZoneRunner::AttachPorts(const Ports& ports) {
 void ZoneRunner::DetachRelay() {
   relay_.Attach(nullptr);
   world_.SetPlayersCross(false);
-}
-
-void ZoneRunner::TakeGhosts(BorderBatch batch) {
-  if (!ghosts_in_.Push(std::move(batch))) {
-    metrics_->cells().border.refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
-  }
-}
-
-void ZoneRunner::TakeZoneChat(zone::ZoneChat chat) {
-  if (!chat_in_.Push(std::move(chat))) {
-    metrics_->cells().chat.refusals[static_cast<size_t>(BorderRefusal::kQueueFull)].Add(1);
-  }
-}
-
-void ZoneRunner::TakeBorder() {
-  const CellCounters cells = metrics_->cells();
-  BorderCounters& counters = cells.border;
-  const double now = MonotonicSeconds();
-  for (zone::ZoneChat& chat : chat_in_.Take()) {
-    cells.chat.verdicts[static_cast<size_t>(world_.TakeZoneChat(std::move(chat)))].Add(1);
-  }
-  std::vector<ClientRelay::Arriving> players;
-  for (BorderBatch& in : ghosts_in_.Take()) {
-    zone::GhostBatch& batch = in.batch;
-    const size_t migrants = batch.migrants.size();
-    const std::optional<size_t> z = world_.ZoneIndexById(batch.zone);
-    players.clear();
-    for (zone::Migrant& m : batch.migrants) {
-      if (m.body.kind == zone::EntityKind::kPlayer) {
-        MigrantClient client;  // none listed: the keeper lets it go (ClientRelay::Take)
-        client.entity = m.body.id;
-        if (const MigrantClient* listed = ClientOf(in.clients, m.body.id)) client = *listed;
-        players.push_back({.name = m.body.name,
-                           .client = std::move(client),
-                           .last_input_seq = m.player.last_input_seq});
-      }
-    }
-    const zone::GhostVerdict verdict = world_.TakeGhosts(std::move(batch));
-    counters.verdicts[static_cast<size_t>(verdict)].Add(1);
-    if (verdict != zone::GhostVerdict::kTaken) continue;
-    counters.immigrants.Add(migrants);
-    ObserveMigration(in.sent_at_us, migrants);
-    if (!players.empty() && relay_.attached()) relay_.Take(*z, players, now);
-  }
-  relay_.Watch(now, world_.tick() % tick_rate_ == 0);
-}
-
-void ZoneRunner::ObserveMigration(uint64_t sent_at_us, size_t migrants) {
-  constexpr uint64_t kMinuteUs = 60'000'000;
-  const uint64_t now = WallClockUs();
-  if (migrants == 0 || sent_at_us == 0 || sent_at_us > now || now - sent_at_us > kMinuteUs) return;
-  const double seconds = static_cast<double>(now - sent_at_us) / 1e6;
-  for (size_t i = 0; i < migrants; ++i) metrics_->cells().border.migration_latency.Observe(seconds);
-}
-
-void ZoneRunner::SendBorder() {
-  BorderCounters& counters = metrics_->cells().border;
-  int64_t held = 0;
-  int64_t real = 0;
-  for (size_t z = 0; z < zone_count_; ++z) {
-    const zone::Zone& zone = world_.zone(z);
-    held += static_cast<int64_t>(zone.store().ghost_count());
-    real += static_cast<int64_t>(zone.store().player_count());
-    const zone::ZoneTickOutput& out = world_.output(z);
-    for (const uint32_t cell : out.silent_cells) {
-      counters.silent_neighbours.Add(1);
-      spdlog::warn("zone {} ({}), cell {}: cell {} sent nothing for {} ticks: its ghosts dropped",
-                   zone.config().id, zone.config().name, zone.border().cell(), cell,
-                   zone.config().cells.ghost_timeout_ticks);
-    }
-    if (border_ == nullptr) continue;
-    for (const zone::GhostBatch& batch : out.border) {
-      if (relay_.attached() && std::ranges::any_of(batch.migrants, [](const zone::Migrant& m) {
-            return m.body.kind == zone::EntityKind::kPlayer;
-          })) {
-        relay_.SendAway(batch, &migrant_clients_);  // where the clients of its players are
-        border_->Send(batch, migrant_clients_);
-        relay_.AfterBatchSent(MonotonicSeconds());  // no input of theirs goes out before it
-      } else {
-        border_->Send(batch, {});
-      }
-      counters.ghosts_sent.Add(batch.ghosts.size());
-      counters.emigrants.Add(batch.migrants.size());
-    }
-    if (!out.zone_chat.lines.empty()) border_->SendChat(out.zone_chat);
-  }
-  counters.ghosts_held.Add(held - ghosts_held_);
-  ghosts_held_ = held;
-  counters.players_real.Add(real - players_real_);
-  players_real_ = real;
 }
 
 void ZoneRunner::PublishStorageStats() {

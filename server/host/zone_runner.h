@@ -15,11 +15,11 @@
 // What else it owns, each behind its own class: the players' characters (CharacterKeeper:
 // logins, saves, checkpoints, hand-offs), sessions <-> entities (PlayerDirectory), inputs that
 // came before their player (EarlyInputs), and, in a split zone, the clients of players that
-// crossed to or from another node's cell (ClientRelay). What it is given: its metrics
-// (RunnerMetrics), the storage worker and ticket book (Persistence), the other runners of this
-// process (Siblings) and, once the server listens, the cluster's ports (Ports: hand-offs, border
-// batches, the client relay). The border batches themselves are the host's envelope around the
-// zone's (BorderBatch): taken before a tick, this tick's sent after it.
+// crossed to or from another node's cell (ClientRelay) and the border batches (BorderExchange:
+// the neighbours' taken before a tick, this tick's sent after it, each the host's envelope
+// around the zone's, BorderBatch). What it is given: its metrics (RunnerMetrics), the storage
+// worker and ticket book (Persistence), the other runners of this process (Siblings) and, once
+// the server listens, the cluster's ports (Ports: hand-offs, border batches, the client relay).
 #pragma once
 
 #include <atomic>
@@ -37,6 +37,7 @@
 #include <variant>
 #include <vector>
 
+#include "host/border_exchange.h"
 #include "host/border_port.h"
 #include "host/character_keeper.h"
 #include "host/churn_log.h"
@@ -109,12 +110,10 @@ class ZoneRunner {
   // At shutdown, after Stop and the last save: the relay goes away before the runner, and
   // nothing of it is kept.
   void DetachRelay();
-  // A neighbouring cell's batch (any thread): taken at the start of the next tick; refused and
-  // counted (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
-  void TakeGhosts(BorderBatch batch);
-  // Another cell's `zone` chat (any thread): heard at the next tick; refused and counted
-  // (BorderRefusal::kQueueFull) when kMaxQueuedBatches wait already.
-  void TakeZoneChat(zone::ZoneChat chat);
+  // A neighbouring cell's batch, and another cell's `zone` chat (any thread): taken at the start
+  // of the next tick, or refused and counted when the queue is full (BorderExchange).
+  void TakeGhosts(BorderBatch batch) { border_.TakeGhosts(std::move(batch)); }
+  void TakeZoneChat(zone::ZoneChat chat) { border_.TakeZoneChat(std::move(chat)); }
   // After Stop: applies the requests still queued (logouts) and hands every character still
   // online to storage. The caller then flushes the storage worker.
   void SaveEveryone();
@@ -184,10 +183,6 @@ class ZoneRunner {
   void ResolveWhisper(zone::ChatInput& chat, const PlayerDirectory::Player& player);
   void AdmitWhispers(std::vector<SiblingWhisper>& relayed);
   void ApplyAnswers();  // hand-off answers from the cluster
-  void TakeBorder();    // the neighbours' batches, before the tick
-  // A batch taken with `migrants` migrants, sent at `sent_at_us` (its sender's wall clock).
-  void ObserveMigration(uint64_t sent_at_us, size_t migrants);
-  void SendBorder();  // this tick's batches to the neighbours, silent ones logged
   void PublishStorageStats();
   LocalZones* local_;
   const size_t runner_index_;
@@ -207,13 +202,6 @@ class ZoneRunner {
   Inbox<Loaded> loaded_;                                          // from the storage thread
   Inbox<SiblingWhisper> whispers_in_{kMaxPendingRequests / 100};  // whispers from other runners
   Inbox<Answer> answers_;                                         // hand-off answers
-  static constexpr size_t kMaxQueuedBatches = 64;                 // 8 neighbours x 8 ticks behind
-  Inbox<BorderBatch> ghosts_in_{kMaxQueuedBatches};               // from the cluster link
-  Inbox<zone::ZoneChat> chat_in_{kMaxQueuedBatches};              // ... zone chat of other cells
-  BorderPort* border_ = nullptr;
-  std::vector<MigrantClient> migrant_clients_;  // SendBorder's: a batch's, as it leaves
-  int64_t ghosts_held_ = 0;                     // this runner's share of the zs_ghosts gauge
-  int64_t players_real_ = 0;                    // ... of zs_players_real
   std::mutex wake_mu_;
   std::condition_variable wake_;  // an answer came, or Stop (with wake_mu_)
   bool answer_waiting_ = false;   // guarded by wake_mu_
@@ -228,7 +216,8 @@ class ZoneRunner {
   std::deque<std::string> chat_text_;  // relayed whispers' texts (stable addresses for relayed_)
   std::vector<zone::InputResult> results_;
   std::vector<zone::RelayedWhisper> relayed_;
-  ClientRelay relay_;  // players crossing the cells of a split zone, their clients relayed
+  ClientRelay relay_;      // players crossing the cells of a split zone, their clients relayed
+  BorderExchange border_;  // the neighbours' batches in (any thread), this tick's out
 
   TickObserver* observer_ = nullptr;
   double last_tick_seconds_ = 0;  // Run's measure of the last tick's work (TickTiming)
