@@ -17,7 +17,8 @@ TEST(WsClient, TheUpgradeIsCheckedAgainstItsAcceptKeyAndSubprotocol) {
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\nSec-WebSocket-Protocol: zone.v9\r\n"
       "\r\n";
-  EXPECT_EQ(WsResponseEnd(ok + "\x82\x00"), ok.size()) << "frames may follow the head";
+  EXPECT_EQ(WsResponseEnd(ok + std::string("\x82\x00", 2)), ok.size())
+      << "frames may follow the head";
   EXPECT_EQ(WsResponseEnd(ok.substr(0, ok.size() - 1)), std::string_view::npos);
   EXPECT_EQ(CheckWsUpgrade(ok, key, 9), "");
   EXPECT_NE(CheckWsUpgrade(ok, key, 8), "") << "another subprotocol";

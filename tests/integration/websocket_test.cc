@@ -30,7 +30,8 @@ const std::string kSubprotocol = net::SubprotocolName(wire::kProtocolVersion);
 class GameWs {
  public:
   explicit GameWs(uint16_t port,
-                  WsClient::Headers headers = {{http::field::sec_websocket_protocol, kSubprotocol}})
+                  const WsClient::Headers& headers = {{http::field::sec_websocket_protocol,
+                                                       kSubprotocol}})
       : ws_(port, "/", 5, headers) {}
   [[nodiscard]] bool ok() const { return ws_.ok(); }
   WsClient& ws() { return ws_; }
