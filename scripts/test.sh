@@ -40,7 +40,8 @@ case "$mode" in
     build_dir=build/tsan
     cmake_args+=(-DZS_TSAN=ON -DZS_BUILD_BENCH=OFF "$sanitizer_flags")
     build_targets=(net_test host_test admin_test client_sim_test integration_test
-                   parallel_determinism_test storage_test viewer_test cluster_nats_test agones_test)
+                   parallel_determinism_test storage_test viewer_test websocket_test cluster_nats_test
+                   agones_test)
     ctest_args+=(-L threads)
     ;;
   *)
