@@ -51,17 +51,9 @@ FrameReader::Result FrameReader::NextWebSocket(std::string_view* frame) {
       length = (length << 8) | static_cast<uint8_t>(buffer_[begin_ + 2 + i]);
     }
   }
-  if (length > max_frame_) return Fail();
-  const size_t pos = begin_ + 2 + extra;
-  const auto body = static_cast<size_t>(length);
-  if (end_ - pos < body) {
-    needed_ = pos - begin_ + body;
-    return Result::kNeedMore;
-  }
-  *frame = std::string_view(buffer_.data() + pos, body);
-  begin_ = pos + body;
-  needed_ = 0;
-  if (opcode == kWsBinary) return Result::kFrame;
+  const Result r = TakeBody(begin_ + 2 + extra, length, frame);
+  if (r != Result::kFrame || opcode == kWsBinary) return r;
+  const size_t body = frame->size();
   if (body == 1) return Fail();
   close_code_ = body >= 2 ? static_cast<uint16_t>((static_cast<uint8_t>((*frame)[0]) << 8) |
                                                   static_cast<uint8_t>((*frame)[1]))
@@ -80,6 +72,10 @@ FrameReader::Result FrameReader::NextVarint(std::string_view* frame) {
     length |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
     if ((byte & 0x80) == 0) break;
   }
+  return TakeBody(pos, length, frame);
+}
+
+FrameReader::Result FrameReader::TakeBody(size_t pos, uint64_t length, std::string_view* frame) {
   if (length > max_frame_) return Fail();
   const auto body = static_cast<size_t>(length);
   if (end_ - pos < body) {

@@ -55,6 +55,9 @@ class FrameReader {
  private:
   Result NextVarint(std::string_view* frame);
   Result NextWebSocket(std::string_view* frame);
+  // The frame whose body of `length` bytes starts at buffer_[pos] (its header ends there):
+  // over the limit, not all here yet (needed_ set), or taken.
+  Result TakeBody(size_t pos, uint64_t length, std::string_view* frame);
   Result Fail() {
     failed_ = true;
     return Result::kError;

@@ -16,6 +16,7 @@
 #include "integration/harness.h"
 #include "integration/viewer_client.h"
 #include "net/ws_handshake.h"
+#include "support/ws_client_frame.h"
 #include "wire/ws_codec.h"
 
 namespace zs::integration {
@@ -166,29 +167,7 @@ class RawWs {
   bool closed_ = false;
 };
 
-// A client frame as a browser would mask it (`fin`, `masked` and the opcode as given).
-std::string ClientFrame(uint8_t opcode, std::string_view payload, bool fin = true,
-                        bool masked = true) {
-  std::string out;
-  out.push_back(static_cast<char>((fin ? 0x80 : 0) | opcode));
-  const uint8_t mask_bit = masked ? 0x80 : 0;
-  const size_t n = payload.size();
-  if (n < 126) {
-    out.push_back(static_cast<char>(mask_bit | n));
-  } else if (n <= 0xFFFF) {
-    out.push_back(static_cast<char>(mask_bit | 126));
-    out.push_back(static_cast<char>(n >> 8));
-    out.push_back(static_cast<char>(n & 0xFF));
-  } else {
-    out.push_back(static_cast<char>(mask_bit | 127));
-    for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((uint64_t{n} >> s) & 0xFF));
-  }
-  const char mask[4] = {0x11, 0x22, 0x33, 0x44};
-  if (masked) out.append(mask, 4);
-  for (size_t i = 0; i < n; ++i)
-    out.push_back(static_cast<char>(payload[i] ^ (masked ? mask[i % 4] : 0)));
-  return out;
-}
+using zs::test::ClientFrame;
 
 std::string HelloBytes(const std::string& name) {
   pb::ClientMessage m;
