@@ -62,7 +62,7 @@ if [[ "$mode" != --format ]]; then
     python3 scripts/lib/tidy_cached.py "$dir" "$2" "$(nproc)"
   }
   root="$PWD"
-  tidy build/lint -- "^$root/(server|client_sim|bench|tests/(?!fuzz/)).*\.cc$" || status=1
+  tidy build/lint -- "^$root/(server|client_sim|clients/cpp|bench|tests/(?!fuzz/)).*\.cc$" || status=1
   tidy build/lint-fuzz -DZS_FUZZ=ON -- "^$root/tests/fuzz/.*\.cc$" || status=1
 fi
 exit "$status"

@@ -91,76 +91,163 @@ class Connection:
 
 
 class World:
-    """What the client knows: each entity it was sent, kept up to date from every TickUpdate."""
+    """What the client knows, kept exactly as tests/golden/README.md specifies (the store every
+    client of ours agrees on): the zone, your own entity, each entity you were sent, the newest
+    tick and input acknowledgement, the last crowd summary's total. Positions are integer
+    centimetres and facings 1/65536 turn, as on the wire, so that deltas add up exactly."""
 
-    def __init__(self, welcome):
-        self.me = welcome.entity_id
-        self.x, self.y = welcome.x / CM, welcome.y / CM
-        self.templates = {t.id: t.name for t in welcome.monster_templates}
-        self.entities = {}  # id -> dict(kind, name, x, y, facing, hp, alive)
+    def __init__(self, welcome=None):
+        self.zone = None  # dict(id, name, min, max)
+        self.self = None  # dict(id, x, y, facing, hp, alive)
+        self.tick = None
+        self.last_input_seq = 0
+        self.crowd_total = None
+        self.entities = {}  # id -> dict(id, kind, template_id, name, x, y, facing, radius, hp,
+                            #            max_hp, alive)
+        self.templates = {}
+        if welcome is not None:
+            self.apply_welcome(welcome)
+
+    @property
+    def me(self):
+        return self.self["id"] if self.self else 0
+
+    @property
+    def x(self):  # metres, for printing and steering
+        return self.self["x"] / CM if self.self else 0.0
+
+    @property
+    def y(self):
+        return self.self["y"] / CM if self.self else 0.0
 
     def name_of(self, entity_id):
-        e = self.entities.get(entity_id)
         if entity_id == self.me:
             return "you"
-        return e["name"] if e else "#%d" % entity_id
+        e = self.entities.get(entity_id)
+        if e is None:
+            return "#%d" % entity_id
+        if e["kind"] == pb.ENTITY_KIND_MONSTER:
+            return self.templates.get(e["template_id"], "monster")
+        return e["name"]
 
-    def apply(self, tick, out):
+    def apply(self, message, out=lambda line: None):
+        """Applies one ServerMessage (Welcome, TickUpdate, ZoneChanged; the others change
+        nothing)."""
+        kind = message.WhichOneof("kind")
+        if kind == "welcome":
+            self.apply_welcome(message.welcome)
+        elif kind == "tick":
+            self.apply_tick(message.tick, out)
+        elif kind == "zone_changed":
+            self.apply_zone_changed(message.zone_changed)
+
+    def apply_welcome(self, w):
+        self.zone = dict(id=w.zone_id, name=w.zone_name, min=[w.zone_min_x, w.zone_min_y],
+                         max=[w.zone_max_x, w.zone_max_y])
+        self.self = dict(id=w.entity_id, x=w.x, y=w.y, facing=w.facing, hp=w.you.hp,
+                         alive=not w.you.dead)
+        self.tick = None
+        self.last_input_seq = 0
+        self.crowd_total = None
+        self.entities = {}
+        self.templates = {t.id: t.name for t in w.monster_templates}
+
+    def apply_zone_changed(self, z):
+        self.zone = dict(id=z.zone_id, name=z.zone_name, min=[z.zone_min_x, z.zone_min_y],
+                         max=[z.zone_max_x, z.zone_max_y])
+        if self.self is not None:
+            self.self["x"], self.self["y"] = z.x, z.y
+        self.entities = {}
+        self.crowd_total = None
+
+    def apply_tick(self, tick, out=lambda line: None):
+        if tick.resync:
+            self.entities = {}
         for entity_id in tick.left:
-            e = self.entities.pop(entity_id, None)
-            out("leave %s" % (e["name"] if e else entity_id))
+            if entity_id in self.entities:
+                out("leave %s" % self.name_of(entity_id))
+                del self.entities[entity_id]
         for e in tick.entered:
-            monster = e.kind == pb.ENTITY_KIND_MONSTER
-            name = self.templates.get(e.template_id, "monster") if monster else e.name
-            self.entities[e.id] = dict(kind="monster" if monster else "player", name=name,
-                                       x=e.x / CM, y=e.y / CM, facing=e.facing, hp=e.hp,
-                                       alive=e.alive)
+            self.entities[e.id] = dict(id=e.id, kind=e.kind, template_id=e.template_id,
+                                       name=e.name, x=e.x, y=e.y, facing=e.facing,
+                                       radius=e.radius, hp=e.hp, max_hp=e.max_hp, alive=e.alive)
             out("enter %s %s id=%d at (%.1f, %.1f) hp %d/%d" %
-                ("monster" if monster else "player", name, e.id, e.x / CM, e.y / CM, e.hp,
-                 e.max_hp))
+                ("monster" if e.kind == pb.ENTITY_KIND_MONSTER else "player", self.name_of(e.id),
+                 e.id, e.x / CM, e.y / CM, e.hp, e.max_hp))
         for u in tick.updated:  # absolute values; absent fields did not change
             e = self.entities.get(u.id)
+            if e is not None:
+                for field in ("x", "y", "facing", "hp", "alive"):
+                    if u.HasField(field):
+                        e[field] = getattr(u, field)
+        self._apply_deltas(tick.moved_ids, tick.moved_deltas, None)
+        self._apply_deltas(tick.turned_ids, tick.turned_deltas, tick.turned_facings)  # v9
+        if tick.HasField("self") and self.self is not None:
+            for field in ("x", "y", "facing", "hp", "alive"):
+                if tick.self.HasField(field):
+                    self.self[field] = getattr(tick.self, field)
+        self.tick = tick.tick
+        self.last_input_seq = tick.last_input_seq
+        if tick.HasField("crowd"):
+            self.crowd_total = tick.crowd.total
+
+    def _apply_deltas(self, ids, deltas, facings):
+        """ids as gaps (id = running sum), two deltas per id, and a facing per id (turns)."""
+        count = min(len(ids), len(deltas) // 2, len(facings) if facings is not None else len(ids))
+        entity_id = 0
+        for i in range(count):
+            entity_id += ids[i]
+            e = self.entities.get(entity_id)
             if e is None:
                 continue
-            if u.HasField("x"):
-                e["x"] = u.x / CM
-            if u.HasField("y"):
-                e["y"] = u.y / CM
-            if u.HasField("facing"):
-                e["facing"] = u.facing
-            if u.HasField("hp"):
-                e["hp"] = u.hp
-            if u.HasField("alive"):
-                e["alive"] = u.alive
-        entity_id = 0
-        for i, gap in enumerate(tick.moved_ids):  # ids as gaps, two deltas per id
-            entity_id += gap
-            e = self.entities.get(entity_id)
-            if e is not None:
-                e["x"] += tick.moved_deltas[2 * i] / CM
-                e["y"] += tick.moved_deltas[2 * i + 1] / CM
-        entity_id = 0
-        for i, gap in enumerate(tick.turned_ids):  # v9: as moved, and the new facing per id
-            entity_id += gap
-            e = self.entities.get(entity_id)
-            if e is not None:
-                e["x"] += tick.turned_deltas[2 * i] / CM
-                e["y"] += tick.turned_deltas[2 * i + 1] / CM
-                e["facing"] = tick.turned_facings[i]
-        if tick.self.HasField("x"):
-            self.x = tick.self.x / CM
-        if tick.self.HasField("y"):
-            self.y = tick.self.y / CM
+            e["x"] = wrap32(e["x"] + deltas[2 * i])
+            e["y"] = wrap32(e["y"] + deltas[2 * i + 1])
+            if facings is not None:
+                e["facing"] = facings[i]
+
+    def snapshot(self):
+        """The store as the golden streams write it."""
+        return dict(zone=self.zone, tick=self.tick, last_input_seq=self.last_input_seq,
+                    self=self.self, entities=[self.entities[k] for k in sorted(self.entities)],
+                    crowd_total=self.crowd_total)
 
     def nearest_monster(self):
         best = None
         for entity_id, e in self.entities.items():
-            if e["kind"] != "monster" or not e["alive"]:
+            if e["kind"] != pb.ENTITY_KIND_MONSTER or not e["alive"]:
                 continue
-            d = math.hypot(e["x"] - self.x, e["y"] - self.y)
+            d = math.hypot(e["x"] / CM - self.x, e["y"] / CM - self.y)
             if best is None or d < best[0]:
                 best = (d, entity_id, e)
         return best
+
+
+def wrap32(value):
+    """A sint32 sum as the wire's 32-bit arithmetic wraps it."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def events_of(message):
+    """The events a ServerMessage raises, as the golden streams write them (tests/golden)."""
+    kind = message.WhichOneof("kind")
+    if kind == "tick":
+        t = message.tick
+        return ([dict(type="hit", attacker=h.attacker, skill=h.skill_id,
+                      targets=[[x.id, x.damage, x.killed] for x in h.targets]) for h in t.hits] +
+                [dict(type="chat", channel=c.channel, **{"from": c.from_id}, text=c.text)
+                 for c in t.chat] +
+                [dict(type="result", kind=r.kind, seq=r.seq, outcome=r.outcome)
+                 for r in t.results])
+    if kind == "zone_changed":
+        z = message.zone_changed
+        return [dict(type="zone_changed", zone_id=z.zone_id, server_address=z.server_address)]
+    if kind == "kick":
+        return [dict(type="kick", reason=message.kick.reason)]
+    if kind == "error":
+        return [dict(type="error", code=message.error.code)]
+    if kind == "notice":
+        return [dict(type="notice", code=message.notice.code)]
+    return []
 
 
 def hello_by_name(name, token=""):
@@ -297,7 +384,7 @@ def main():
                 swing = pb.ClientMessage()
                 swing.skill.seq = seq
                 swing.skill.skill_id = you.skills[0].id
-                facing = math.atan2(target[2]["y"] - world.y, target[2]["x"] - world.x)
+                facing = math.atan2(target[2]["y"] / CM - world.y, target[2]["x"] / CM - world.x)
                 swing.skill.facing = int(round(facing % (2 * math.pi) / (2 * math.pi) * TURN)) % TURN
                 conn.send(swing)
             ping = pb.ClientMessage()
@@ -324,7 +411,7 @@ def main():
             kind = m.WhichOneof("kind")
             if kind == "tick":
                 counts["ticks"] += 1
-                world.apply(m.tick, out)
+                world.apply_tick(m.tick, out)
                 for hit in m.tick.hits:
                     counts["hits"] += 1
                     for t in hit.targets:
@@ -356,6 +443,7 @@ def main():
                 early = arrived
                 break
             elif kind == "zone_changed":
+                world.apply_zone_changed(m.zone_changed)
                 out("zone %s" % m.zone_changed.zone_name)
             elif kind == "notice":
                 out("notice %s: %s" % (pb.NoticeCode.Name(m.notice.code), m.notice.text))

@@ -255,6 +255,7 @@ class TestClient {
       if (decoder_.Next(&body) == wire::FrameDecoder::Result::kFrame) {
         pb::ServerMessage m;
         if (!m.ParseFromString(body)) return std::nullopt;
+        last_body_ = std::move(body);
         return m;
       }
       if (closed_) return std::nullopt;
@@ -295,6 +296,8 @@ class TestClient {
     return last;
   }
   [[nodiscard]] bool closed() const { return closed_; }
+  // The bytes of the message Read returned last, as the server sent them (golden streams).
+  [[nodiscard]] const std::string& last_body() const { return last_body_; }
   [[nodiscard]] int native_handle() { return socket_.native_handle(); }
   void Close() {
     boost::system::error_code ignored;
@@ -307,6 +310,7 @@ class TestClient {
   boost::asio::ip::tcp::socket socket_;
   wire::FrameDecoder decoder_;
   bool closed_ = false;
+  std::string last_body_;
 };
 
 // The value of an unlabelled metric in a Prometheus text page (-1 when absent).

@@ -1,0 +1,176 @@
+#include "zs_client/entity_store.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "zone.pb.h"
+
+namespace zs::client {
+namespace pb = zone::v1;
+namespace {
+
+// A delta added to a coordinate: the wire's sint32 sums wrap rather than overflow (C++20
+// conversions are modular), so a hostile stream cannot cause undefined behaviour.
+int32_t Add(int32_t value, int32_t delta) {
+  return static_cast<int32_t>(static_cast<int64_t>(value) + delta);
+}
+
+ZoneInfo ZoneOf(uint32_t id, const std::string& name, int32_t min_x, int32_t min_y, int32_t max_x,
+                int32_t max_y) {
+  return ZoneInfo{
+      .id = id, .name = name, .min_x = min_x, .min_y = min_y, .max_x = max_x, .max_y = max_y};
+}
+
+}  // namespace
+
+void EntityStore::Apply(const pb::ServerMessage& message) {
+  switch (message.kind_case()) {
+    case pb::ServerMessage::kWelcome:
+      ApplyWelcome(message.welcome());
+      break;
+    case pb::ServerMessage::kTick:
+      ApplyTick(message.tick());
+      break;
+    case pb::ServerMessage::kZoneChanged:
+      ApplyZoneChanged(message.zone_changed());
+      break;
+    default:
+      break;  // Pong, Error, Kick, Notice: nothing the store keeps
+  }
+}
+
+const Entity* EntityStore::Find(uint32_t id) const {
+  const auto it = entities_.find(id);
+  return it == entities_.end() ? nullptr : &it->second;
+}
+
+void EntityStore::ApplyWelcome(const pb::Welcome& w) {
+  ForgetAll();
+  zone_ = ZoneOf(w.zone_id(), w.zone_name(), w.zone_min_x(), w.zone_min_y(), w.zone_max_x(),
+                 w.zone_max_y());
+  self_ = Self{.id = w.entity_id(),
+               .x = w.x(),
+               .y = w.y(),
+               .facing = w.facing(),
+               .hp = w.you().hp(),
+               .alive = !w.you().dead()};
+  tick_.reset();
+  last_input_seq_ = 0;
+  crowd_total_.reset();
+}
+
+void EntityStore::ApplyTick(const pb::TickUpdate& t) {
+  if (t.resync()) ForgetAll();
+  for (const uint32_t id : t.left()) Remove(id);
+  for (const pb::EntityEnter& e : t.entered()) {
+    Remove(e.id());  // entered again without a leave: replaced, heard as a leave and an enter
+    const auto [it, inserted] = entities_.insert_or_assign(
+        e.id(), Entity{.id = e.id(),
+                       .kind = e.kind() == pb::ENTITY_KIND_MONSTER ? EntityKind::kMonster
+                                                                   : EntityKind::kPlayer,
+                       .template_id = e.template_id(),
+                       .name = e.name(),
+                       .x = e.x(),
+                       .y = e.y(),
+                       .facing = e.facing(),
+                       .radius = e.radius(),
+                       .hp = e.hp(),
+                       .max_hp = e.max_hp(),
+                       .alive = e.alive()});
+    if (listener_ != nullptr) listener_->OnEnter(it->second);
+  }
+  for (const pb::EntityUpdate& u : t.updated()) ApplyUpdate(u);
+  ApplyMoves(t);
+  ApplyTurns(t);
+  if (t.has_self()) ApplySelf(t.self());
+  tick_ = t.tick();
+  last_input_seq_ = t.last_input_seq();
+  if (t.has_crowd()) crowd_total_ = t.crowd().total();
+}
+
+void EntityStore::ApplyZoneChanged(const pb::ZoneChanged& z) {
+  ForgetAll();
+  zone_ = ZoneOf(z.zone_id(), z.zone_name(), z.zone_min_x(), z.zone_min_y(), z.zone_max_x(),
+                 z.zone_max_y());
+  if (self_) {
+    self_->x = z.x();
+    self_->y = z.y();
+  }
+  crowd_total_.reset();
+}
+
+void EntityStore::ApplyUpdate(const pb::EntityUpdate& u) {
+  const auto it = entities_.find(u.id());
+  if (it == entities_.end()) return;  // not known: the server never sends it (ignored)
+  Entity& e = it->second;
+  if (u.has_x()) e.x = u.x();
+  if (u.has_y()) e.y = u.y();
+  if (u.has_facing()) e.facing = u.facing();
+  if (u.has_hp()) e.hp = u.hp();
+  if (u.has_alive()) e.alive = u.alive();
+  Changed(e);
+}
+
+void EntityStore::ApplyMoves(const pb::TickUpdate& t) {
+  const int count = std::min(t.moved_ids_size(), t.moved_deltas_size() / 2);
+  uint32_t id = 0;
+  for (int i = 0; i < count; ++i) {
+    id += t.moved_ids(i);  // running sum of the gaps
+    const auto it = entities_.find(id);
+    if (it == entities_.end()) continue;
+    it->second.x = Add(it->second.x, t.moved_deltas(2 * i));
+    it->second.y = Add(it->second.y, t.moved_deltas(2 * i + 1));
+    Changed(it->second);
+  }
+}
+
+void EntityStore::ApplyTurns(const pb::TickUpdate& t) {
+  const int count =
+      std::min({t.turned_ids_size(), t.turned_deltas_size() / 2, t.turned_facings_size()});
+  uint32_t id = 0;
+  for (int i = 0; i < count; ++i) {
+    id += t.turned_ids(i);
+    const auto it = entities_.find(id);
+    if (it == entities_.end()) continue;
+    it->second.x = Add(it->second.x, t.turned_deltas(2 * i));
+    it->second.y = Add(it->second.y, t.turned_deltas(2 * i + 1));
+    it->second.facing = t.turned_facings(i);
+    Changed(it->second);
+  }
+}
+
+void EntityStore::ApplySelf(const pb::EntityUpdate& u) {
+  if (!self_) return;  // a tick before the Welcome: nothing to update
+  if (u.has_x()) self_->x = u.x();
+  if (u.has_y()) self_->y = u.y();
+  if (u.has_facing()) self_->facing = u.facing();
+  if (u.has_hp()) self_->hp = u.hp();
+  if (u.has_alive()) self_->alive = u.alive();
+}
+
+void EntityStore::Remove(uint32_t id) {
+  const auto it = entities_.find(id);
+  if (it == entities_.end()) return;
+  const Entity gone = std::move(it->second);
+  entities_.erase(it);
+  if (listener_ != nullptr) listener_->OnLeave(gone);
+}
+
+void EntityStore::ForgetAll() {
+  if (listener_ == nullptr) {
+    entities_.clear();
+    return;
+  }
+  std::vector<Entity> gone;
+  gone.reserve(entities_.size());
+  for (auto& [id, e] : entities_) gone.push_back(std::move(e));
+  entities_.clear();
+  std::sort(gone.begin(), gone.end(), [](const Entity& a, const Entity& b) { return a.id < b.id; });
+  for (const Entity& e : gone) listener_->OnLeave(e);
+}
+
+void EntityStore::Changed(const Entity& entity) const {
+  if (listener_ != nullptr) listener_->OnChange(entity);
+}
+
+}  // namespace zs::client
