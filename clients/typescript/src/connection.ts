@@ -16,7 +16,7 @@
 // in and from a timer; a game loop may call it instead, once a frame. Threads: one; every method
 // runs on the caller's thread.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { ClientMessage, ServerMessage } from "./gen/zone_pb";
+import type { ClientMessage, ServerMessage, ZoneChanged } from "./gen/zone_pb";
 import { ClientMessageSchema, ErrorCode, ServerMessageSchema } from "./gen/zone_pb";
 import { CloseReason, ServerError, ZoneClientError, closeReasonOf, isFinalError, isFinalKick } from "./errors";
 import {
@@ -62,8 +62,8 @@ export interface ConnectionOptions {
   /** Ping period in the world (ms). Default 1000 (the server allows 5 per second). */
   pingIntervalMs?: number;
   reconnect?: ReconnectOptions;
-  /** The URL to dial for a hand-off to `address` ("host:port"), from the current URL. */
-  handoffUrl?: (address: string, currentUrl: string) => string;
+  /** Over WebSocket, the URL to dial for a hand-off, from ZoneChanged.websocket_url (default: as it is). */
+  handoffUrl?: (websocketUrl: string, currentUrl: string) => string;
   /** Random numbers in [0, 1) for the backoff's jitter. */
   random?: () => number;
 }
@@ -88,10 +88,32 @@ type Queued =
   | { gen: number; kind: "token"; token: string; at: number }
   | { gen: number; kind: "token_failed"; error: Error; at: number };
 
-/** A ws:// URL for the WebSocket door at `address`, with the current URL's scheme (ws or wss). */
-export function defaultHandoffUrl(address: string, currentUrl: string): string {
-  const scheme = schemeOf(currentUrl) || "ws";
-  return `${scheme}://${address}/`;
+/** The default hand-off URL over WebSocket: ZoneChanged.websocket_url as it is. */
+export function defaultHandoffUrl(websocketUrl: string, _currentUrl: string): string {
+  return websocketUrl;
+}
+
+/**
+ * ZoneChanged.websocket_url (protocol 10: the next node's WebSocket door, a URL to open as it
+ * is). Read from the generated field once src/gen has it, else from the unknown field 13 the
+ * decoder kept (a server of protocol 10 sends it to every version), else "".
+ */
+export function websocketUrlOf(z: ZoneChanged): string {
+  const known = (z as { websocketUrl?: unknown }).websocketUrl;
+  if (typeof known === "string") return known;
+  for (const f of z.$unknown ?? []) {
+    if (f.no !== 13 || f.wireType !== 2) continue;
+    let len = 0;
+    let shift = 0;
+    let i = 0;
+    for (; i < f.data.length; i++) {
+      len += (f.data[i] & 0x7f) * 2 ** shift;
+      shift += 7;
+      if ((f.data[i] & 0x80) === 0) break;
+    }
+    return new TextDecoder().decode(f.data.subarray(i + 1, i + 1 + len));
+  }
+  return "";
 }
 
 export class Connection {
@@ -101,6 +123,8 @@ export class Connection {
   /** Reconnects that reached the world again; hand-offs followed. */
   reconnects = 0;
   handoffs = 0;
+  /** Why the last attempt failed (while reconnecting). */
+  lastFailure: ZoneClientError | undefined;
   /** Why the client closed, once closed. */
   closeReason: CloseReason | undefined;
   closeError: ZoneClientError | undefined;
@@ -361,15 +385,14 @@ export class Connection {
         const z = m.kind.value;
         if (z.serverAddress === "" || z.ticket === "") break; // a zone of this server
         const scheme = schemeOf(this.dialUrl);
-        let address = z.serverAddress;
+        let url = `tcp://${z.serverAddress}`;
         if (scheme === "ws" || scheme === "wss") {
-          const wsAddress = (z as { websocketAddress?: string }).websocketAddress ?? "";
-          if (wsAddress === "") {
-            return this.failed(now, CloseReason.HandoffFailed, new ZoneClientError("no_websocket_address", `hand-off to ${z.zoneName} at ${z.serverAddress}: the server gave no WebSocket address for it (protocol ${this.protocolVersion}); use a tcp:// URL or a server of protocol 10`), true);
+          const wsUrl = websocketUrlOf(z);
+          if (wsUrl === "") {
+            return this.failed(now, CloseReason.HandoffFailed, new ZoneClientError("no_websocket_address", `hand-off to ${z.zoneName} at ${z.serverAddress}: the server gave no WebSocket URL for it (ZoneChanged.websocket_url, protocol 10); that node has no WebSocket door, or the server is older`), true);
           }
-          address = wsAddress;
+          url = this.opts.handoffUrl(wsUrl, this.dialUrl);
         }
-        const url = scheme === "tcp" ? `tcp://${address}` : this.opts.handoffUrl(address, this.dialUrl);
         this.dial(now, url, z.ticket, "handing_off");
         break;
       }
@@ -425,7 +448,8 @@ export class Connection {
     if (this.attempts > this.rc.maxAttempts) return this.finish(CloseReason.GaveUp, error);
     const backoff = Math.min(this.rc.maxDelayMs, this.rc.initialDelayMs * 2 ** Math.min(this.attempts - 1, 30));
     this.nextAttemptAt = immediate ? now : now + backoff * (0.5 + 0.5 * this.opts.random());
-    this.state === "reconnecting" ? this.handler.stateChange("reconnecting", "reconnecting", reason, error) : this.setState("reconnecting", reason, error);
+    this.lastFailure = error;
+    this.setState("reconnecting", reason, error);
   }
 
   private finish(reason: CloseReason, error: ZoneClientError | undefined): void {

@@ -62,14 +62,11 @@ export class MotionTrack {
       return;
     }
     if (tick < lastTick || Math.hypot(x - r[h + 1], y - r[h + 2]) > MotionTrack.snapCm) {
-      // Time went back (a new zone's count, a restarted server) or a teleport: start afresh,
-      // with the old position held until the tick before so the jump happens at its tick.
+      // Time went back (a new zone's count, a restarted server): start afresh. A teleport: the
+      // old position is held until just before the new one's tick, so the jump happens there.
       if (tick > lastTick) {
-        const px = r[h + 1];
-        const py = r[h + 2];
-        const pf = r[h + 3];
-        this.count = 0;
-        this.write(tick - 1, px, py, pf);
+        // Held until just before its tick, then the jump.
+        if (tick - 1e-3 > lastTick) this.write(tick - 1e-3, r[h + 1], r[h + 2], r[h + 3]);
         this.write(tick, x, y, facing);
         return;
       }
