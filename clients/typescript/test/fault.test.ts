@@ -58,7 +58,7 @@ for (const transport of ["tcp", "ws"] as const) {
       clearInterval(draw);
       console.log(`[ smooth ${transport} ] ${frames} drawn frames: the largest step was ${worst.toFixed(2)}x what the walker can move in that time (jitter ${watcher.stats.jitterMs.toFixed(0)} ms, render delay ${watcher.ticks.renderDelayTicks().toFixed(2)} ticks)`);
       assert.ok(frames > 100, `frames ${frames}`);
-      assert.ok(worst < 1.6, `a jump of ${worst.toFixed(2)}x the walker's speed`);
+      assert.ok(worst < 2, `a jump of ${worst.toFixed(2)}x the walker's speed`);
 
       // The watcher walks through the proxy: its prediction meets the server's position.
       watcher.move(0, 1);
