@@ -1,4 +1,4 @@
-// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 9).
+// Bot: one simulated player over real TCP, speaking only the public protocol (proto/, version 10).
 //
 // A ZoneChanged with a server_address (a zone hosted by another server; "host:port", the host an
 // address or a name) is followed: the bot closes, connects there and sends Hello{ticket}; the

@@ -1,5 +1,5 @@
 // WorldModel: one bot's picture of its zone, built from what the server sends, and the checks of
-// the protocol's promises (proto/zone.proto, version 9) made on the way.
+// the protocol's promises (proto/zone.proto, version 10) made on the way.
 //
 // A verifying bot hands it every TickUpdate fully parsed (ApplyTick). It tracks each entity it
 // was told about, from `entered`, through `updated` (absolute positions), `moved` (delta-coded

@@ -84,6 +84,42 @@ CONTAINER_TOOLS=(
 )
 [[ "${ZS_NO_CONTAINER_TOOLS:-0}" == 1 ]] || PACKAGES+=("${CONTAINER_TOOLS[@]}")
 
+# npm packages (issue 39: the TypeScript SDK and the browser game), each folder's exact versions
+# from its package-lock.json (`npm ci`), with the machine's Node.js (20 or newer: Debian 12's own
+# nodejs is 18). Left out where ZS_NO_TEST_TOOLS=1 (the Dockerfile's build stage: the image
+# serves no page and runs no SDK test).
+NPM_FOLDERS=()
+if [[ "${ZS_NO_TEST_TOOLS:-0}" != 1 ]]; then
+  for folder in clients/typescript web/play; do
+    [[ -f "$(dirname "$0")/../$folder/package-lock.json" ]] && NPM_FOLDERS+=("$(dirname "$0")/../$folder")
+  done
+fi
+
+# The npm folders whose node_modules is missing or older than their lock file.
+missing_npm() {
+  local folder
+  for folder in "${NPM_FOLDERS[@]}"; do
+    if [[ ! -f "$folder/node_modules/.package-lock.json" ||
+          "$folder/package-lock.json" -nt "$folder/node_modules/.package-lock.json" ]]; then
+      echo "$folder"
+    fi
+  done
+}
+
+install_npm() {
+  local folder
+  if ((${#NPM_FOLDERS[@]} == 0)); then return 0; fi
+  if ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null; then
+    echo "install-deps.sh: Node.js 20 or newer with npm is needed for ${NPM_FOLDERS[*]}" \
+         "(found: $(node --version 2>/dev/null || echo none); Debian 12's nodejs is 18)" >&2
+    exit 1
+  fi
+  for folder in $(missing_npm); do
+    echo "install-deps.sh: npm ci in $folder"
+    npm ci --prefix "$folder" --no-audit --no-fund
+  done
+}
+
 missing_packages() {
   local pkg
   for pkg in "${PACKAGES[@]}"; do
@@ -97,6 +133,11 @@ if [[ "${1:-}" == "--check" ]]; then
   missing="$(missing_packages)"
   if [[ -n "$missing" ]]; then
     echo "missing packages:" $missing >&2
+    exit 1
+  fi
+  missing="$(missing_npm)"
+  if [[ -n "$missing" ]]; then
+    echo "npm packages not installed in:" $missing >&2
     exit 1
   fi
   exit 0
@@ -119,3 +160,4 @@ $SUDO apt-get update -q
 # (apt-get install --reinstall mends it).
 $SUDO apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
   "${PACKAGES[@]}"
+install_npm

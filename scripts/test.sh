@@ -50,6 +50,20 @@ case "$mode" in
     ;;
 esac
 
+# The npm packages' tests (the TypeScript SDK, the browser game), against the zone_server just
+# built ($1), one package at a time after ctest: they start real servers, a real Chromium, and
+# time what they draw. In the plain tree only (they test the clients, not the server's build).
+run_npm_tests() {
+  local folder t0
+  for folder in clients/typescript web/play; do
+    [[ -f "$folder/package-lock.json" ]] || continue
+    t0=$SECONDS
+    echo "== test.sh: npm test in $folder"
+    ZS_SERVER_BIN="$1" npm test --prefix "$folder"
+    echo "== test.sh: npm test in $folder passed ($((SECONDS - t0)) s)"
+  done
+}
+
 t0=$SECONDS
 ensure_deps
 echo "== test.sh: dependencies ready ($((SECONDS - t0)) s)"
@@ -67,6 +81,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [[ "$mode" != --tsan ]]; then
   ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "${ctest_args[@]}"
+  [[ -z "$mode" ]] && run_npm_tests "$PWD/$build_dir/server/app/zone_server"
   exit 0
 fi
 

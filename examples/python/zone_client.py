@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference client for the zone server, in plain Python with the protobuf library.
 
-Speaks protocol 9 exactly as proto/zone.proto documents it: logs in, prints what it sees
+Speaks protocol 10 exactly as proto/zone.proto documents it: logs in, prints what it sees
 (entities entering with their names, leaving, hits, chat, the results of its own inputs, clock
 sync from Pong), walks in a circle (or straight on, --heading), swings at the nearest monster,
 says something and whispers. When its zone is hosted by another server (a portal, or a login
@@ -31,7 +31,7 @@ from google.protobuf.internal.encoder import _VarintBytes
 import mint_token  # beside this file: the login service example
 import zone_pb2 as pb
 
-PROTOCOL_VERSION = 9
+PROTOCOL_VERSION = 10
 CM = 100.0  # positions are centimetres on the wire
 TURN = 65536  # angles are 1/65536 of a turn
 MAX_HANDOFFS_PER_LOGIN = 4  # a login routed on and on is a server bug: give up
@@ -240,7 +240,8 @@ def events_of(message):
                  for r in t.results])
     if kind == "zone_changed":
         z = message.zone_changed
-        return [dict(type="zone_changed", zone_id=z.zone_id, server_address=z.server_address)]
+        return [dict(type="zone_changed", zone_id=z.zone_id, server_address=z.server_address,
+                     websocket_url=z.websocket_url)]
     if kind == "kick":
         return [dict(type="kick", reason=message.kick.reason)]
     if kind == "error":

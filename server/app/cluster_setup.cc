@@ -159,22 +159,31 @@ void ExitOnLostZone(uint32_t zone, const std::string& now_node) {
 
 }  // namespace
 
-std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& config,
-                                                  std::vector<cluster::ZoneClaim> zones,
-                                                  uint16_t port, host::TicketBook* tickets,
-                                                  storage::StorageWorker* storage,
-                                                  agones::AgonesSdk* agones,
-                                                  const zone::WorldConfig& world) {
+std::string PublicWebSocketUrl(const config::ServerConfig& config,
+                               const std::string& public_address, std::optional<uint16_t> ws_port) {
+  if (!config.cluster.public_websocket_url.empty()) return config.cluster.public_websocket_url;
+  if (!ws_port || config.cluster.public_address == config::kPublicAddressFromAgones) return {};
+  const size_t colon = public_address.rfind(':');  // after an IPv6 host's ']'
+  return "ws://" + public_address.substr(0, colon) + ":" + std::to_string(*ws_port) + "/";
+}
+
+std::unique_ptr<cluster::ClusterNode> JoinCluster(
+    const config::ServerConfig& config, std::vector<cluster::ZoneClaim> zones,
+    const BoundPorts& ports, host::TicketBook* tickets, storage::StorageWorker* storage,
+    agones::AgonesSdk* agones, const zone::WorldConfig& world) {
   if (!config.cluster.enabled) return nullptr;
   const config::ClusterConfig& c = config.cluster;
+  const std::string address = PublicAddress(config, ports.game, agones);
   return std::make_unique<cluster::ClusterNode>(
-      cluster::NodeOptions{.nats_url = c.nats_url,
-                           .node = c.node,
-                           .public_address = PublicAddress(config, port, agones),
-                           .directory_ttl_seconds = c.directory_ttl_seconds,
-                           .handoff_timeout_ms = c.handoff_timeout_ms,
-                           .on_lost = ExitOnLostZone,
-                           .world = &world},
+      cluster::NodeOptions{
+          .nats_url = c.nats_url,
+          .node = c.node,
+          .public_address = address,
+          .public_websocket_url = PublicWebSocketUrl(config, address, ports.websocket),
+          .directory_ttl_seconds = c.directory_ttl_seconds,
+          .handoff_timeout_ms = c.handoff_timeout_ms,
+          .on_lost = ExitOnLostZone,
+          .world = &world},
       std::move(zones), tickets, storage);
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "agones/agones_sdk.h"
@@ -46,13 +47,21 @@ std::vector<cluster::ZoneClaim> AwaitStandbyZones(const config::ServerConfig& co
 // (AgonesSdk::PublicAddress) when Agones does not tell.
 std::string PublicAddress(const config::ServerConfig& config, uint16_t port,
                           agones::AgonesSdk* agones);
-// Joins the cluster (null without a `cluster:` block), announcing PublicAddress(config, port,
-// agones). Throws what PublicAddress and ClusterNode throw.
-std::unique_ptr<cluster::ClusterNode> JoinCluster(const config::ServerConfig& config,
-                                                  std::vector<cluster::ZoneClaim> zones,
-                                                  uint16_t port, host::TicketBook* tickets,
-                                                  storage::StorageWorker* storage,
-                                                  agones::AgonesSdk* agones,
-                                                  const zone::WorldConfig& world);
+// The WebSocket door's URL handed to clients arriving over WebSocket (protocol 10):
+// cluster.public_websocket_url as configured, else ws://<host of `public_address`>:<ws_port>/
+// when the door is open (`ws_port` set) and the address is not Agones's, else empty (none).
+std::string PublicWebSocketUrl(const config::ServerConfig& config,
+                               const std::string& public_address, std::optional<uint16_t> ws_port);
+// The ports this server listens on, once it does.
+struct BoundPorts {
+  uint16_t game = 0;
+  std::optional<uint16_t> websocket;  // its door is open
+};
+// Joins the cluster (null without a `cluster:` block), announcing PublicAddress(config,
+// ports.game, agones) and PublicWebSocketUrl. Throws what PublicAddress and ClusterNode throw.
+std::unique_ptr<cluster::ClusterNode> JoinCluster(
+    const config::ServerConfig& config, std::vector<cluster::ZoneClaim> zones,
+    const BoundPorts& ports, host::TicketBook* tickets, storage::StorageWorker* storage,
+    agones::AgonesSdk* agones, const zone::WorldConfig& world);
 
 }  // namespace zs::app

@@ -497,8 +497,11 @@ int main(int argc, char** argv) {
   std::unique_ptr<zs::cluster::ClusterNode> node;
   zs::host::ZoneRunner::Ports ports;  // the cluster's, attached once listening
   try {  // after listening: a public address with port 0 means the port just bound
-    node = zs::app::JoinCluster(config, hosted, server.port(), &tickets, &storage, agones.get(),
-                                world_config);
+    const zs::app::BoundPorts bound{
+        .game = server.port(),
+        .websocket = config.websocket.enabled ? std::optional(server.ws_port()) : std::nullopt};
+    node =
+        zs::app::JoinCluster(config, hosted, bound, &tickets, &storage, agones.get(), world_config);
     if (node) {  // the cells of split zones: their neighbours' ghosts, and ours to them
       const zs::cluster::ClusterNode::BorderPorts border = node->JoinBorder(
           world_config, metrics.cells(),

@@ -23,6 +23,7 @@ host::HandoffAnswer Unreachable(std::string why) {
   return {.outcome = host::HandoffAnswer::Outcome::kUnreachable,
           .ticket = {},
           .address = {},
+          .websocket_url = {},
           .reason = std::move(why)};
 }
 
@@ -141,11 +142,13 @@ host::HandoffAnswer ClusterNode::Handle(const host::HandoffOffer& offer) {
     return {.outcome = host::HandoffAnswer::Outcome::kRefused,
             .ticket = {},
             .address = {},
+            .websocket_url = {},
             .reason = std::string(HandoffOutcomeName(r.reply.outcome)) + ": " + r.reply.reason};
   }
   return {.outcome = host::HandoffAnswer::Outcome::kAccepted,
           .ticket = r.reply.ticket,
           .address = r.reply.address,
+          .websocket_url = r.reply.websocket_url,
           .reason = {}};
 }
 
@@ -167,6 +170,7 @@ HandoffReply ClusterNode::Decide(const HandoffRequest& request) {
     return {.outcome = HandoffOutcome::kNotHosted,
             .ticket = {},
             .address = {},
+            .websocket_url = {},
             .reason = "zone " + std::to_string(request.target_zone) + " is not hosted by node '" +
                       options_.node + "'"};
   }
@@ -178,12 +182,14 @@ HandoffReply ClusterNode::Decide(const HandoffRequest& request) {
     return {.outcome = HandoffOutcome::kFull,
             .ticket = {},
             .address = {},
+            .websocket_url = {},
             .reason = "too many arrivals waiting"};
   }
   if (storage_ != nullptr) storage_->Save({std::move(character)});
   return {.outcome = HandoffOutcome::kAccepted,
           .ticket = std::move(ticket),
           .address = options_.public_address,
+          .websocket_url = options_.public_websocket_url,
           .reason = {}};
 }
 

@@ -35,8 +35,9 @@ namespace zs::cluster {
 
 struct NodeOptions {
   std::string nats_url;
-  std::string node;            // unique in the world
-  std::string public_address;  // "host:port" clients of this node connect to
+  std::string node;                  // unique in the world
+  std::string public_address;        // "host:port" clients of this node connect to
+  std::string public_websocket_url;  // its WebSocket door for clients (empty: none)
   int directory_ttl_seconds = 5;
   int handoff_timeout_ms = 500;  // a hand-off not answered by then: the player stays
   size_t handoff_threads = 4;    // requests in flight at once

@@ -17,7 +17,8 @@ namespace zs::cluster {
 namespace {
 
 HandoffReply Refuse(HandoffOutcome outcome, const std::string& reason) {
-  return HandoffReply{.outcome = outcome, .ticket = {}, .address = {}, .reason = reason};
+  return HandoffReply{
+      .outcome = outcome, .ticket = {}, .address = {}, .websocket_url = {}, .reason = reason};
 }
 
 // Parses and validates a request; a reply when it must be refused, else nullopt and *out.
@@ -81,6 +82,7 @@ std::string EncodeHandoffReply(const HandoffReply& reply) {
   msg.set_outcome(static_cast<v1::HandoffOutcome>(reply.outcome));
   msg.set_ticket(reply.ticket);
   msg.set_address(reply.address);
+  msg.set_websocket_url(reply.websocket_url);
   msg.set_reason(reply.reason);
   return msg.SerializeAsString();
 }
@@ -100,6 +102,7 @@ bool DecodeHandoffReply(std::string_view bytes, HandoffReply* out, std::string* 
   *out = HandoffReply{.outcome = static_cast<HandoffOutcome>(outcome),
                       .ticket = msg.ticket(),
                       .address = msg.address(),
+                      .websocket_url = msg.websocket_url(),
                       .reason = msg.reason()};
   return true;
 }

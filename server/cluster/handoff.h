@@ -43,9 +43,10 @@ struct HandoffRequest {
 
 struct HandoffReply {
   HandoffOutcome outcome = HandoffOutcome::kBadRequest;
-  std::string ticket;   // kAccepted
-  std::string address;  // kAccepted: "host:port"
-  std::string reason;   // otherwise, for the logs
+  std::string ticket;         // kAccepted
+  std::string address;        // kAccepted: "host:port"
+  std::string websocket_url;  // kAccepted: the receiver's WebSocket door; empty: it has none
+  std::string reason;         // otherwise, for the logs
 };
 
 // What a hand-off request came to: the transport's status, and the reply when kOk.

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,16 @@
 namespace zs::config {
 
 namespace {
+
+// cluster.public_websocket_url: what a browser's `new WebSocket(url)` takes.
+bool IsWebSocketUrl(std::string_view url) {
+  constexpr size_t kMaxUrl = 256;
+  if (url.size() > kMaxUrl) return false;
+  const size_t host = url.starts_with("ws://") ? 5 : url.starts_with("wss://") ? 6 : 0;
+  if (host == 0 || host == url.size() || url[host] == '/') return false;
+  return std::none_of(url.begin(), url.end(),
+                      [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
+}
 
 // websocket: on or off, its port, and the origins allowed besides its own.
 void LoadWebSocket(const config::YamlNode& ws, WebSocketConfig* c) {
@@ -126,8 +137,9 @@ void LoadStorage(const config::YamlNode& root, const std::string& path, StorageC
 void LoadCluster(const config::YamlNode& root, ClusterConfig* out) {
   if (!root.Has("cluster")) return;
   const config::YamlNode c = root["cluster"];
-  c.AllowOnly({"nats_url", "node", "public_address", "zones", "directory_ttl_seconds",
-               "handoff_timeout_ms", "ticket_seconds", "standby", "standby_poll_seconds"});
+  c.AllowOnly({"nats_url", "node", "public_address", "public_websocket_url", "zones",
+               "directory_ttl_seconds", "handoff_timeout_ms", "ticket_seconds", "standby",
+               "standby_poll_seconds"});
   out->enabled = true;
   out->nats_url = c["nats_url"].String();
   if (c.Has("node")) out->node = c["node"].String();  // or ZS_CLUSTER_NODE: CheckClusterConfig
@@ -137,6 +149,14 @@ void LoadCluster(const config::YamlNode& root, ClusterConfig* out) {
     c["public_address"].Fail(
         "must be host:port (what this node's clients connect to), or agones (the GameServer's "
         "address and port, from the Agones SDK)");
+  }
+  if (c.Has("public_websocket_url")) {
+    out->public_websocket_url = c["public_websocket_url"].String();
+    if (!IsWebSocketUrl(out->public_websocket_url)) {
+      c["public_websocket_url"].Fail(
+          "must be a ws:// or wss:// URL of at most 256 bytes without spaces or control "
+          "characters (what this node's WebSocket clients connect to)");
+    }
   }
   if (c.Has("zones")) {
     for (const config::YamlNode& z : c["zones"].Seq(1)) out->zones.push_back(z.String());

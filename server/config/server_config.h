@@ -69,10 +69,15 @@ inline constexpr std::string_view kPublicAddressFromAgones = "agones";
 // server hosts every zone and needs no NATS.
 struct ClusterConfig {
   bool enabled = false;
-  std::string nats_url;            // e.g. nats://127.0.0.1:4222
-  std::string node;                // unique in the world (ZS_CLUSTER_NODE overrides)
-  std::string public_address;      // "host:port" this node's clients connect to, or
-                                   // kPublicAddressFromAgones
+  std::string nats_url;        // e.g. nats://127.0.0.1:4222
+  std::string node;            // unique in the world (ZS_CLUSTER_NODE overrides)
+  std::string public_address;  // "host:port" this node's clients connect to, or
+                               // kPublicAddressFromAgones
+  // The URL of this node's WebSocket door that clients handed here over WebSocket dial
+  // (ZoneChanged.websocket_url, protocol 10): "ws://..." or "wss://..." (a TLS proxy's). Empty:
+  // ws://<public_address's host>:<the door's port>/ when the door is open (not under Agones,
+  // whose host port for it is not known), else none.
+  std::string public_websocket_url;
   std::vector<std::string> zones;  // zone names this node hosts (--zones overrides)
   int directory_ttl_seconds = 5;
   int handoff_timeout_ms = 500;

@@ -15,6 +15,12 @@ std::string UnavailableText(const zone::ZoneConfig* zone) {
          " cannot be reached just now; you stay here, nothing is lost; try again later";
 }
 
+// The ZoneChanged's side of an accepted hand-off: where the client goes (views of `answer`).
+wire::OtherServer OtherServer(const HandoffAnswer& answer) {
+  return {
+      .address = answer.address, .ticket = answer.ticket, .websocket_url = answer.websocket_url};
+}
+
 }  // namespace
 
 void CharacterKeeper::OfferDepartures() {
@@ -133,7 +139,7 @@ void CharacterKeeper::Depart(std::optional<SessionKey> session, EntityId entity,
   if (const auto s = p->sink.lock()) {
     const zone::ZoneConfig* zone = world_->FindZone(state.zone);
     if (zone != nullptr) {
-      s->DeliverFrame(wire::ZoneChangedFrame(*zone, state.position, answer.address, answer.ticket),
+      s->DeliverFrame(wire::ZoneChangedFrame(*zone, state.position, OtherServer(answer)),
                       FrameKind::kControl);
     }
     s->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneHandoff)),
@@ -197,8 +203,7 @@ void CharacterKeeper::FinishRoute(SessionKey session, const HandoffAnswer& answe
     return;
   }
   // The answer to this Hello is where to go: the server of the character's zone.
-  s->DeliverFrame(wire::ZoneChangedFrame(*zone, {}, answer.address, answer.ticket),
-                  FrameKind::kControl);
+  s->DeliverFrame(wire::ZoneChangedFrame(*zone, {}, OtherServer(answer)), FrameKind::kControl);
   s->CloseWith(wire::KickFrame(CloseReasonName(CloseReason::kZoneHandoff)),
                CloseReason::kZoneHandoff);
 }

@@ -23,8 +23,9 @@ struct HandoffAnswer {
   };
   Outcome outcome = Outcome::kUnreachable;
   std::string ticket;
-  std::string address;  // "host:port" the client connects to
-  std::string reason;   // for the log (and the player's notice), never a secret
+  std::string address;        // "host:port" the client connects to
+  std::string websocket_url;  // the same server's WebSocket door (ws:// or wss://); empty: none
+  std::string reason;         // for the log (and the player's notice), never a secret
 };
 
 class HandoffPort {

@@ -25,7 +25,7 @@ namespace zs::net {
 // The newest protocol version the server speaks among the `zone.v<N>` tokens of a
 // Sec-WebSocket-Protocol header (comma-separated, spaces allowed), or nullopt.
 [[nodiscard]] std::optional<uint32_t> ChooseSubprotocol(std::string_view offered);
-// The versions a client may offer, for a refusal's text ("zone.v7 .. zone.v9").
+// The versions a client may offer, for a refusal's text ("zone.v3 .. zone.v10").
 [[nodiscard]] std::string SubprotocolRange();
 
 // Whether a page of `origin` (the Origin header; empty: none sent) may open the door that

@@ -122,8 +122,7 @@ std::string WelcomeFrame(const WelcomeInfo& info) {
   return Frame(m);
 }
 
-std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival,
-                             std::string_view server_address, std::string_view ticket) {
+std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival, const OtherServer& there) {
   pb::ServerMessage m;
   pb::ZoneChanged* z = m.mutable_zone_changed();
   z->set_zone_id(zone.id);
@@ -136,8 +135,9 @@ std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival,
   z->set_view_radius(static_cast<uint32_t>(ToCentimetres(zone.view_radius)));
   z->set_x(ToCentimetres(arrival.x));
   z->set_y(ToCentimetres(arrival.y));
-  z->set_server_address(std::string(server_address));
-  z->set_ticket(std::string(ticket));
+  z->set_server_address(std::string(there.address));
+  z->set_ticket(std::string(there.ticket));
+  z->set_websocket_url(std::string(there.websocket_url));
   return Frame(m);
 }
 

@@ -51,9 +51,14 @@ struct WelcomeInfo {
   uint64_t server_time_ms = 0;  // wall clock, ms since the Unix epoch
 };
 std::string WelcomeFrame(const WelcomeInfo& info);
-// `server_address` and `ticket` (v5): the zone is hosted by that server; empty: by this one.
+// Where a client goes when the zone is hosted by another server (v5; empty: by this one).
+struct OtherServer {
+  std::string_view address;        // "host:port" of its game port
+  std::string_view ticket;         // the one-time hand-off ticket
+  std::string_view websocket_url;  // v10: its WebSocket door; empty: it has none
+};
 std::string ZoneChangedFrame(const zone::ZoneConfig& zone, Vec2 arrival,
-                             std::string_view server_address = {}, std::string_view ticket = {});
+                             const OtherServer& there = {});
 std::string NoticeFrame(NoticeCode code, std::string_view text);
 std::string PongFrame(uint64_t client_time, uint64_t server_tick, uint64_t server_time_ms);
 std::string ErrorFrame(ErrorCode code, std::string_view message);

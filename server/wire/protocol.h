@@ -16,7 +16,7 @@
 namespace zs::wire {
 
 // The version this server speaks (zone.proto's history), and the oldest it still accepts.
-inline constexpr uint32_t kProtocolVersion = 9;
+inline constexpr uint32_t kProtocolVersion = 10;
 inline constexpr uint32_t kMinProtocolVersion = 3;
 // The first version sent TickUpdate.turned_* (older clients get those entities in `updated`).
 inline constexpr uint32_t kTurnedVersion = 9;

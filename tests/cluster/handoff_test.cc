@@ -55,6 +55,7 @@ TEST_F(HandoffTest, AcceptedCarriesTheCharacterAndTheTicket) {
                   return HandoffReply{.outcome = HandoffOutcome::kAccepted,
                                       .ticket = "t-123",
                                       .address = "10.0.0.5:7777",
+                                      .websocket_url = "wss://game.example.com/zone-5",
                                       .reason = {}};
                 }));
   const HandoffResult result = RequestHandoff(source_, Request(), zone::kWholeZone, kTimeout);

@@ -290,6 +290,25 @@ TEST(ServerConfig, PublicAddressFromAgonesAndTheNodeFromTheEnvironment) {
   EXPECT_FALSE(plain.cluster.enabled);
 }
 
+// cluster.public_websocket_url (protocol 10: ZoneChanged.websocket_url): a ws:// or wss:// URL
+// a browser can open, or absent (derived from public_address and the door's port).
+TEST(ServerConfig, PublicWebSocketUrlIsAWebSocketUrlOrAbsent) {
+  const std::string cluster = "cluster: {nats_url: \"nats://n:4222\", public_address: \"h:1\"";
+  EXPECT_EQ(LoadServerConfig(ConfigFile(cluster + "}\n").path()).cluster.public_websocket_url, "");
+  for (const std::string& good :
+       {std::string("wss://game.example.com/zone-a"), std::string("ws://10.0.0.5:7778/")}) {
+    const ConfigFile f(cluster + ", public_websocket_url: \"" + good + "\"}\n");
+    EXPECT_EQ(LoadServerConfig(f.path()).cluster.public_websocket_url, good);
+  }
+  for (const std::string& bad :
+       {std::string("http://game.example.com/"), std::string("ws://"), std::string("wss:///path"),
+        std::string("ws://a b/"), std::string("game.example.com:7778"),
+        "ws://" + std::string(300, 'w')}) {
+    const ConfigFile f(cluster + ", public_websocket_url: \"" + bad + "\"}\n");
+    EXPECT_THROW((void)LoadServerConfig(f.path()), config::ConfigError) << bad;
+  }
+}
+
 // cluster.standby (--standby): off unless said; its poll interval checked like the rest.
 TEST(ServerConfig, StandbyIsReadAndChecked) {
   const std::string cluster = "cluster: {nats_url: \"nats://n:4222\", public_address: \"h:1\"";

@@ -44,7 +44,8 @@ json EventJson(const client::Event& event) {
         } else if constexpr (std::is_same_v<T, client::ZoneChangedEvent>) {
           return {{"type", "zone_changed"},
                   {"zone_id", e.zone_id},
-                  {"server_address", e.server_address}};
+                  {"server_address", e.server_address},
+                  {"websocket_url", e.websocket_url}};
         } else if constexpr (std::is_same_v<T, client::KickEvent>) {
           return {{"type", "kick"}, {"reason", e.reason}};
         } else if constexpr (std::is_same_v<T, client::ErrorEvent>) {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "integration/game_ws.h"
 #include "integration/harness.h"
 #include "integration/python_client.h"
 #include "support/nats_server.h"
@@ -29,7 +30,8 @@ class Cluster : public test::PostgresSuite {
                             "\", checkpoint_seconds: 1}\n" + "cluster: {nats_url: \"" +
                             nats_.url() + "\", node: " + node +
                             ", public_address: \"127.0.0.1:0\", zones: [" + zone +
-                            "], directory_ttl_seconds: " + std::to_string(ttl) + extra + "}\n";
+                            "], directory_ttl_seconds: " + std::to_string(ttl) + extra + "}\n" +
+                            "websocket: {enabled: true, port: 0}\n";
     return std::make_unique<ServerProcess>(
         "  idle_timeout_seconds: 60\n  max_connections_per_ip: 2000\n", top, ZS_CLUSTER_WORLD, 0,
         extras);
@@ -90,6 +92,33 @@ TEST_F(Cluster, APortalToAZoneOnAnotherServerHandsThePlayerOverWithAOneTimeTicke
     ASSERT_TRUE(last && last->has_error()) << "replayed or forged";
     EXPECT_EQ(last->error().code(), pb::ERROR_CODE_BAD_TICKET);
   }
+}
+
+// Protocol 10: a client on the WebSocket door (a browser cannot open server_address's TCP port)
+// is told the next node's door, and follows the hand-off over WebSocket.
+TEST_F(Cluster, AWebSocketClientFollowsAHandOffToTheNextNodesWebSocketDoor) {
+  auto plaza = Node("plaza-a", "plaza");
+  auto yard = Node("yard-a", "yard");
+  GameWs c(plaza->ws_port());
+  ASSERT_TRUE(c.ok() && c.Hello("Surfer")) << plaza->Log();
+  ASSERT_TRUE(c.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 5));
+  c.Move(1, 0, 1);
+  const auto z = c.ReadUntil([](const pb::ServerMessage& s) { return s.has_zone_changed(); }, 15);
+  ASSERT_TRUE(z) << plaza->Log();
+  const std::string want = "ws://127.0.0.1:" + std::to_string(yard->ws_port()) + "/";
+  EXPECT_EQ(z->zone_changed().websocket_url(), want);
+  EXPECT_EQ(PortOf(z->zone_changed().server_address()), yard->port()) << "TCP clients' door too";
+
+  GameWs there(yard->ws_port());  // the URL's port: the test's client takes a port, not a URL
+  ASSERT_TRUE(there.ok());
+  pb::ClientMessage hello;
+  hello.mutable_hello()->set_protocol_version(wire::kProtocolVersion);
+  hello.mutable_hello()->set_ticket(z->zone_changed().ticket());
+  ASSERT_TRUE(there.Send(hello));
+  const auto w = there.ReadUntil([](const pb::ServerMessage& s) { return s.has_welcome(); }, 5);
+  ASSERT_TRUE(w) << yard->Log();
+  EXPECT_EQ(w->welcome().player_name(), "Surfer");
+  EXPECT_EQ(w->welcome().zone_id(), 2u);
 }
 
 TEST_F(Cluster, ALoginIsRoutedToTheServerOfItsCharactersZone) {

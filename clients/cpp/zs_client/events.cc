@@ -43,7 +43,8 @@ void CollectEvents(const pb::ServerMessage& m, std::vector<Event>* out) {
       out->emplace_back(ZoneChangedEvent{.zone_id = m.zone_changed().zone_id(),
                                          .zone_name = m.zone_changed().zone_name(),
                                          .server_address = m.zone_changed().server_address(),
-                                         .ticket = m.zone_changed().ticket()});
+                                         .ticket = m.zone_changed().ticket(),
+                                         .websocket_url = m.zone_changed().websocket_url()});
       break;
     case pb::ServerMessage::kKick:
       out->emplace_back(KickEvent{.reason = m.kick().reason()});

@@ -50,6 +50,7 @@ struct ZoneChangedEvent {
   std::string zone_name;
   std::string server_address;  // empty: the zone is on this server
   std::string ticket;
+  std::string websocket_url;  // v10: that server's WebSocket door (empty: none)
 };
 
 struct KickEvent {

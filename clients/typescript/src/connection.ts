@@ -93,27 +93,9 @@ export function defaultHandoffUrl(websocketUrl: string, _currentUrl: string): st
   return websocketUrl;
 }
 
-/**
- * ZoneChanged.websocket_url (protocol 10: the next node's WebSocket door, a URL to open as it
- * is). Read from the generated field once src/gen has it, else from the unknown field 13 the
- * decoder kept (a server of protocol 10 sends it to every version), else "".
- */
+/** ZoneChanged.websocket_url (protocol 10): the next node's WebSocket door, a URL to open as it is; "" when it has none. */
 export function websocketUrlOf(z: ZoneChanged): string {
-  const known = (z as { websocketUrl?: unknown }).websocketUrl;
-  if (typeof known === "string") return known;
-  for (const f of z.$unknown ?? []) {
-    if (f.no !== 13 || f.wireType !== 2) continue;
-    let len = 0;
-    let shift = 0;
-    let i = 0;
-    for (; i < f.data.length; i++) {
-      len += (f.data[i] & 0x7f) * 2 ** shift;
-      shift += 7;
-      if ((f.data[i] & 0x80) === 0) break;
-    }
-    return new TextDecoder().decode(f.data.subarray(i + 1, i + 1 + len));
-  }
-  return "";
+  return z.websocketUrl;
 }
 
 export class Connection {

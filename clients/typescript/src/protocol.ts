@@ -6,7 +6,7 @@
 // it against the header of proto/zone.proto, so a protocol bump that forgets it fails `npm test`.
 
 /** The protocol this SDK speaks (proto/zone.proto). Sent in Hello.protocol_version. */
-export const PROTOCOL_VERSION = 9;
+export const PROTOCOL_VERSION = 10;
 
 /**
  * The oldest protocol this SDK can still read correctly (it needs v9's `turned_*` or, from an

@@ -65,7 +65,7 @@ export type ZoneEvent =
   | { type: "hit"; attacker: number; skill: number; targets: HitTargetInfo[]; originX: number; originY: number; facing: number }
   | { type: "chat"; channel: number; from: number; fromName: string; text: string; to: string }
   | { type: "result"; kind: number; seq: number; outcome: number }
-  | { type: "zone_changed"; zoneId: number; zoneName: string; serverAddress: string; x: number; y: number }
+  | { type: "zone_changed"; zoneId: number; zoneName: string; serverAddress: string; websocketUrl: string; x: number; y: number }
   | { type: "kick"; reason: string }
   | { type: "error"; code: number; message: string }
   | { type: "notice"; code: number; text: string };
@@ -166,7 +166,7 @@ export class EntityStore {
     }
     this.crowdTotal = null;
     this.leaveAll(); // another zone: nothing known here comes back as the same entity
-    events.push({ type: "zone_changed", zoneId: z.zoneId, zoneName: z.zoneName, serverAddress: z.serverAddress, x: z.x, y: z.y });
+    events.push({ type: "zone_changed", zoneId: z.zoneId, zoneName: z.zoneName, serverAddress: z.serverAddress, websocketUrl: z.websocketUrl, x: z.x, y: z.y });
   }
 
   /** Forgets every entity (a resync); the listener hears the difference at the end of the frame. */

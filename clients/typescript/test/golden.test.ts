@@ -31,7 +31,7 @@ function goldenEvent(e: ZoneEvent): unknown {
     case "result":
       return { type: "result", kind: e.kind, seq: e.seq, outcome: e.outcome };
     case "zone_changed":
-      return { type: "zone_changed", zone_id: e.zoneId, server_address: e.serverAddress };
+      return { type: "zone_changed", zone_id: e.zoneId, server_address: e.serverAddress, websocket_url: e.websocketUrl };
     case "kick":
       return { type: "kick", reason: e.reason };
     case "error":

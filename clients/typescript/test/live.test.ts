@@ -9,6 +9,7 @@ import { create } from "@bufbuild/protobuf";
 import { ClientMessageSchema, EntityKind, InputKind, Outcome, ZoneClientError, ChatChannel, CloseReason } from "../src/node";
 import type { Entity } from "../src/node";
 import { SKIP_LIVE } from "./support/paths";
+import { PROTOCOL_VERSION } from "../src/protocol";
 import { ZoneServer, mintToken, waitFor } from "./support/server";
 import { client, closeAll, inWorld } from "./support/clients";
 
@@ -31,7 +32,7 @@ for (const transport of ["ws", "tcp"] as const) {
       await inWorld(a);
       assert.deepEqual(states.slice(0, 3), transport === "ws" ? ["connecting", "handshaking", "in_world"] : ["connecting", "handshaking", "in_world"]);
       assert.equal(a.welcome?.playerName, name);
-      assert.equal(a.connection.protocolVersion, 9);
+      assert.equal(a.connection.protocolVersion, PROTOCOL_VERSION);
       assert.ok(a.skillList.length >= 1);
       await waitFor("entities in view", () => a.entities.size > 0);
       await waitFor("a pong", () => !Number.isNaN(a.stats.rtt.last), 5000);

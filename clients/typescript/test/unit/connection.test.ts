@@ -9,6 +9,7 @@ import type { ClientMessage, ServerMessage } from "../../src/gen/zone_pb";
 import { ZoneClient } from "../../src/client";
 import type { TransportFactory, TransportHandlers } from "../../src/transport/types";
 import { CloseReason } from "../../src/errors";
+import { PROTOCOL_VERSION, offeredSubprotocols } from "../../src/protocol";
 
 interface Dial {
   url: string;
@@ -60,7 +61,7 @@ test("login: connecting -> handshaking -> in_world, Hello with the name and the 
   const hello = r.last().sent[0];
   assert.equal(hello.kind.case, "hello");
   assert.equal(hello.kind.case === "hello" && hello.kind.value.playerName, "Tester");
-  assert.equal(hello.kind.case === "hello" && hello.kind.value.protocolVersion, 9);
+  assert.equal(hello.kind.case === "hello" && hello.kind.value.protocolVersion, PROTOCOL_VERSION);
   r.welcome();
   r.tick(1);
   r.advance(1);
@@ -144,29 +145,22 @@ test("a hand-off over TCP: dials server_address with the ticket; the game sees h
   assert.deepEqual(r.states, ["connecting", "handshaking", "in_world", "handing_off", "in_world"]);
 });
 
-test("a hand-off over WebSocket: websocket_url (protocol 10, read even as an unknown field) or a typed error", () => {
+test("a hand-off over WebSocket dials ZoneChanged.websocket_url (protocol 10), and without one is a typed error", () => {
   const r = rig("ws://127.0.0.1:1/");
   r.advance(0);
-  assert.deepEqual(r.last().protocols, ["zone.v9"]);
-  r.last().h.onOpen("zone.v9");
+  assert.deepEqual(r.last().protocols, offeredSubprotocols());
+  r.last().h.onOpen(`zone.v${PROTOCOL_VERSION}`);
   r.advance(1);
   r.welcome();
   r.advance(1);
-  // A protocol-10 server's ZoneChanged: field 13 websocket_url, unknown to a v9 decoder.
-  const zc = toBinary(ServerMessageSchema, create(ServerMessageSchema, { kind: { case: "zoneChanged", value: { zoneId: 2, zoneName: "yard", serverAddress: "127.0.0.1:9999", ticket: "T2" } } }));
-  const url = new TextEncoder().encode("ws://127.0.0.1:9998/");
-  const field = Uint8Array.from([(13 << 3) | 2, url.length, ...url]);
-  // The ZoneChanged is field 3 (length-delimited) of ServerMessage: rewrite its length.
-  const inner = zc.subarray(2);
-  const bytes = Uint8Array.from([zc[0], inner.length + field.length, ...inner, ...field]);
-  r.last().h.onMessage(bytes);
+  r.serve({ case: "zoneChanged", value: { zoneId: 2, zoneName: "yard", serverAddress: "127.0.0.1:9999", ticket: "T2", websocketUrl: "ws://127.0.0.1:9998/" } as never });
   r.advance(1);
   assert.equal(r.c.state, "handing_off");
   assert.equal(r.last().url, "ws://127.0.0.1:9998/");
 
   const r2 = rig("ws://127.0.0.1:1/");
   r2.advance(0);
-  r2.last().h.onOpen("zone.v9");
+  r2.last().h.onOpen(`zone.v${PROTOCOL_VERSION}`);
   r2.advance(1);
   r2.welcome();
   r2.advance(1);
