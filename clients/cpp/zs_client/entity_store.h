@@ -79,6 +79,10 @@ class EntityStore {
   // Applies one message: Welcome, TickUpdate and ZoneChanged change the store; the others
   // (Pong, Error, Kick, Notice) do not.
   void Apply(const zone::v1::ServerMessage& message);
+  // The same for a message already unwrapped (a caller that switches on the kind itself).
+  void ApplyWelcome(const zone::v1::Welcome& welcome);
+  void ApplyTick(const zone::v1::TickUpdate& tick);
+  void ApplyZoneChanged(const zone::v1::ZoneChanged& changed);
   void set_listener(StoreListener* listener) { listener_ = listener; }
 
   [[nodiscard]] const std::optional<ZoneInfo>& zone() const { return zone_; }
@@ -90,9 +94,6 @@ class EntityStore {
   [[nodiscard]] const Entity* Find(uint32_t id) const;
 
  private:
-  void ApplyWelcome(const zone::v1::Welcome& welcome);
-  void ApplyTick(const zone::v1::TickUpdate& tick);
-  void ApplyZoneChanged(const zone::v1::ZoneChanged& changed);
   void ApplyUpdate(const zone::v1::EntityUpdate& update);
   void ApplyMoves(const zone::v1::TickUpdate& tick);
   void ApplyTurns(const zone::v1::TickUpdate& tick);
