@@ -1,8 +1,10 @@
 // npm run build: bundles src/main.ts (and the SDK from ../../clients/typescript/src, from source)
 // into dist/play.js with esbuild, copies static/ (index.html, style.css) beside it, and prints
-// the sizes. The SDK's one dependency, @bufbuild/protobuf, resolves from this package's
-// node_modules (`nodePaths`): the SDK's own node_modules need not be installed. Fails if a
-// Node-only module (net, ws, the SDK's TCP or ws transports) got into the browser bundle.
+// the sizes. The SDK's one runtime dependency, @bufbuild/protobuf, is this package's dependency
+// too (the same exact version) and always resolves from this package's node_modules (the
+// plugin below; tsconfig.json's `paths` do the same for tsc): the SDK's own node_modules need
+// not be installed, and a copy there is never bundled. Fails if a Node-only module (net, ws,
+// the SDK's TCP or ws transports) got into the browser bundle.
 //
 //   node build.mjs            minified, with a source map (dist/play.js.map)
 //   node build.mjs --dev      not minified
@@ -16,6 +18,18 @@ const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "dist");
 const dev = process.argv.includes("--dev");
 
+/** Resolves @bufbuild/protobuf (and its subpaths) as if imported from this package. */
+const sdkDepsFromHere = {
+  name: "sdk-deps-from-here",
+  setup(b) {
+    b.onResolve({ filter: /^@bufbuild\/protobuf(\/|$)/ }, async (args) => {
+      if (args.pluginData === "from-here") return undefined;
+      const r = await b.resolve(args.path, { kind: args.kind, resolveDir: here, pluginData: "from-here" });
+      return r.errors.length > 0 ? { errors: r.errors } : { path: r.path, sideEffects: r.sideEffects };
+    });
+  },
+};
+
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 const r = await build({
@@ -27,12 +41,17 @@ const r = await build({
   target: ["es2022", "chrome100", "firefox100", "safari15"],
   minify: !dev,
   sourcemap: "linked",
-  nodePaths: [join(here, "node_modules")],
+  plugins: [sdkDepsFromHere],
   metafile: true,
   legalComments: "none",
   logLevel: "warning",
 });
 const inputs = Object.keys(r.metafile.inputs);
+const foreign = inputs.filter((i) => i.includes("node_modules") && !resolve(i).startsWith(join(here, "node_modules")));
+if (foreign.length > 0) {
+  console.error(`build: modules from outside this package's node_modules: ${foreign.join(", ")}`);
+  process.exit(1);
+}
 const bad = inputs.filter((i) => /(^|\/)(ws|net)(\/|$)|node:|transport\/(tcp|websocket)\.ts/.test(i));
 if (bad.length > 0) {
   console.error(`build: Node-only modules in the browser bundle: ${bad.join(", ")}`);

@@ -7,8 +7,10 @@
 // and /usr/bin/chromium through playwright-core. Two pages log in as A and B, see each other,
 // A walks next to B by clicking (click-to-move) and swings at B (key 1, aimed with the mouse):
 // both pages register the hit and B's hp drops. They chat (say, whisper). B walks east with a
-// held key through the portal into the yard: still in_world, never reconnecting. Screenshots go
-// to test-artifacts/ (play.png: A's view right after the hit; play-yard.png: B in the yard).
+// held key through the portal into the yard: still in_world, never reconnecting. Then the server
+// is SIGKILLed (both pages show the reconnecting banner) and started again on the same ports
+// (both back in the world). Screenshots go to test-artifacts/ (play.png: A's view right after
+// the hit; play-yard.png: B in the yard; play-reconnecting.png: the banner).
 //
 // A missing Chromium or server binary fails the test (ZS_CHROMIUM, ZS_SERVER_BIN override the
 // paths). Waits are on conditions with generous deadlines, never fixed sleeps.
@@ -103,11 +105,21 @@ async function startServer(pageOrigin) {
     "  max_connections_per_ip: 100",
     "",
   ].join("\n"));
+  return launchServer([]);
+}
+
+let serverChild;
+let serverPorts;
+
+/** Starts zone_server on the config in serverDir (extra args: the same ports again after a kill). */
+async function launchServer(extraArgs) {
   const log = openSync(serverLogPath, "a");
   const portFile = join(serverDir, "ports");
-  const child = spawn(SERVER_BIN, ["--config", join(serverDir, "server.yaml"), "--port-file", portFile], { stdio: ["ignore", log, log] });
+  rmSync(portFile, { force: true });
+  const child = spawn(SERVER_BIN, ["--config", join(serverDir, "server.yaml"), "--port-file", portFile, ...extraArgs], { stdio: ["ignore", log, log] });
   closeSync(log);
   children.push(child);
+  serverChild = child;
   let exited = false;
   child.on("exit", () => (exited = true));
   const ports = await until("the server's port file", () => {
@@ -116,7 +128,8 @@ async function startServer(pageOrigin) {
     const nums = readFileSync(portFile, "utf8").trim().split(/\s+/).map(Number);
     return nums.length >= 3 && nums.every((n) => n > 0) ? nums : null;
   }, 20000);
-  return { game: ports[0], admin: ports[1], ws: ports[2] };
+  serverPorts = { game: ports[0], admin: ports[1], ws: ports[2] };
+  return serverPorts;
 }
 
 function serverLog() {
@@ -174,7 +187,8 @@ async function openPage(name) {
   const errors = [];
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.stack ?? e.message}`));
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+    // The browser logs each refused dial while the server is down: expected, not the page's error.
+    if (m.type() === "error" && !/^WebSocket connection to .* failed/.test(m.text())) errors.push(`console: ${m.text()}`);
   });
   pages[name] = { page, errors };
   await page.goto(`${origin}/?server=${encodeURIComponent(wsUrl)}`);
@@ -307,13 +321,30 @@ test("B walks east through the portal into the yard, no reconnect", async () => 
   step("a whisper from the plaza reached the yard; one to nobody was refused");
 });
 
+test("the server dies: a reconnecting banner; it comes back on the same ports: back in the world", async () => {
+  const { game, admin, ws } = serverPorts;
+  const exited = new Promise((r) => serverChild.once("exit", r));
+  serverChild.kill("SIGKILL");
+  await exited;
+  step("server killed");
+  for (const n of ["A", "B"]) await waitPlay(n, "the reconnecting banner", (p) => p.state === "reconnecting" && /^Reconnecting/.test(p.banner ?? ""), 10000);
+  await pages.A.page.screenshot({ path: join(ARTIFACTS, "play-reconnecting.png") });
+  await launchServer(["--port", String(game), "--ws-port", String(ws), "--admin-port", String(admin)]);
+  step("server restarted on the same ports");
+  for (const n of ["A", "B"]) {
+    const p = await waitPlay(n, "back in the world, no banner", (s) => s.state === "in_world" && s.banner === null && s.self !== null, 20000);
+    assert.ok(p.states.some((x) => x.to === "reconnecting"), "it went through reconnecting");
+  }
+  step("both pages back in the world");
+});
+
 test("no uncaught errors on either page", async () => {
   for (const n of ["A", "B"]) {
     const p = await play(n);
     assert.deepEqual([...pages[n].errors, ...p.pageErrors], [], `${n}'s page errors`);
     assert.ok(p.frames > 30, `${n} drew ${p.frames} frames`);
   }
-  console.log(`screenshots: ${join(ARTIFACTS, "play.png")} ${join(ARTIFACTS, "play-yard.png")}`);
+  console.log(`screenshots: ${["play.png", "play-yard.png", "play-reconnecting.png"].map((f) => join(ARTIFACTS, f)).join(" ")}`);
 });
 
 mkdirSync(ARTIFACTS, { recursive: true });
