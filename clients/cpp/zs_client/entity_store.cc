@@ -1,6 +1,7 @@
 #include "zs_client/entity_store.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "zone.pb.h"
@@ -8,6 +9,8 @@
 namespace zs::client {
 namespace pb = zone::v1;
 namespace {
+
+constexpr uint64_t kMaxId = UINT32_MAX;
 
 // A delta added to a coordinate: the wire's sint32 sums wrap rather than overflow (C++20
 // conversions are modular), so a hostile stream cannot cause undefined behaviour.
@@ -113,10 +116,11 @@ void EntityStore::ApplyUpdate(const pb::EntityUpdate& u) {
 
 void EntityStore::ApplyMoves(const pb::TickUpdate& t) {
   const int count = std::min(t.moved_ids_size(), t.moved_deltas_size() / 2);
-  uint32_t id = 0;
+  uint64_t id = 0;  // wider than an id: a running sum past 2^32 - 1 names no entity
   for (int i = 0; i < count; ++i) {
     id += t.moved_ids(i);  // running sum of the gaps
-    const auto it = entities_.find(id);
+    if (id > kMaxId) break;
+    const auto it = entities_.find(static_cast<uint32_t>(id));
     if (it == entities_.end()) continue;
     it->second.x = Add(it->second.x, t.moved_deltas(2 * i));
     it->second.y = Add(it->second.y, t.moved_deltas(2 * i + 1));
@@ -127,10 +131,11 @@ void EntityStore::ApplyMoves(const pb::TickUpdate& t) {
 void EntityStore::ApplyTurns(const pb::TickUpdate& t) {
   const int count =
       std::min({t.turned_ids_size(), t.turned_deltas_size() / 2, t.turned_facings_size()});
-  uint32_t id = 0;
+  uint64_t id = 0;
   for (int i = 0; i < count; ++i) {
     id += t.turned_ids(i);
-    const auto it = entities_.find(id);
+    if (id > kMaxId) break;
+    const auto it = entities_.find(static_cast<uint32_t>(id));
     if (it == entities_.end()) continue;
     it->second.x = Add(it->second.x, t.turned_deltas(2 * i));
     it->second.y = Add(it->second.y, t.turned_deltas(2 * i + 1));
