@@ -47,6 +47,7 @@ interface Swing {
 
 interface Floater {
   target: number; // entity id (or your own id)
+  slot: number; // how many of this target's numbers were still fresh when it came (stacked)
   x: number; // cm, where it was when hit (used if the entity is gone)
   y: number;
   text: string;
@@ -239,8 +240,9 @@ export class Game {
     for (const [id, damage, killed] of h.targets) {
       this.flashes.set(id, t + FLASH_MS);
       const p = this.positionOf(id, t);
+      const slot = this.floaters.filter((f) => f.target === id && t - f.at < 400).length;
       this.floaters.push({
-        target: id, x: p?.x ?? h.originX, y: p?.y ?? h.originY,
+        target: id, slot, x: p?.x ?? h.originX, y: p?.y ?? h.originY,
         text: killed ? `${damage} ✝` : String(damage),
         colour: id === me ? "#ff6b6b" : mine ? "#ffd666" : "#e6edf3",
         at: t,
@@ -888,8 +890,10 @@ export class Game {
       ctx.font = "bold 15px system-ui, sans-serif";
       ctx.lineWidth = 3;
       ctx.strokeStyle = "rgba(0,0,0,0.8)";
-      const x = this.cam.sx(p.x);
-      const y = this.cam.sy(p.y) - 24 - age * 36;
+      const e = this.client.entities.get(f.target);
+      const r = Math.max(3, (e?.radius ?? this.client.welcome?.you?.radius ?? 50) * this.cam.k);
+      const x = this.cam.sx(p.x) + (f.slot % 2 === 0 ? 1 : -1) * Math.min(f.slot, 1) * 12;
+      const y = this.cam.sy(p.y) - r - 34 - f.slot * 15 - age * 36;
       ctx.strokeText(f.text, x, y);
       ctx.fillStyle = f.colour;
       ctx.fillText(f.text, x, y);
@@ -957,7 +961,7 @@ export class Game {
       ctx.textAlign = "center";
       ctx.fillText(s.name.replace(/_/g, " "), x + slot / 2, y + slot - 26);
       ctx.fillStyle = "#8b949e";
-      ctx.fillText(left > 0 ? `${(left / 1000).toFixed(1)} s` : `${s.damage} dmg`, x + slot / 2, y + slot - 13);
+      ctx.fillText(left > 0 ? `${Math.max(0.1, left / 1000).toFixed(1)} s` : `${s.damage} dmg`, x + slot / 2, y + slot - 13);
       x += slot + gap;
     }
     if (!self.alive) {

@@ -271,7 +271,6 @@ test("A walks to B by clicking and hits B; both pages show it", async () => {
   if (!hitAtA) console.log(JSON.stringify(tried));
   assert.ok(hitAtA, "A's page registered a HitEvent of A's on B");
   assert.equal(hitAtA.skillName, "sword_swing");
-  await A.screenshot({ path: join(ARTIFACTS, "play.png") }).then(() => step(`screenshot: ${join(ARTIFACTS, "play.png")}`));
   const victim = await waitPlay("B", "the hit on B and B's hp down", (p) =>
     p.hits.some((h) => h.attacker === aId && h.targets.some((t) => t.id === p.selfId && t.damage > 0)) && p.self.hp < p.self.maxHp);
   step(`A hit B: B's hp ${victim.self.hp}/${victim.self.maxHp}`);
@@ -279,6 +278,44 @@ test("A walks to B by clicking and hits B; both pages show it", async () => {
     const b = other(p, "B");
     return b && b.hp < b.maxHp;
   }, 5000);
+  // The other three, each a shape of its own (thrust: a line; fireball: a ground circle at the
+  // pointer; whirlwind: a circle around A), all aimed at B: 18 + 15 + 20 more, B lives (35 left).
+  const before = (await play("A")).hits.length;
+  const b = other(await play("A"), "B");
+  const at = await A.evaluate(([x, y]) => window.__play.toScreen(x, y), [b.x, b.y]);
+  await A.mouse.move(at.x, at.y);
+  for (const key of ["3", "4", "2"]) await A.keyboard.press(key);
+  const all = await waitPlay("A", "thrust, fireball and whirlwind hitting B", (p) => {
+    const names = p.hits.slice(before).filter((h) => h.attacker === aId && h.targets.some((t) => t.id === bId)).map((h) => h.skillName);
+    return ["thrust", "fireball", "whirlwind"].every((n) => names.includes(n));
+  }, 8000);
+  const fireball = all.hits.slice(before).find((h) => h.skillName === "fireball");
+  assert.ok(dist({ x: fireball.originX, y: fireball.originY }, b) < 100, "the fireball landed at the pointer (on B)");
+  await A.screenshot({ path: join(ARTIFACTS, "play.png") });
+  step(`thrust, fireball, whirlwind hit B; screenshot: ${join(ARTIFACTS, "play.png")}`);
+  await waitPlay("B", "hp 35 left", (p) => p.self.hp === 35, 5000);
+});
+
+test("A finishes B: dead on both pages, then B respawns", async () => {
+  const A = pages.A.page;
+  const bId = other(await play("A"), "B").id;
+  await until("B dead", async () => {
+    const pa = await play("A");
+    const b = other(pa, "B");
+    if (!b || !b.alive) return true;
+    const at = await A.evaluate(([x, y]) => window.__play.toScreen(x, y), [b.x, b.y]);
+    await A.mouse.move(at.x, at.y);
+    await A.keyboard.press("1"); // pressed again while cooling down: refused by the SDK, silently
+    return false;
+  }, 15000);
+  await waitPlay("A", "B drawn dead, a kill in the hits", (p) => other(p, "B")?.alive === false && p.hits.some((h) => h.targets.some((t) => t.id === bId && t.killed)));
+  const dead = await waitPlay("B", "dead on its own page", (p) => !p.self.alive && p.self.hp === 0);
+  assert.ok(dead.log.some((l) => l.includes("you were killed by A")), "B's log says who killed it");
+  await pages.A.page.screenshot({ path: join(ARTIFACTS, "play-dead.png") });
+  step("B is dead");
+  await waitPlay("B", "respawned with full hp", (p) => p.self.alive && p.self.hp === p.self.maxHp && p.log.some((l) => l.includes("you respawned")), 15000);
+  await waitPlay("A", "B alive again", (p) => other(p, "B")?.alive === true, 10000);
+  step("B respawned");
 });
 
 test("chat: say and whisper reach the other page", async () => {
@@ -344,7 +381,7 @@ test("no uncaught errors on either page", async () => {
     assert.deepEqual([...pages[n].errors, ...p.pageErrors], [], `${n}'s page errors`);
     assert.ok(p.frames > 30, `${n} drew ${p.frames} frames`);
   }
-  console.log(`screenshots: ${["play.png", "play-yard.png", "play-reconnecting.png"].map((f) => join(ARTIFACTS, f)).join(" ")}`);
+  console.log(`screenshots: ${["play.png", "play-dead.png", "play-yard.png", "play-reconnecting.png"].map((f) => join(ARTIFACTS, f)).join(" ")}`);
 });
 
 mkdirSync(ARTIFACTS, { recursive: true });
