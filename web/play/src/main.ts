@@ -1,6 +1,6 @@
 // The page: a login form, then the game (game.ts) on one SDK client. Query: ?server=ws://host:port/
 // (default ws://<this page's host>:7778/), ?name=Aria (prefills the name).
-import { connect, ZoneClientError } from "./sdk.ts";
+import { connect, ErrorCode, ZoneClientError } from "./sdk.ts";
 import { Game } from "./game.ts";
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -72,9 +72,23 @@ form.addEventListener("submit", (ev) => {
     off();
     if (error && !client.stats.reconnects && !game?.states.some((s) => s.to === "in_world")) {
       game?.stop();
-      showForm(error.message);
+      showForm(refusal(error));
     }
   });
 });
+
+/** Why the server would not let you in, for the form. */
+function refusal(error: ZoneClientError): string {
+  switch (error.serverCode) {
+    case ErrorCode.AUTH_FAILED:
+      return `The server refused the token (AUTH_FAILED): a token logs in once and expires; get a fresh one. (${error.message})`;
+    case ErrorCode.BAD_NAME:
+      return `That name is not allowed: ${error.message}`;
+    case ErrorCode.PROTOCOL_VERSION:
+      return `The server speaks another protocol version: ${error.message}`;
+    default:
+      return error.message;
+  }
+}
 
 showForm();

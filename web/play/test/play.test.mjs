@@ -6,11 +6,14 @@
 // dummies at 120..160, the east edge x >= 390 a portal to the yard), serve.mjs on a free port,
 // and /usr/bin/chromium through playwright-core. Two pages log in as A and B, see each other,
 // A walks next to B by clicking (click-to-move) and swings at B (key 1, aimed with the mouse):
-// both pages register the hit and B's hp drops. They chat (say, whisper). B walks east with a
+// both pages register the hit and B's hp drops; A's other skills (line, ground circle, circle)
+// hit B too; A kills B (dead on both pages) and B respawns. They chat (say, whisper). B walks east with a
 // held key through the portal into the yard: still in_world, never reconnecting. Then the server
 // is SIGKILLed (both pages show the reconnecting banner) and started again on the same ports
-// (both back in the world). Screenshots go to test-artifacts/ (play.png: A's view right after
-// the hit; play-yard.png: B in the yard; play-reconnecting.png: the banner).
+// (both back in the world). A refused name, and a server in token mode (a forged token refused,
+// a minted one logged in), end up on the login form as they should. Screenshots go to
+// test-artifacts/ (play.png: A's view as its skills hit B; play-dead.png; play-yard.png: B in
+// the yard; play-reconnecting.png: the banner).
 //
 // A missing Chromium or server binary fails the test (ZS_CHROMIUM, ZS_SERVER_BIN override the
 // paths). Waits are on conditions with generous deadlines, never fixed sleeps.
@@ -21,6 +24,7 @@ import { accessSync, constants, closeSync, existsSync, mkdirSync, mkdtempSync, o
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createHmac, randomBytes } from "node:crypto";
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -89,22 +93,27 @@ function startChild(cmd, args, opts, re, what, timeoutMs = 15000) {
   return { child, ready };
 }
 
-async function startServer(pageOrigin) {
-  serverDir = mkdtempSync(join(tmpdir(), "zs-play-server-"));
-  serverLogPath = join(serverDir, "server.log");
-  writeFileSync(join(serverDir, "server.yaml"), [
+function writeServerConfig(dir, pageOrigin, extra = []) {
+  writeFileSync(join(dir, "server.yaml"), [
     "listen: {address: 127.0.0.1, port: 0}",
     "admin: {address: 127.0.0.1, port: 0}",
     `websocket: {enabled: true, port: 0, allowed_origins: ["${pageOrigin}"]}`,
     `world: ${WORLD}`,
-    `storage: {backend: sqlite, path: ${join(serverDir, "characters.db")}}`,
+    `storage: {backend: sqlite, path: ${join(dir, "characters.db")}}`,
     "io_threads: 2",
     "log_level: info",
+    ...extra,
     "limits:",
     "  idle_timeout_seconds: 60",
     "  max_connections_per_ip: 100",
     "",
   ].join("\n"));
+}
+
+async function startServer(pageOrigin) {
+  serverDir = mkdtempSync(join(tmpdir(), "zs-play-server-"));
+  serverLogPath = join(serverDir, "server.log");
+  writeServerConfig(serverDir, pageOrigin);
   return launchServer([]);
 }
 
@@ -373,6 +382,61 @@ test("the server dies: a reconnecting banner; it comes back on the same ports: b
     assert.ok(p.states.some((x) => x.to === "reconnecting"), "it went through reconnecting");
   }
   step("both pages back in the world");
+});
+
+test("a name the server refuses is said on the login form", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${origin}/?server=${encodeURIComponent(wsUrl)}`);
+  await page.fill("#name", "two  spaces");
+  await page.click("#play");
+  await page.waitForFunction(() => !document.getElementById("login").hidden && /not allowed/.test(document.getElementById("login-error").textContent ?? ""), null, { timeout: 15000 });
+  step(`refused name: ${await page.textContent("#login-error")}`);
+  await context.close();
+});
+
+/** A login token as a studio's login service mints it (docs/accounts.md; clients/typescript/test/support/server.ts). */
+function mintToken(secret, account, name, ttlSeconds = 300) {
+  const expiry = Math.floor(Date.now() / 1000) + ttlSeconds;
+  const nonce = randomBytes(12).toString("base64url");
+  const signed = "zs1." + Buffer.from(`${account}\n${expiry}\n${nonce}\n${name}`, "utf8").toString("base64url");
+  return signed + "." + createHmac("sha256", secret).update(signed, "ascii").digest("base64url");
+}
+
+test("a server in token mode: the token field logs in; a refused token is said on the form", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "zs-play-token-"));
+  try {
+    const secret = randomBytes(48);
+    writeFileSync(join(dir, "secret"), secret);
+    writeServerConfig(dir, origin, [`auth: {mode: token, secret_file: ${join(dir, "secret")}}`]);
+    const portFile = join(dir, "ports");
+    const log = openSync(join(dir, "server.log"), "a");
+    const child = spawn(SERVER_BIN, ["--config", join(dir, "server.yaml"), "--port-file", portFile], { stdio: ["ignore", log, log] });
+    closeSync(log);
+    children.push(child);
+    const ports = await until("the token server's port file", () => {
+      if (child.exitCode !== null) throw new Error(`zone_server (token mode) exited: ${readFileSync(join(dir, "server.log"), "utf8")}`);
+      const nums = existsSync(portFile) ? readFileSync(portFile, "utf8").trim().split(/\s+/).map(Number) : [];
+      return nums.length >= 3 && nums.every((n) => n > 0) ? nums : null;
+    }, 20000);
+    const context = await browser.newContext({ viewport: { width: 900, height: 600 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/?server=${encodeURIComponent(`ws://127.0.0.1:${ports[2]}/`)}`);
+    // A forged token: AUTH_FAILED, final: back on the form, saying so.
+    await page.fill("#token", mintToken(randomBytes(48), 7, "Tok"));
+    await page.click("#play");
+    await page.waitForFunction(() => !document.getElementById("login").hidden && /AUTH_FAILED/.test(document.getElementById("login-error").textContent ?? ""), null, { timeout: 15000 });
+    // A good one: in the world as the token's character, whatever the name field says.
+    await page.fill("#name", "Ignored");
+    await page.fill("#token", mintToken(secret, 7, "Tok"));
+    await page.click("#play");
+    await page.waitForFunction(() => window.__play?.state === "in_world" && window.__play?.name === "Tok", null, { timeout: 15000 });
+    step("token mode: a forged token refused on the form, a good one logged in as Tok");
+    await context.close();
+    child.kill("SIGKILL");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("no uncaught errors on either page", async () => {
