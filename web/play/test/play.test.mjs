@@ -449,3 +449,15 @@ test("no uncaught errors on either page", async () => {
 });
 
 mkdirSync(ARTIFACTS, { recursive: true });
+// Whatever ends this process (a failure, Ctrl-C, a closed pipe), the children it started go too.
+const killChildren = () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  if (serverDir) rmSync(serverDir, { recursive: true, force: true });
+};
+process.on("exit", killChildren);
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE"]) {
+  process.on(sig, () => {
+    killChildren();
+    process.exit(130);
+  });
+}
