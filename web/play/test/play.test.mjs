@@ -10,7 +10,8 @@
 // hit B too; A kills B (dead on both pages) and B respawns. They chat (say, whisper). B walks east with a
 // held key through the portal into the yard: still in_world, never reconnecting. Then the server
 // is SIGKILLed (both pages show the reconnecting banner) and started again on the same ports
-// (both back in the world). A refused name, and a server in token mode (a forged token refused,
+// (both back in the world). No server at the URL: the banner says what to check. A refused
+// name, and a server in token mode (a forged token refused,
 // a minted one logged in), end up on the login form as they should. Screenshots go to
 // test-artifacts/ (play.png: A's view as its skills hit B; play-dead.png; play-yard.png: B in
 // the yard; play-reconnecting.png: the banner).
@@ -25,6 +26,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHmac, randomBytes } from "node:crypto";
+import { createServer } from "node:net";
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -392,6 +394,23 @@ test("a name the server refuses is said on the login form", async () => {
   await page.click("#play");
   await page.waitForFunction(() => !document.getElementById("login").hidden && /not allowed/.test(document.getElementById("login-error").textContent ?? ""), null, { timeout: 15000 });
   step(`refused name: ${await page.textContent("#login-error")}`);
+  await context.close();
+});
+
+test("no server at the URL: the banner says reconnecting and what to check", async () => {
+  const port = await new Promise((r) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const p = srv.address().port;
+      srv.close(() => r(p));
+    });
+  });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${origin}/?server=${encodeURIComponent(`ws://127.0.0.1:${port}/`)}`);
+  await page.fill("#name", "Nobody");
+  await page.click("#play");
+  await page.waitForFunction(() => /Reconnecting.*allowed_origins/.test(window.__play?.banner ?? ""), null, { timeout: 15000 });
+  step(`banner: ${await page.evaluate(() => window.__play.banner)}`);
   await context.close();
 });
 
