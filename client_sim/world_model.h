@@ -1,17 +1,16 @@
 // WorldModel: one bot's picture of its zone, built from what the server sends, and the checks of
 // the protocol's promises (proto/zone.proto, version 10) made on the way.
 //
-// A verifying bot hands it every TickUpdate fully parsed (ApplyTick). It tracks each entity it
-// was told about, from `entered`, through `updated` (absolute positions), `moved` (delta-coded
-// ids, two deltas per id) and `turned` (the same, and a facing per id), to `left`, at integer
-// centimetres so deltas add up exactly; it applies a tick's lists in that order: left, entered,
-// updated, moved, turned. It counts each broken promise in Stats by kind: entered_twice,
-// self_entered, unknown_leave, unknown_update, unknown_move, bad_moved_deltas,
-// moved_not_ascending, moved_and_updated, moved_out_of_zone (a delta that puts an entity outside
-// the zone: the deltas do not add up), the same five for turns (unknown_turn,
-// bad_turned_lists, turned_not_ascending, turned_listed_twice: also in `updated` or `moved`,
-// turned_out_of_zone), bad_crowd (counts that do not fill the grid or do not add up to the
-// total), zone_change_without_leave.
+// The picture is the C++ client library's EntityStore (clients/cpp: the store every client of
+// ours applies the same way, proven by the golden streams), so every load test exercises it.
+// A verifying bot hands it every TickUpdate fully parsed (ApplyTick); the store applies it
+// (resync, left, entered, updated, moved, turned, self) and reports each broken promise it meets
+// (client::Anomaly), which this counts in Stats by kind: entered_twice, self_entered,
+// unknown_leave, unknown_update, unknown_move, bad_moved_deltas, moved_not_ascending,
+// moved_and_updated, moved_out_of_zone (a delta that puts an entity outside the zone: the deltas
+// do not add up), the same five for turns (unknown_turn, bad_turned_lists, turned_not_ascending,
+// turned_listed_twice: also in `updated` or `moved`, turned_out_of_zone), bad_crowd (counts
+// that do not fill the grid or do not add up to the total), zone_change_without_leave.
 // A non-verifying bot hands it the few fields WireScan read (ApplyTickSummary) and tracks no
 // entities. Both kinds check: tick_before_welcome, tick_gap (ticks consecutive unless `resync`),
 // missing_self (your entity in every tick), ack_went_back; both count crowd summaries.
@@ -23,14 +22,13 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "client_sim/chat_check.h"
 #include "client_sim/stats.h"
 #include "client_sim/wire_scan.h"
 #include "core/vec2.h"
+#include "zs_client/entity_store.h"
 
 namespace zs::zone::v1 {
 class Welcome;
@@ -52,7 +50,12 @@ class WorldModel {
   using Clock = std::chrono::steady_clock;
 
   // `chat`: where to record says heard and said (null: no chat check).
-  explicit WorldModel(Stats* stats, ChatCheck* chat = nullptr) : stats_(stats), chat_(chat) {}
+  explicit WorldModel(Stats* stats, ChatCheck* chat = nullptr)
+      : stats_(stats), chat_(chat), anomalies_(stats) {
+    store_.set_anomaly_listener(&anomalies_);
+  }
+  WorldModel(const WorldModel&) = delete;  // the store points at anomalies_
+  WorldModel& operator=(const WorldModel&) = delete;
 
   // A new connection: nothing known, no tick seen, not in the world. Hands what this
   // connection heard to the ChatCheck.
@@ -75,48 +78,33 @@ class WorldModel {
   [[nodiscard]] std::vector<double>* intervals() { return &intervals_; }
 
  private:
-  struct Known {
-    CmPoint position;
-    uint64_t updated_in = 0;  // the tick message (frame_) that last listed it in `updated`
-    uint64_t moved_in = 0;    // ... in `moved` or `turned`
-    bool monster = false;
-    bool alive = true;
+  // The store's anomalies, counted as violations (one name per client::Anomaly).
+  class AnomalyCount : public client::AnomalyListener {
+   public:
+    explicit AnomalyCount(Stats* stats) : stats_(stats) {}
+    void OnAnomaly(client::Anomaly anomaly, uint32_t id) override;
+
+   private:
+    Stats* stats_;
   };
 
   void Header(const TickSummary& h, Clock::time_point now);
-  void ApplyLeft(const zone::v1::TickUpdate& t);
-  void ApplyEntered(const zone::v1::TickUpdate& t);
-  void ApplyUpdated(const zone::v1::TickUpdate& t);
-  // The violations of one delta list (moved or turned).
-  struct DeltaChecks {
-    const char* bad_lists;
-    const char* not_ascending;
-    const char* unknown;
-    const char* listed_twice;
-    const char* out_of_zone;
-  };
-  // A delta list: ids as gaps, two deltas per id; `facings` per id (-1: the list has none).
-  void ApplyDeltas(std::span<const uint32_t> ids, std::span<const int32_t> deltas, int facings,
-                   const DeltaChecks& checks);
   void CheckCrowd(const zone::v1::CrowdSummary& c);
   void ApplyChat(const zone::v1::TickUpdate& t);
-  void SetZone(uint32_t id, CmPoint min, CmPoint max);
-  [[nodiscard]] bool InZone(CmPoint p) const;
 
   Stats* stats_;
   ChatCheck* chat_;
   Listener listener_;
-  uint32_t chat_radius_ = 0;  // centimetres
+  AnomalyCount anomalies_;
+  client::EntityStore store_;  // Welcome and ZoneChanged always; ticks of verifying bots only
+  uint32_t chat_radius_ = 0;   // centimetres
   bool welcomed_ = false;
   uint32_t self_ = 0;
   uint32_t zone_id_ = 0;
-  CmPoint zone_min_cm_, zone_max_cm_;
   Vec2 zone_min_, zone_max_;
-  CmPoint self_position_;
+  CmPoint self_position_;  // from every tick, verifying or not
   uint64_t last_tick_ = 0;
   uint32_t last_ack_ = 0;
-  uint64_t frame_ = 0;  // TickUpdates applied on this connection
-  std::unordered_map<uint32_t, Known> known_;
   Clock::time_point last_tick_at_;
   std::vector<double> intervals_;
 };

@@ -41,7 +41,7 @@ case "$mode" in
     cmake_args+=(-DZS_TSAN=ON -DZS_BUILD_BENCH=OFF "$sanitizer_flags")
     build_targets=(net_test host_test admin_test client_sim_test integration_test
                    parallel_determinism_test storage_test viewer_test websocket_test cluster_nats_test
-                   agones_test)
+                   agones_test client_lib_test)
     ctest_args+=(-L threads)
     ;;
   *)

@@ -196,6 +196,8 @@ class World:
         count = min(len(ids), len(deltas) // 2, len(facings) if facings is not None else len(ids))
         entity_id = 0
         for i in range(count):
+            if i > 0 and ids[i] == 0:
+                continue  # the same id again: skipped (a broken list)
             entity_id += ids[i]
             e = self.entities.get(entity_id)
             if e is None:

@@ -82,6 +82,14 @@ TEST(ClientEntityStore, DeltasThatOverflowWrapAndUnknownIdsAreIgnored) {
   store.Apply(m);
   EXPECT_EQ(store.Find(5)->x, INT32_MIN);
   EXPECT_EQ(store.entities().size(), 1U);
+
+  pb::ServerMessage wrap;  // 9 + 0xFFFFFFFC is past every id: it must not wrap around to 5
+  wrap.mutable_tick()->add_moved_ids(9);
+  wrap.mutable_tick()->add_moved_ids(0xFFFFFFFC);
+  for (const int32_t d : {0, 0, 400, 400}) wrap.mutable_tick()->add_moved_deltas(d);
+  store.Apply(wrap);
+  EXPECT_EQ(store.Find(5)->x, INT32_MIN);
+  EXPECT_EQ(store.Find(5)->y, 0);
 }
 
 TEST(ClientEntityStore, TheListenerHearsEnterChangeLeaveAndEveryOneForgottenByAResync) {
@@ -107,6 +115,66 @@ TEST(ClientEntityStore, TheListenerHearsEnterChangeLeaveAndEveryOneForgottenByAR
   EXPECT_EQ(heard.heard.back(), "leave 8") << "a new Welcome forgets what the store knew";
   EXPECT_TRUE(store.entities().empty());
   EXPECT_EQ(store.self()->hp, 50);
+}
+
+}  // namespace
+}  // namespace zs::client
+
+namespace zs::client {
+namespace {
+
+class Anomalies : public AnomalyListener {
+ public:
+  void OnAnomaly(Anomaly anomaly, uint32_t id) override { heard.emplace_back(anomaly, id); }
+  std::vector<std::pair<Anomaly, uint32_t>> heard;
+};
+
+TEST(ClientEntityStore, EveryBrokenPromiseIsReportedAsItsAnomaly) {
+  EntityStore store;
+  Anomalies a;
+  store.set_anomaly_listener(&a);
+  pb::ServerMessage w = Welcome();
+  w.mutable_welcome()->set_zone_max_x(10000);
+  w.mutable_welcome()->set_zone_max_y(10000);
+  store.Apply(w);
+  store.Apply(Enter(5, 10));
+  store.Apply(Enter(9, 20));
+  EXPECT_TRUE(a.heard.empty()) << "a good stream reports nothing";
+  pb::ServerMessage m;
+  pb::TickUpdate* t = m.mutable_tick();
+  t->add_left(77);                                                 // unknown
+  t->add_entered()->set_id(5);                                     // known already
+  t->add_entered()->set_id(1);                                     // your own entity
+  t->add_updated()->set_id(78);                                    // unknown
+  t->add_updated()->set_id(9);                                     // ... and then moved too
+  for (const uint32_t gap : {9U, 0U, 70U}) t->add_moved_ids(gap);  // 9, 9 again, 79 (unknown)
+  for (const int32_t d : {1, 1, 2, 2, 3, 3}) t->add_moved_deltas(d);
+  t->add_turned_ids(5);  // its facing missing: a bad list, nothing applied
+  t->add_turned_deltas(20000);
+  t->add_turned_deltas(0);
+  store.Apply(m);
+  using A = Anomaly;
+  EXPECT_EQ(a.heard, (std::vector<std::pair<Anomaly, uint32_t>>{{A::kUnknownLeave, 77},
+                                                                {A::kEnteredTwice, 5},
+                                                                {A::kSelfEntered, 1},
+                                                                {A::kUnknownUpdate, 78},
+                                                                {A::kMovedAndUpdated, 9},
+                                                                {A::kMovedNotAscending, 9},
+                                                                {A::kUnknownMove, 79},
+                                                                {A::kBadTurnedLists, 0}}));
+  a.heard.clear();
+  pb::ServerMessage far;
+  far.mutable_tick()->add_moved_ids(9);
+  far.mutable_tick()->add_moved_deltas(-1000);  // x 21 - 1000: outside the zone
+  far.mutable_tick()->add_moved_deltas(0);
+  far.mutable_tick()->add_turned_ids(9);  // moved and turned in one tick
+  far.mutable_tick()->add_turned_deltas(0);
+  far.mutable_tick()->add_turned_deltas(0);
+  far.mutable_tick()->add_turned_facings(7);
+  store.Apply(far);
+  EXPECT_EQ(a.heard,
+            (std::vector<std::pair<Anomaly, uint32_t>>{
+                {A::kMovedOutOfZone, 9}, {A::kTurnedListedTwice, 9}, {A::kTurnedOutOfZone, 9}}));
 }
 
 }  // namespace

@@ -395,7 +395,7 @@ export class ZoneClient extends Emitter<ClientEvents> {
       o.facing = e.facing;
       return o;
     }
-    return e.track.stateAt(this.renderTick(now), o) ? o : undefined;
+    return e.track.stateAt(this.renderTick(now), o, this.store.tick ?? -Infinity) ? o : undefined;
   }
 
   /** The server's wall clock at local time `now`. */

@@ -8,7 +8,9 @@
 // entity that stood still, or one of the far tier sent every few ticks) is preceded by a held
 // copy of the last position, so a walker that starts again does not slide from long ago; a jump
 // farther than `snapCm` (a respawn, a portal) is drawn as a jump. Past the newest sample it
-// extrapolates with the last velocity for at most `maxExtrapolationTicks`, then holds.
+// extrapolates with the last velocity for at most `maxExtrapolationTicks`, then holds; but only
+// while no later frame has come: a frame that did not move the entity means it stopped there
+// (the near tier sends every move), so it is held where it stands, not drawn ahead of it.
 //
 // Pure: no clock; the caller passes ticks. Storage: one Float64Array ring per entity.
 import { TURN } from "./protocol";
@@ -88,8 +90,12 @@ export class MotionTrack {
     if (this.count < this.capacity) this.count++;
   }
 
-  /** Where the entity stands at `tick` (fractional), written into `out`; false when empty. */
-  stateAt(tick: number, out: MotionState): boolean {
+  /**
+   * Where the entity stands at `tick` (fractional), written into `out`; false when empty.
+   * `latestTick`: the newest frame applied to the store (frames after this entity's newest
+   * sample that did not move it: it stands there, no extrapolation).
+   */
+  stateAt(tick: number, out: MotionState, latestTick: number = -Infinity): boolean {
     const n = this.count;
     if (n === 0) return false;
     const r = this.ring;
@@ -97,7 +103,7 @@ export class MotionTrack {
     let newer = this.head * kFields;
     if (tick >= r[newer]) {
       // Past the newest: extrapolate a little with the last velocity.
-      if (n >= 2) {
+      if (n >= 2 && latestTick <= r[newer]) {
         const older = ((this.head - 1 + cap) % cap) * kFields;
         const dt = r[newer] - r[older];
         const ahead = Math.min(tick - r[newer], MotionTrack.maxExtrapolationTicks);

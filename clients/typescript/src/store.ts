@@ -19,6 +19,9 @@ import type { EntityEnter, ServerMessage, TickUpdate, Welcome, ZoneChanged } fro
 import { EntityKind } from "./gen/zone_pb";
 import { MotionTrack } from "./interpolation";
 
+/** The largest entity id (uint32): a running sum past it names no entity. */
+const MAX_ID = 0xffffffff;
+
 export interface ZoneInfo {
   id: number;
   name: string;
@@ -261,13 +264,16 @@ export class EntityStore {
     {
       const ids = t.movedIds;
       const d = t.movedDeltas;
+      const n = Math.min(ids.length, Math.floor(d.length / 2)); // a broken list: whole pairs only
       let id = 0;
-      for (let i = 0; i < ids.length; i++) {
-        id = (id + ids[i]) >>> 0;
+      for (let i = 0; i < n; i++) {
+        if (i > 0 && ids[i] === 0) continue; // the same id again: skipped
+        id += ids[i];
+        if (id > MAX_ID) break; // past every id: the sum does not wrap
         const e = entities.get(id);
         if (e === undefined) continue;
-        e.x += d[2 * i];
-        e.y += d[2 * i + 1];
+        e.x = (e.x + d[2 * i]) | 0; // sint32 sums wrap, as on the wire
+        e.y = (e.y + d[2 * i + 1]) | 0;
         e.track.push(tick, e.x, e.y, e.facing);
         this.markChanged(e);
       }
@@ -277,13 +283,16 @@ export class EntityStore {
       const ids = t.turnedIds;
       const d = t.turnedDeltas;
       const f = t.turnedFacings;
+      const n = Math.min(ids.length, Math.floor(d.length / 2), f.length);
       let id = 0;
-      for (let i = 0; i < ids.length; i++) {
-        id = (id + ids[i]) >>> 0;
+      for (let i = 0; i < n; i++) {
+        if (i > 0 && ids[i] === 0) continue;
+        id += ids[i];
+        if (id > MAX_ID) break;
         const e = entities.get(id);
         if (e === undefined) continue;
-        e.x += d[2 * i];
-        e.y += d[2 * i + 1];
+        e.x = (e.x + d[2 * i]) | 0;
+        e.y = (e.y + d[2 * i + 1]) | 0;
         e.facing = f[i];
         e.track.push(tick, e.x, e.y, e.facing);
         this.markChanged(e);

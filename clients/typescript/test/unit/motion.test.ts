@@ -58,6 +58,10 @@ test("interpolation: between samples, held after a silence, bounded extrapolatio
   assert.equal(out.x, 60, "extrapolated one tick");
   t.stateAt(20, out);
   assert.equal(out.x, 80, "at most two ticks ahead");
+  t.stateAt(13, out, 14);
+  assert.equal(out.x, 40, "a later frame did not move it: it stopped at its newest sample");
+  t.stateAt(11.5, out, 14);
+  assert.equal(out.x, 30, "interpolation before that is unchanged");
   t.push(30, 60, 0, 0); // after a silence: held at 40 until tick 29
   t.stateAt(25, out);
   assert.equal(out.x, 40);
