@@ -270,7 +270,8 @@ class GoldenCluster : public test::PostgresSuite {
     const std::string top = "storage: {backend: postgres, postgres: \"" + conninfo() +
                             "\", checkpoint_seconds: 1}\ncluster: {nats_url: \"" + nats_.url() +
                             "\", node: " + node + ", public_address: \"127.0.0.1:0\", zones: [" +
-                            zone + "], directory_ttl_seconds: 3}\nwebsocket: {enabled: true, port: 0}\n";
+                            zone +
+                            "], directory_ttl_seconds: 3}\nwebsocket: {enabled: true, port: 0}\n";
     return std::make_unique<ServerProcess>(ServerYaml(), top, ZS_GOLDEN_WORLD);
   }
   test::NatsServer nats_;
