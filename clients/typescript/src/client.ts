@@ -21,7 +21,7 @@ import { Emitter } from "./events";
 import type { MotionState } from "./interpolation";
 import { Prediction } from "./prediction";
 import type { PredictionOptions } from "./prediction";
-import { MAX_CHAT_BYTES, seqAfter, seqNext, utf8Length } from "./protocol";
+import { MAX_CHAT_BYTES, seqAcked, seqNext, utf8Length } from "./protocol";
 import { Entity, EntityStore } from "./store";
 import type { HitTargetInfo, ZoneEvent } from "./store";
 
@@ -128,6 +128,8 @@ export class ZoneClient extends Emitter<ClientEvents> {
   private readonly opts: ClientOptions;
   private pollNow = 0;
   private inputSeq: number;
+  /** The first input seq of this connection (set at its Welcome): acks count from here. */
+  private sessionFirstSeq = NaN;
   private chatSeq = 0;
   private readonly pending = new Map<string, PendingResult>();
   private readonly skills = new Map<number, SkillInfo>();
@@ -423,6 +425,7 @@ export class ZoneClient extends Emitter<ClientEvents> {
         this.prediction.tickMs = 1000 / Math.max(1, w.tickRate);
         this.prediction.bounds = this.store.zone;
         this.prediction.reset(w.x, w.y, !(w.you?.dead ?? false));
+        this.sessionFirstSeq = seqNext(this.inputSeq); // this connection's inputs start here
         this.lastSentDir = { x: 0, y: 0 };
         this.skills.clear();
         this.readyAt.clear();
@@ -448,7 +451,7 @@ export class ZoneClient extends Emitter<ClientEvents> {
         this.dispatch(events, now);
         // A skill acknowledged without its result: the result was in a frame that was dropped.
         for (const [key, p] of this.pending) {
-          if (p.kind === InputKind.SKILL && !seqAfter(p.seq, t.lastInputSeq)) {
+          if (p.kind === InputKind.SKILL && seqAcked(p.seq, t.lastInputSeq, this.sessionFirstSeq, this.inputSeq)) {
             this.pending.delete(key);
             p.reject(new ZoneClientError("result_lost", `skill seq ${p.seq} was judged but its result was lost (resync)`));
           }

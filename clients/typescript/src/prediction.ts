@@ -21,7 +21,7 @@
 // larger than `snapCm` snaps. Dead players are not predicted (the server refuses their moves).
 //
 // Pure: times are passed in (ms, the same clock throughout).
-import { seqAfter } from "./protocol";
+import { seqAcked } from "./protocol";
 import type { ZoneInfo } from "./store";
 
 interface PendingMove {
@@ -51,6 +51,8 @@ export class Prediction {
   private serverY = 0;
   private serverTick = NaN;
   private lastSeq = 0;
+  /** The first move sent since the last reset: with lastSeq, the window an ack must be in. */
+  private firstSeq = NaN;
   private timelineOffset = NaN; // client time of tick T = T * tickMs + timelineOffset
   private correctionX = 0;
   private correctionY = 0;
@@ -70,6 +72,7 @@ export class Prediction {
   /** Standing at (x, y), nothing pending: a Welcome, a zone change (you arrive standing still). */
   reset(x: number, y: number, alive = true): void {
     this.pending.length = 0;
+    this.firstSeq = NaN;
     this.refused.clear();
     this.ackedDx = 0;
     this.ackedDy = 0;
@@ -97,11 +100,9 @@ export class Prediction {
     const len = Math.hypot(dirX, dirY);
     const dx = len > 0 ? dirX / len : 0;
     const dy = len > 0 ? dirY / len : 0;
-    const before = this.rawAt(sentAt);
     this.pending.push({ seq, dx, dy, sentAt });
+    if (Number.isNaN(this.firstSeq)) this.firstSeq = seq;
     this.lastSeq = seq;
-    // A new input starts from where the player is drawn: no jump.
-    void before;
   }
 
   /** The server refused the move `seq` (InputResult): it never changed the direction. */
@@ -118,7 +119,8 @@ export class Prediction {
     const before = this.rawAt(now);
     // Acknowledged moves leave the pending list; the newest accepted one is the server's direction.
     let acked = 0;
-    while (acked < this.pending.length && !seqAfter(this.pending[acked].seq, lastInputSeq)) {
+    const isAcked = (seq: number): boolean => seqAcked(seq, lastInputSeq, this.firstSeq, this.lastSeq);
+    while (acked < this.pending.length && isAcked(this.pending[acked].seq)) {
       const m = this.pending[acked];
       if (!this.refused.has(m.seq)) {
         this.ackedDx = m.dx;
@@ -126,7 +128,7 @@ export class Prediction {
       }
       this.refused.delete(m.seq);
       const sample = m.sentAt + this.tickMs - tick * this.tickMs;
-      if (acked === this.pending.length - 1 || seqAfter(this.pending[acked + 1].seq, lastInputSeq)) {
+      if (acked === this.pending.length - 1 || !isAcked(this.pending[acked + 1].seq)) {
         // Only the newest move acked in this frame was (most likely) applied in this tick.
         this.timelineOffset = Number.isNaN(this.timelineOffset) ? sample : this.timelineOffset + (sample - this.timelineOffset) * 0.2;
       }

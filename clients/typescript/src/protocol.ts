@@ -52,6 +52,17 @@ export function seqAfter(a: number, b: number): boolean {
   return d !== 0 && d < 0x80000000;
 }
 
+/**
+ * Whether the server's `lastInputSeq` acknowledges input `seq`, counting only an ack inside this
+ * session's window of inputs, `first` .. `newest` (serial order). A fresh session's frames say 0
+ * until the server has judged one of its inputs: that 0 acknowledges nothing, even a seq from
+ * the upper half of the space (where serial order would call 0 newer).
+ */
+export function seqAcked(seq: number, lastInputSeq: number, first: number, newest: number): boolean {
+  if (Number.isNaN(first) || seqAfter(first, lastInputSeq) || seqAfter(lastInputSeq, newest)) return false;
+  return !seqAfter(seq, lastInputSeq);
+}
+
 /** `seq + 1` modulo 2^32. */
 export function seqNext(seq: number): number {
   return (seq + 1) >>> 0;

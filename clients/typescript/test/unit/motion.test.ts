@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Prediction } from "../../src/prediction";
 import { MotionTrack, lerpFacing } from "../../src/interpolation";
 import { TickClock, ClockSync } from "../../src/clock";
+import { seqAcked } from "../../src/protocol";
 
 const bounds = { id: 1, name: "z", minX: 0, minY: 0, maxX: 100000, maxY: 100000 };
 
@@ -36,6 +37,20 @@ test("prediction moves at once, replays unacked moves after the server's word, a
   const drawn = p.positionAt(3000);
   assert.ok(Math.hypot(drawn.x - 1200, drawn.y - 1200) < 1, JSON.stringify(drawn));
   assert.equal(p.snaps, 0);
+});
+
+test("a fresh session's last_input_seq 0 acknowledges no move from the upper half of the seq space", () => {
+  const p = predictor();
+  p.addMove(0x80000005, 1, 0, 0);
+  p.addMove(0x80000006, 0, 1, 100);
+  p.onFrame(3, 0, 1000, 1000, true, 150, NaN, 100); // the server has judged nothing yet
+  assert.equal(p.pendingCount, 2, "0 is outside the session's window 0x80000005 .. 0x80000006");
+  p.onFrame(4, 0x80000005, 1020, 1000, true, 200, NaN, 100);
+  assert.equal(p.pendingCount, 1);
+  assert.equal(seqAcked(0x80000005, 0, 0x80000005, 0x80000006), false);
+  assert.equal(seqAcked(0x80000005, 0x80000006, 0x80000005, 0x80000006), true);
+  assert.equal(seqAcked(0xffffffff, 0, 0xffffffff, 2), true, "a window across the wrap still takes 0");
+  assert.equal(seqAcked(1, 0, NaN, 2), false, "nothing sent this session");
 });
 
 test("prediction clamps to the zone and snaps a large error", () => {
