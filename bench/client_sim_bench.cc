@@ -90,7 +90,8 @@ std::vector<pb::TickUpdate> MakeTicks() {
       std::vector<uint32_t> turned(pool.begin() + kMoved, pool.begin() + kMoved + kTurned);
       for (int k = 0; k < kUpdated; ++k) {
         pb::EntityUpdate* u = t.add_updated();
-        u->set_id(pool[static_cast<size_t>(kMoved + kTurned + k)]);
+        u->set_id(pool[static_cast<size_t>(kMoved) + static_cast<size_t>(kTurned) +
+                       static_cast<size_t>(k)]);
         u->set_hp(static_cast<int32_t>(rng() % 10));
       }
       std::sort(moved.begin(), moved.end());

@@ -295,16 +295,23 @@ TEST(ServerConfig, PublicAddressFromAgonesAndTheNodeFromTheEnvironment) {
 TEST(ServerConfig, PublicWebSocketUrlIsAWebSocketUrlOrAbsent) {
   const std::string cluster = "cluster: {nats_url: \"nats://n:4222\", public_address: \"h:1\"";
   EXPECT_EQ(LoadServerConfig(ConfigFile(cluster + "}\n").path()).cluster.public_websocket_url, "");
+  const auto with_url = [&](const std::string& url) {
+    std::string yaml = cluster;
+    yaml += ", public_websocket_url: \"";
+    yaml += url;
+    yaml += "\"}\n";
+    return yaml;
+  };
   for (const std::string& good :
        {std::string("wss://game.example.com/zone-a"), std::string("ws://10.0.0.5:7778/")}) {
-    const ConfigFile f(cluster + ", public_websocket_url: \"" + good + "\"}\n");
+    const ConfigFile f(with_url(good));
     EXPECT_EQ(LoadServerConfig(f.path()).cluster.public_websocket_url, good);
   }
   for (const std::string& bad :
        {std::string("http://game.example.com/"), std::string("ws://"), std::string("wss:///path"),
         std::string("ws://a b/"), std::string("game.example.com:7778"),
         "ws://" + std::string(300, 'w')}) {
-    const ConfigFile f(cluster + ", public_websocket_url: \"" + bad + "\"}\n");
+    const ConfigFile f(with_url(bad));
     EXPECT_THROW((void)LoadServerConfig(f.path()), config::ConfigError) << bad;
   }
 }

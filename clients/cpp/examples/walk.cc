@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -78,10 +79,7 @@ class Printer final : public zs::client::ClientListener {
   }
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Args args = Parse(argc, argv);
+int Run(const Args& args) {
   boost::asio::io_context io;
   Client client;
   Printer printer;
@@ -124,4 +122,15 @@ int main(int argc, char** argv) {
   std::printf("closed: %s %s\n", std::string(CloseReasonName(client.close_reason())).c_str(),
               client.close_error().message.c_str());
   return client.close_reason() == zs::client::CloseReason::kLogout ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(Parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zs_client_walk: %s\n", e.what());
+    return 1;
+  }
 }

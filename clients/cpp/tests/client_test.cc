@@ -56,7 +56,7 @@ class FakeTransport : public ClientListener {
     }
     Take();
   }
-  void Close(double now, CloseInfo info = {}) {
+  void Close(double now, const CloseInfo& info = {}) {
     client->OnClosed(link, info, now);
     Take();
   }

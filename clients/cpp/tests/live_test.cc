@@ -49,6 +49,7 @@ class ServerChild {
     std::vector<std::string> args = {ZS_SERVER_BIN, "--config", (dir_ / "server.yaml").string(),
                                      "--port-file", (dir_ / "ports").string()};
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     const std::string log = (dir_ / "server.log").string();
@@ -114,92 +115,122 @@ bool RunUntil(boost::asio::io_context& io, double seconds, const std::function<b
   return done();
 }
 
-void PlayOver(const std::string& url, const std::string& name) {
+// One client on one transport against the server, step by step; each step returns what it
+// measured (or a negative time when it did not get there).
+struct LiveSession {
   boost::asio::io_context io;
   Client client;
   HitCounter hits;
-  client.set_listener(&hits);
-  AsioTransport transport(io, client);
-  ClientOptions options;
-  options.url = url;
-  options.name = name;
-  const double t0 = transport.Now();
-  ASSERT_TRUE(transport.Connect(options).ok());
-  ASSERT_TRUE(RunUntil(io, 15, [&] { return client.state() == State::kInWorld; }))
-      << StateName(client.state()) << " " << client.connection().last_failure().message;
-  const double login_ms = transport.Now() - t0;
-  hits.self = client.self_id();
+  AsioTransport transport{io, client};
 
-  // Walk: the move is acknowledged and the prediction converges on the server's position.
-  const InputHandle move = client.Move(1, 0.3, transport.Now());
-  ASSERT_TRUE(move.status.ok());
-  transport.Pump();
-  const double sent = transport.Now();
-  ASSERT_TRUE(RunUntil(io, 10, [&] {
-    return !SeqAfter(move.seq, client.store().last_input_seq()) &&
-           client.prediction().pending_count() == 0;
-  }));
-  const double ack_ms = transport.Now() - sent;
-  (void)client.Stop(transport.Now());
-  transport.Pump();
-  double error_cm = 1e9;
-  ASSERT_TRUE(RunUntil(io, 10,
-                       [&] {
-                         const Position p = client.SelfPosition(transport.Now());
-                         error_cm = std::hypot(p.x - client.store().self()->x,
-                                               p.y - client.store().self()->y);
-                         return client.prediction().pending_count() == 0 && error_cm < 5 &&
-                                client.stats().rtt_smoothed_ms >= 0;
-                       }))
-      << "prediction error " << error_cm << " cm";
+  // Logs in; the milliseconds it took, or -1.
+  double LogIn(const std::string& url, const std::string& name) {
+    client.set_listener(&hits);
+    ClientOptions options;
+    options.url = url;
+    options.name = name;
+    const double t0 = transport.Now();
+    if (!transport.Connect(options).ok()) return -1;
+    if (!RunUntil(io, 15, [&] { return client.state() == State::kInWorld; })) return -1;
+    hits.self = client.self_id();
+    return transport.Now() - t0;
+  }
 
-  // Swing: walk up to the nearest monster, face it, swing until a hit and its result.
-  int accepted = 0;
-  double last_swing = 0;
-  const bool hit = RunUntil(
-      io, 30, [&] { return accepted > 0 && hits.hits_by_me > 0; },
-      [&] {
-        const double now = transport.Now();
-        const Self& me = *client.store().self();
-        const Entity* nearest = nullptr;
-        double best = 1e18;
-        for (const auto& [id, e] : client.store().entities()) {
-          const double d = std::hypot(e.x - me.x, e.y - me.y);
-          if (e.kind == EntityKind::kMonster && e.alive && d < best) best = d, nearest = &e;
-        }
-        if (nearest == nullptr) {
-          (void)client.Move(1, 1, now);  // the dummies are north-east of the spawn
-        } else if (best > 150) {
-          (void)client.Move(nearest->x - me.x, nearest->y - me.y, now);
-        } else {
-          (void)client.Stop(now);
-          const double angle = std::atan2(nearest->y - me.y, nearest->x - me.x);
-          const auto facing = static_cast<uint32_t>(
-              std::lround((angle < 0 ? angle + 2 * M_PI : angle) / (2 * M_PI) * 65536) % 65536);
-          if (now - last_swing > 600) {
-            last_swing = now;
-            (void)client.UseSkill(1, facing, std::nullopt, now, [&](const InputOutcome& o) {
-              if (o.accepted) ++accepted;
-            });
-          }
-        }
-        transport.Pump();
-      });
-  EXPECT_TRUE(hit) << "accepted " << accepted << ", hits " << hits.hits_by_me;
-  const ClientStats& s = client.stats();
+  // Walks until the move is acknowledged; the milliseconds that took, or -1.
+  double WalkUntilAcked() {
+    const InputHandle move = client.Move(1, 0.3, transport.Now());
+    if (!move.status.ok()) return -1;
+    transport.Pump();
+    const double sent = transport.Now();
+    const bool acked = RunUntil(io, 10, [&] {
+      return !SeqAfter(move.seq, client.store().last_input_seq()) &&
+             client.prediction().pending_count() == 0;
+    });
+    return acked ? transport.Now() - sent : -1;
+  }
+
+  // Stops and waits for the drawn position to meet the server's; the last error (cm).
+  double StopAndConverge() {
+    (void)client.Stop(transport.Now());
+    transport.Pump();
+    double error_cm = 1e9;
+    RunUntil(io, 10, [&] {
+      const Position p = client.SelfPosition(transport.Now());
+      error_cm = std::hypot(p.x - client.store().self()->x, p.y - client.store().self()->y);
+      return client.prediction().pending_count() == 0 && error_cm < 5;
+    });
+    return error_cm;
+  }
+
+  // One step towards the nearest living monster, or a swing at it when near.
+  void StepToSwing(double* last_swing, int* accepted) {
+    const double now = transport.Now();
+    const Self& me = *client.store().self();
+    const Entity* nearest = nullptr;
+    double best = 1e18;
+    for (const auto& [id, e] : client.store().entities()) {
+      const double d = std::hypot(e.x - me.x, e.y - me.y);
+      if (e.kind == EntityKind::kMonster && e.alive && d < best) best = d, nearest = &e;
+    }
+    if (nearest == nullptr) {
+      (void)client.Move(1, 1, now);  // the dummies are north-east of the spawn
+    } else if (best > 150) {
+      (void)client.Move(nearest->x - me.x, nearest->y - me.y, now);
+    } else {
+      (void)client.Stop(now);
+      const double angle = std::atan2(nearest->y - me.y, nearest->x - me.x);
+      const auto facing = static_cast<uint32_t>(
+          std::lround((angle < 0 ? angle + 2 * M_PI : angle) / (2 * M_PI) * 65536) % 65536);
+      if (now - *last_swing > 600) {
+        *last_swing = now;
+        (void)client.UseSkill(1, facing, std::nullopt, now, [accepted](const InputOutcome& o) {
+          if (o.accepted) ++*accepted;
+        });
+      }
+    }
+    transport.Pump();
+  }
+
+  // Swings at monsters until one swing is accepted and hits; the swings accepted.
+  int SwingUntilHit() {
+    int accepted = 0;
+    double last_swing = 0;
+    RunUntil(
+        io, 30, [&] { return accepted > 0 && hits.hits_by_me > 0; },
+        [&] { StepToSwing(&last_swing, &accepted); });
+    return accepted;
+  }
+
+  bool LogOut() {
+    client.Close(transport.Now());
+    transport.Pump();
+    return RunUntil(io, 10, [&] { return client.state() == State::kClosed; });
+  }
+};
+
+void PlayOver(const std::string& url, const std::string& name) {
+  LiveSession live;
+  const double login_ms = live.LogIn(url, name);
+  ASSERT_GE(login_ms, 0) << StateName(live.client.state()) << " "
+                         << live.client.connection().last_failure().message;
+  const double ack_ms = live.WalkUntilAcked();
+  ASSERT_GE(ack_ms, 0) << "the move was not acknowledged";
+  const double error_cm = live.StopAndConverge();
+  EXPECT_LT(error_cm, 5) << "the prediction did not converge on the server's position";
+  const int accepted = live.SwingUntilHit();
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(live.hits.hits_by_me, 0);
+  const ClientStats& s = live.client.stats();
   std::cout << url.substr(0, url.find(':')) << ": login " << login_ms << " ms, move acked in "
             << ack_ms << " ms, rtt " << s.rtt_smoothed_ms << " ms (min " << s.rtt_min_ms
             << "), prediction error after stop " << error_cm << " cm, largest correction "
-            << client.prediction().largest_correction() << " cm, snaps " << s.prediction_snaps
+            << live.client.prediction().largest_correction() << " cm, snaps " << s.prediction_snaps
             << ", " << s.frames << " frames, " << s.bytes_in_per_sec << " B/s in, swings accepted "
-            << accepted << ", hits " << hits.hits_by_me << "\n";
+            << accepted << ", hits " << live.hits.hits_by_me << "\n";
   EXPECT_GE(s.rtt_min_ms, 0);
   EXPECT_EQ(s.reconnects, 0U);
-
-  client.Close(transport.Now());
-  transport.Pump();
-  ASSERT_TRUE(RunUntil(io, 10, [&] { return client.state() == State::kClosed; }));
-  EXPECT_EQ(client.close_reason(), CloseReason::kLogout);
+  ASSERT_TRUE(live.LogOut());
+  EXPECT_EQ(live.client.close_reason(), CloseReason::kLogout);
 }
 
 TEST(ClientLive, PlaysOverTcpAndWebSocketAgainstARealServer) {

@@ -11,6 +11,7 @@
 #include <boost/beast/websocket.hpp>
 #include <cmath>
 #include <deque>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -183,8 +184,9 @@ class WsLink final : public AsioTransport::Link {
     const std::string host = target.host + ":" + std::to_string(target.port);
     ws_.async_handshake(response_, host, target.path, [self = Self()](error_code ec) {
       if (ec) {
-        const int status =
-            ec == websocket::error::upgrade_declined ? self->response_.result_int() : 0;
+        const int status = ec == websocket::error::upgrade_declined
+                               ? static_cast<int>(self->response_.result_int())
+                               : 0;
         return self->Closed(CloseInfo{.websocket_code = 0,
                                       .reason = status != 0 ? self->response_.body() : ec.message(),
                                       .http_status = status});
@@ -241,7 +243,13 @@ AsioTransport::AsioTransport(asio::io_context& io, Client& client, double max_po
                              .count()),
       alive_(std::make_shared<bool>(true)) {}
 
-AsioTransport::~AsioTransport() { Stop(); }
+AsioTransport::~AsioTransport() {
+  try {
+    Stop();
+  } catch (const std::exception&) {
+    // Closing sockets that are going anyway: nothing left to tell anyone.
+  }
+}
 
 double AsioTransport::Now() const {
   return epoch_at_start_ms_ +

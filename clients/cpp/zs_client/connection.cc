@@ -261,7 +261,8 @@ void Connection::TimersInWorld(double now_ms) {
 }
 
 double Connection::NextPollAt() const {
-  double at = pending_failure_ ? pending_failure_deadline_ : kNever;
+  double at = kNever;
+  if (pending_failure_) at = pending_failure_deadline_;
   switch (state_) {
     case State::kReconnecting:
       return std::min(at, link_ == 0 ? next_attempt_at_ : deadline_);
