@@ -166,6 +166,22 @@ TEST(ClientStateMachine, LogsInOverTcpWithItsNameAndPings) {
   EXPECT_EQ(c.clock().pongs(), 1U);
 }
 
+// ConnectionOptions::parse_block_bytes 0 (a program with thousands of clients): frames parse
+// from the heap, the same as from the kept block.
+TEST(ClientStateMachine, WithoutAParseBlockFramesParseAllTheSame) {
+  Client c;
+  FakeTransport t(&c);
+  ClientOptions options = Options("tcp://127.0.0.1:7777");
+  options.parse_block_bytes = 0;
+  ASSERT_TRUE(c.Connect(options, 0).ok());
+  t.Take();
+  c.OnConnected(t.link, "", 0);
+  t.Take();
+  t.Deliver(WelcomeMsg(), 0);
+  ASSERT_EQ(c.state(), State::kInWorld);
+  EXPECT_EQ(c.self_id(), 5U);
+}
+
 TEST(ClientStateMachine, OverWebSocketItSpeaksTheAcceptedSubprotocol) {
   Client c;
   FakeTransport t(&c);

@@ -14,7 +14,6 @@ namespace pb = zone::v1;
 namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
-constexpr size_t kArenaBlockBytes = 64 * 1024;
 // A final failure waits this long for the link's close (and the server's last words) at most.
 constexpr double kPendingFailureMs = 1000;
 
@@ -108,8 +107,7 @@ Connection::Connection(ConnectionHandler* handler)
       deadline_(kNever),
       probe_deadline_(kNever),
       closing_deadline_(kNever),
-      pending_failure_deadline_(kNever),
-      arena_block_(kArenaBlockBytes) {}
+      pending_failure_deadline_(kNever) {}
 
 Connection::~Connection() = default;
 
@@ -128,6 +126,7 @@ Status Connection::Start(ConnectionOptions options, double now_ms) {
         "no transport for " + options.url + " (tcp://host:port, ws://host:port/path or wss://...)");
   }
   options_ = std::move(options);
+  arena_block_.assign(options_.parse_block_bytes, 0);
   random_state_ = std::hash<std::string>()(options_.name + "|" + options_.url) | 1U;
   decoder_ = FrameDecoder(options_.max_inbound_frame_bytes);
   Dial(now_ms, options_.url, "", State::kConnecting);

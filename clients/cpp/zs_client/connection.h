@@ -17,7 +17,7 @@
 //
 // Messages are parsed into a protobuf arena over a block the connection keeps, and actions
 // reuse their byte buffers: no allocation per frame once warm, beyond what protobuf needs past
-// the block (64 KiB) for a larger frame.
+// the block (ConnectionOptions::parse_block_bytes, 64 KiB by default) for a larger frame.
 //
 // Threads: one; not thread-safe. The handler is called inside the call that caused it
 // (OnBytes, OnMessage, OnClosed, Poll, ...); it may call Send and Close, but not OnBytes,
@@ -114,6 +114,10 @@ struct ConnectionOptions {
   double silence_timeout_ms = 3000;  // in the world, nothing for this long: the link is dead
   double probe_timeout_ms = 1500;    // after Resume, nothing for this long: the link is dead
   double ping_interval_ms = 1000;    // the server allows 5 pings per second
+  // Each frame is parsed into a protobuf arena whose first block the connection keeps (no
+  // allocation per frame once warm for frames that fit). 64 KiB suits a game; a program driving
+  // thousands of clients may take less, or 0 (the arena then takes its blocks from the heap).
+  size_t parse_block_bytes = size_t{64} * 1024;
   ReconnectOptions reconnect;
   // Over WebSocket, the URL to dial for a hand-off (default: ZoneChanged.websocket_url as it is).
   std::function<std::string(std::string_view websocket_url, std::string_view current_url)>
