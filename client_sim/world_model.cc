@@ -36,7 +36,6 @@ void WorldModel::FlushChat() {
 
 void WorldModel::Reset() {
   FlushChat();
-  welcomed_ = false;
   store_ = client::EntityStore();
   store_.set_anomaly_listener(&anomalies_);
   last_tick_ = 0;
@@ -44,25 +43,28 @@ void WorldModel::Reset() {
 }
 
 void WorldModel::Welcome(const pb::Welcome& w) {
-  welcomed_ = true;
   store_.ApplyWelcome(w);
   self_ = w.entity_id();
   listener_.radius = w.you().radius();
   chat_radius_ = w.chat_radius();
-  zone_id_ = w.zone_id();
-  zone_min_ = FromCm(w.zone_min_x(), w.zone_min_y());
-  zone_max_ = FromCm(w.zone_max_x(), w.zone_max_y());
   self_position_ = CmPoint{.x = w.x(), .y = w.y()};
 }
 
 void WorldModel::ZoneChanged(const pb::ZoneChanged& z) {
   if (!store_.entities().empty()) stats_->Violation("zone_change_without_leave");
   store_.ApplyZoneChanged(z);
-  zone_id_ = z.zone_id();
-  zone_min_ = FromCm(z.zone_min_x(), z.zone_min_y());
-  zone_max_ = FromCm(z.zone_max_x(), z.zone_max_y());
   self_position_ = CmPoint{.x = z.x(), .y = z.y()};
   chat_radius_ = z.chat_radius();
+}
+
+Vec2 WorldModel::zone_min() const {
+  const std::optional<client::ZoneInfo>& z = store_.zone();
+  return z ? FromCm(z->min_x, z->min_y) : Vec2{};
+}
+
+Vec2 WorldModel::zone_max() const {
+  const std::optional<client::ZoneInfo>& z = store_.zone();
+  return z ? FromCm(z->max_x, z->max_y) : Vec2{};
 }
 
 Vec2 WorldModel::position() const { return FromCm(self_position_.x, self_position_.y); }
@@ -104,14 +106,14 @@ void WorldModel::ApplyChat(const pb::TickUpdate& t) {
   stats_->chat_heard.fetch_add(static_cast<uint64_t>(t.chat_size()));
   if (chat_ == nullptr) return;
   listener_.places.push_back(
-      {.tick = t.tick(), .zone = zone_id_, .x = self_position_.x, .y = self_position_.y});
+      {.tick = t.tick(), .zone = zone_id(), .x = self_position_.x, .y = self_position_.y});
   for (const pb::ChatLine& line : t.chat()) {
     if (line.channel() != pb::CHAT_CHANNEL_SAY) continue;
     listener_.heard.emplace(line.text(), t.tick());
     if (line.from_id() != self_) continue;
     chat_->Said({.token = line.text(),
                  .tick = t.tick(),
-                 .zone = zone_id_,
+                 .zone = zone_id(),
                  .x = self_position_.x,
                  .y = self_position_.y,
                  .chat_radius = chat_radius_});
@@ -120,7 +122,7 @@ void WorldModel::ApplyChat(const pb::TickUpdate& t) {
 
 void WorldModel::Header(const TickSummary& h, Clock::time_point now) {
   stats_->ticks.fetch_add(1);
-  if (!welcomed_) stats_->Violation("tick_before_welcome");
+  if (!store_.self()) stats_->Violation("tick_before_welcome");
   if (!h.resync && last_tick_ != 0 && h.tick != last_tick_ + 1) stats_->Violation("tick_gap");
   if (last_tick_ != 0 && h.tick == last_tick_ + 1 && intervals_.size() < kMaxIntervalSamples) {
     intervals_.push_back(std::chrono::duration<double, std::milli>(now - last_tick_at_).count());

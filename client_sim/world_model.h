@@ -71,9 +71,10 @@ class WorldModel {
   // The nearest living monster this bot knows of (verifying bots only know any).
   [[nodiscard]] std::optional<Vec2> NearestMonster() const;
   [[nodiscard]] Vec2 position() const;
-  [[nodiscard]] uint32_t zone_id() const { return zone_id_; }
-  [[nodiscard]] Vec2 zone_min() const { return zone_min_; }
-  [[nodiscard]] Vec2 zone_max() const { return zone_max_; }
+  // The zone the store says this bot is in (0 and the origin before a Welcome).
+  [[nodiscard]] uint32_t zone_id() const { return store_.zone() ? store_.zone()->id : 0; }
+  [[nodiscard]] Vec2 zone_min() const;
+  [[nodiscard]] Vec2 zone_max() const;
   // Arrival gaps between consecutive TickUpdates (ms), for the caller to move into Stats.
   [[nodiscard]] std::vector<double>* intervals() { return &intervals_; }
 
@@ -96,13 +97,11 @@ class WorldModel {
   ChatCheck* chat_;
   Listener listener_;
   AnomalyCount anomalies_;
-  client::EntityStore store_;  // Welcome and ZoneChanged always; ticks of verifying bots only
-  uint32_t chat_radius_ = 0;   // centimetres
-  bool welcomed_ = false;
-  uint32_t self_ = 0;
-  uint32_t zone_id_ = 0;
-  Vec2 zone_min_, zone_max_;
-  CmPoint self_position_;  // from every tick, verifying or not
+  client::EntityStore store_;
+  uint32_t self_ = 0;  // the bot's entity: it keeps it from one connection to the next  // Welcome
+                       // and ZoneChanged always; ticks of verifying bots only
+  uint32_t chat_radius_ = 0;  // centimetres
+  CmPoint self_position_;     // from every tick, verifying or not
   uint64_t last_tick_ = 0;
   uint32_t last_ack_ = 0;
   Clock::time_point last_tick_at_;

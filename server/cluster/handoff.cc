@@ -11,6 +11,7 @@
 #include "cluster.pb.h"
 #include "cluster/character_state.h"
 #include "cluster/cluster_protocol.h"
+#include "wire/websocket_url.h"
 
 namespace zs::cluster {
 
@@ -97,6 +98,12 @@ bool DecodeHandoffReply(std::string_view bytes, HandoffReply* out, std::string* 
   if (outcome < static_cast<int>(HandoffOutcome::kAccepted) ||
       outcome > static_cast<int>(HandoffOutcome::kVersion)) {
     *error = "HandoffReply with unknown outcome " + std::to_string(outcome);
+    return false;
+  }
+  if (!msg.websocket_url().empty() && !wire::IsWebSocketUrl(msg.websocket_url())) {
+    // Handed to a client as it is: a node's reply is untrusted input like any other.
+    *error = "HandoffReply whose websocket_url is not a ws:// or wss:// URL of at most " +
+             std::to_string(wire::kMaxWebSocketUrl) + " bytes";
     return false;
   }
   *out = HandoffReply{.outcome = static_cast<HandoffOutcome>(outcome),

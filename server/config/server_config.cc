@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -15,20 +14,11 @@
 #include "config/config_loader.h"
 #include "config/yaml_node.h"
 #include "net/io_loop.h"
+#include "wire/websocket_url.h"
 
 namespace zs::config {
 
 namespace {
-
-// cluster.public_websocket_url: what a browser's `new WebSocket(url)` takes.
-bool IsWebSocketUrl(std::string_view url) {
-  constexpr size_t kMaxUrl = 256;
-  if (url.size() > kMaxUrl) return false;
-  const size_t host = url.starts_with("ws://") ? 5 : url.starts_with("wss://") ? 6 : 0;
-  if (host == 0 || host == url.size() || url[host] == '/') return false;
-  return std::none_of(url.begin(), url.end(),
-                      [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
-}
 
 // websocket: on or off, its port, and the origins allowed besides its own.
 void LoadWebSocket(const config::YamlNode& ws, WebSocketConfig* c) {
@@ -152,7 +142,7 @@ void LoadCluster(const config::YamlNode& root, ClusterConfig* out) {
   }
   if (c.Has("public_websocket_url")) {
     out->public_websocket_url = c["public_websocket_url"].String();
-    if (!IsWebSocketUrl(out->public_websocket_url)) {
+    if (!wire::IsWebSocketUrl(out->public_websocket_url)) {
       c["public_websocket_url"].Fail(
           "must be a ws:// or wss:// URL of at most 256 bytes without spaces or control "
           "characters (what this node's WebSocket clients connect to)");

@@ -36,15 +36,18 @@ FrameDecoder::Result FrameDecoder::Next(std::string* frame) {
   if (buffer_.size() - pos < length) return Result::kNeedMore;
   frame->assign(buffer_, pos, static_cast<size_t>(length));
   read_ = pos + static_cast<size_t>(length);
-  // Compact once the consumed prefix dominates, so the buffer never grows without bound.
-  if (read_ == buffer_.size()) {
-    buffer_.clear();
-    read_ = 0;
-  } else if (read_ > 4096 && read_ * 2 > buffer_.size()) {
-    buffer_.erase(0, read_);
-    read_ = 0;
-  }
+  CompactConsumed(&buffer_, &read_);
   return Result::kFrame;
+}
+
+void CompactConsumed(std::string* buffer, size_t* read) {
+  if (*read == buffer->size()) {
+    buffer->clear();
+    *read = 0;
+  } else if (*read > 4096 && *read * 2 > buffer->size()) {
+    buffer->erase(0, *read);
+    *read = 0;
+  }
 }
 
 void AppendVarint(uint64_t v, std::string* out) {

@@ -46,6 +46,11 @@ class FrameDecoder {
   FrameError error_ = FrameError::kNone;
 };
 
+// A decoder's buffer, *read bytes of it consumed: drops that prefix once it dominates (all of it,
+// or more than 4 KiB and half the buffer), so the buffer never grows without bound and is not
+// moved for every frame. Shared by FrameDecoder and WsDecoder.
+void CompactConsumed(std::string* buffer, size_t* read);
+
 // Appends `body` to *out as one frame: varint length, then the bytes.
 void AppendFrame(std::string_view body, std::string* out);
 void AppendVarint(uint64_t v, std::string* out);

@@ -145,14 +145,7 @@ WsDecoder::Result WsDecoder::Next(std::string* payload) {
 
 void WsDecoder::Consume(size_t end) {
   read_ = end;
-  // Compact once the consumed prefix dominates, so the buffer never grows without bound.
-  if (read_ == buffer_.size()) {
-    buffer_.clear();
-    read_ = 0;
-  } else if (read_ > 4096 && read_ * 2 > buffer_.size()) {
-    buffer_.erase(0, read_);
-    read_ = 0;
-  }
+  CompactConsumed(&buffer_, &read_);
 }
 
 void AppendWsFrame(uint8_t opcode, std::string_view payload, std::string* out) {

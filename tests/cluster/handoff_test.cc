@@ -63,6 +63,7 @@ TEST_F(HandoffTest, AcceptedCarriesTheCharacterAndTheTicket) {
   EXPECT_EQ(result.reply.outcome, HandoffOutcome::kAccepted);
   EXPECT_EQ(result.reply.ticket, "t-123");
   EXPECT_EQ(result.reply.address, "10.0.0.5:7777");
+  EXPECT_EQ(result.reply.websocket_url, "wss://game.example.com/zone-5");
   HandoffRequest expected = Request();
   expected.version = kClusterProtocolVersion;
   EXPECT_EQ(seen.version, expected.version);
@@ -95,6 +96,31 @@ TEST_F(HandoffTest, GarbageBytesAreABadRequest) {
   EXPECT_EQ(refused.outcome, HandoffOutcome::kBadRequest);
   EXPECT_NE(refused.reason.find("not finite"), std::string::npos) << refused.reason;
   EXPECT_EQ(decided.load(), 0);
+}
+
+// A reply's websocket_url is handed to a client as it is (protocol 10): from another node it is
+// untrusted input, and a reply whose URL is not a ws:// or wss:// URL is refused as malformed.
+TEST(HandoffReplyTest, AWebSocketUrlThatIsNoWebSocketUrlMakesTheReplyMalformed) {
+  for (const std::string& bad :
+       {std::string("javascript:alert(1)"), std::string("ws://a b/"), std::string(300, 'w')}) {
+    v1::HandoffReply msg;
+    msg.set_version(kClusterProtocolVersion);
+    msg.set_outcome(v1::HANDOFF_OUTCOME_ACCEPTED);
+    msg.set_ticket("t");
+    msg.set_address("10.0.0.5:7777");
+    msg.set_websocket_url(bad);
+    HandoffReply reply;
+    std::string error;
+    EXPECT_FALSE(DecodeHandoffReply(msg.SerializeAsString(), &reply, &error)) << bad;
+    EXPECT_NE(error.find("websocket_url"), std::string::npos) << error;
+  }
+  v1::HandoffReply none;  // a node of before protocol 10: no URL, still a good reply
+  none.set_version(kClusterProtocolVersion);
+  none.set_outcome(v1::HANDOFF_OUTCOME_ACCEPTED);
+  HandoffReply reply;
+  std::string error;
+  EXPECT_TRUE(DecodeHandoffReply(none.SerializeAsString(), &reply, &error)) << error;
+  EXPECT_EQ(reply.websocket_url, "");
 }
 
 TEST_F(HandoffTest, AnotherVersionIsRefusedWithVersion) {

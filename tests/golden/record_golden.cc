@@ -23,8 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace pb = zone::v1;
+using integration::ChatMessage;
 using integration::NowS;
 using integration::ServerProcess;
+using integration::SkillMessage;
 using integration::TestClient;
 using nlohmann::json;
 
@@ -123,24 +125,6 @@ uint32_t FacingTo(double dx, double dy) {
   return static_cast<uint32_t>(std::lround((turns - std::floor(turns)) * kTurn)) % 65536U;
 }
 
-pb::ClientMessage Skill(uint32_t seq, uint32_t skill, uint32_t facing) {
-  pb::ClientMessage m;
-  m.mutable_skill()->set_seq(seq);
-  m.mutable_skill()->set_skill_id(skill);
-  m.mutable_skill()->set_facing(facing);
-  return m;
-}
-
-pb::ClientMessage Chat(uint32_t seq, pb::ChatChannel channel, const std::string& text,
-                       const std::string& to = "") {
-  pb::ClientMessage m;
-  m.mutable_chat()->set_seq(seq);
-  m.mutable_chat()->set_channel(channel);
-  m.mutable_chat()->set_text(text);
-  m.mutable_chat()->set_to(to);
-  return m;
-}
-
 pb::ClientMessage Logout() {
   pb::ClientMessage m;
   m.mutable_logout();
@@ -194,16 +178,17 @@ TEST(GoldenRecord, Basics) {
       }
     }
     if (once("swings", 0.3, t)) {
-      a.Send(Skill(++seq, 1, 0));
-      a.Send(Skill(++seq, 1, 0));   // within the cooldown: refused
-      a.Send(Skill(++seq, 99, 0));  // not a skill of hers
+      a.Send(SkillMessage(++seq, 1, 0));
+      a.Send(SkillMessage(++seq, 1, 0));   // within the cooldown: refused
+      a.Send(SkillMessage(++seq, 99, 0));  // not a skill of hers
     }
-    if (once("say", 0.5, t)) a.Send(Chat(1, pb::CHAT_CHANNEL_SAY, "hello, arena"));
+    if (once("say", 0.5, t)) a.Send(ChatMessage(1, pb::CHAT_CHANNEL_SAY, "hello, arena"));
     if (once("bea", 1.0, t)) {
       b.emplace(server.port());
       b->Hello("Bea");
     }
-    if (once("whisper", 1.8, t)) b->Send(Chat(1, pb::CHAT_CHANNEL_WHISPER, "psst, Aria", "Aria"));
+    if (once("whisper", 1.8, t))
+      b->Send(ChatMessage(1, pb::CHAT_CHANNEL_WHISPER, "psst, Aria", "Aria"));
     if (once("bea leaves", 4.0, t)) {
       b->Send(Logout());
       b->ReadUntilClosed(2);
@@ -213,7 +198,7 @@ TEST(GoldenRecord, Basics) {
       if (const auto moth = NearestMoth(r.store())) {
         const auto [dx, dy, gap] = *moth;
         a.Move(static_cast<float>(dx), static_cast<float>(dy), ++seq);
-        if (gap < 1.8) a.Send(Skill(++seq, 1, FacingTo(dx, dy)));
+        if (gap < 1.8) a.Send(SkillMessage(++seq, 1, FacingTo(dx, dy)));
       }
     }
     if (once("stop", 6.5, t)) a.Move(0, 0, ++seq);

@@ -51,6 +51,24 @@ inline constexpr bool kUnderTsan = false;
 // results are waited for with a condition and a deadline).
 inline void Sleep(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
+// Client messages the tests send (TestClient sends any of them).
+inline pb::ClientMessage ChatMessage(uint32_t seq, pb::ChatChannel channel, const std::string& text,
+                                     const std::string& to = "") {
+  pb::ClientMessage m;
+  m.mutable_chat()->set_seq(seq);
+  m.mutable_chat()->set_channel(channel);
+  m.mutable_chat()->set_text(text);
+  m.mutable_chat()->set_to(to);
+  return m;
+}
+inline pb::ClientMessage SkillMessage(uint32_t seq, uint32_t skill, uint32_t facing = 0) {
+  pb::ClientMessage m;
+  m.mutable_skill()->set_seq(seq);
+  m.mutable_skill()->set_skill_id(skill);
+  m.mutable_skill()->set_facing(facing);
+  return m;
+}
+
 inline double NowS() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

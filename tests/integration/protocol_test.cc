@@ -11,24 +11,7 @@
 namespace zs::integration {
 namespace {
 
-pb::ClientMessage Chat(uint32_t seq, pb::ChatChannel channel, const std::string& text,
-                       const std::string& to = "") {
-  pb::ClientMessage m;
-  m.mutable_chat()->set_seq(seq);
-  m.mutable_chat()->set_channel(channel);
-  m.mutable_chat()->set_text(text);
-  m.mutable_chat()->set_to(to);
-  return m;
-}
-
 std::string Bytes(const pb::ClientMessage& m) { return m.SerializeAsString(); }
-
-pb::ClientMessage Skill(uint32_t seq, uint32_t skill) {
-  pb::ClientMessage m;
-  m.mutable_skill()->set_seq(seq);
-  m.mutable_skill()->set_skill_id(skill);
-  return m;
-}
 
 // Reads ticks for `seconds`, collecting chat lines and input results.
 struct Collected {
@@ -97,12 +80,12 @@ TEST(Protocol3, AChatLineThatIsNotUtf8IsBadTextAndTheConnectionStays) {
   ServerProcess server;
   TestClient aria(server.port());
   ASSERT_TRUE(aria.Login("Aria").has_value());
-  std::string line = Bytes(Chat(1, pb::CHAT_CHANNEL_SAY, "TEXT"));
+  std::string line = Bytes(ChatMessage(1, pb::CHAT_CHANNEL_SAY, "TEXT"));
   line.replace(line.find("TEXT"), 4, "\xff\xfe\xfd\xfc");
   std::string frame;
   wire::AppendFrame(line, &frame);
   aria.SendRaw(frame);
-  aria.Send(Chat(2, pb::CHAT_CHANNEL_SAY, "and now in UTF-8"));
+  aria.Send(ChatMessage(2, pb::CHAT_CHANNEL_SAY, "and now in UTF-8"));
   std::map<uint32_t, pb::Outcome> outcome;
   const auto both = aria.ReadUntil(
       [&outcome](const pb::ServerMessage& s) {
@@ -123,11 +106,11 @@ TEST(Protocol3, ChatOnEveryChannelWithResults) {
   TestClient aria(server.port()), bo(server.port());
   ASSERT_TRUE(aria.Login("Aria").has_value());
   ASSERT_TRUE(bo.Login("Bo").has_value());
-  aria.Send(Chat(1, pb::CHAT_CHANNEL_SAY, "hello there"));
-  aria.Send(Chat(2, pb::CHAT_CHANNEL_WHISPER, "psst", "Bo"));
-  aria.Send(Chat(3, pb::CHAT_CHANNEL_WHISPER, "anyone?", "Nobody"));
-  aria.Send(Chat(4, pb::CHAT_CHANNEL_ZONE, "line\nbreak"));
-  aria.Send(Chat(5, pb::CHAT_CHANNEL_ZONE, "town hall at noon"));
+  aria.Send(ChatMessage(1, pb::CHAT_CHANNEL_SAY, "hello there"));
+  aria.Send(ChatMessage(2, pb::CHAT_CHANNEL_WHISPER, "psst", "Bo"));
+  aria.Send(ChatMessage(3, pb::CHAT_CHANNEL_WHISPER, "anyone?", "Nobody"));
+  aria.Send(ChatMessage(4, pb::CHAT_CHANNEL_ZONE, "line\nbreak"));
+  aria.Send(ChatMessage(5, pb::CHAT_CHANNEL_ZONE, "town hall at noon"));
   Collected a, b;
   Collect(aria, 0.6, &a);
   Collect(bo, 0.3, &b);
@@ -157,7 +140,7 @@ TEST(Protocol3, ChatBeyondTheRateIsRefusedNotDropped) {
   ServerProcess server;  // chat_rate 2 per second: a burst of two
   TestClient c(server.port());
   ASSERT_TRUE(c.Login("Aria").has_value());
-  for (uint32_t seq = 1; seq <= 4; ++seq) c.Send(Chat(seq, pb::CHAT_CHANNEL_SAY, "spam"));
+  for (uint32_t seq = 1; seq <= 4; ++seq) c.Send(ChatMessage(seq, pb::CHAT_CHANNEL_SAY, "spam"));
   Collected got;
   Collect(c, 0.5, &got);
   std::map<uint32_t, pb::Outcome> outcome;
@@ -173,10 +156,10 @@ TEST(Protocol3, SkillResultsAndHugeDirections) {
   ServerProcess server;
   TestClient c(server.port());
   ASSERT_TRUE(c.Login("Aria").has_value());
-  c.Send(Skill(1, 1));
-  c.Send(Skill(2, 1));   // the same skill again at once: cooldown
-  c.Send(Skill(3, 99));  // not one of ours
-  c.Move(1e30f, 0, 4);   // finite: normalised, not an error
+  c.Send(SkillMessage(1, 1));
+  c.Send(SkillMessage(2, 1));   // the same skill again at once: cooldown
+  c.Send(SkillMessage(3, 99));  // not one of ours
+  c.Move(1e30f, 0, 4);          // finite: normalised, not an error
   Collected got;
   Collect(c, 0.5, &got);
   std::map<uint32_t, pb::Outcome> outcome;
